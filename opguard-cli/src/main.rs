@@ -1,0 +1,2 @@
+//! The `opguard` command.
+fn main() {}
