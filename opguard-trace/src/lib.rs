@@ -1,1 +1,62 @@
-//! placeholder
+//! Streaming, bounded, exact reading and writing of Chrome Trace Event Format
+//! profiler traces: PyTorch profiler (Kineto, CUDA and ROCm), Perfetto's JSON
+//! export, and opguard's own export.
+//!
+//! - [`TraceReader`] visits events one at a time, in file order, each with
+//!   its zero-based `traceEvents` index. It reads plain JSON or gzip
+//!   (detected from the first bytes), hashes the encoded bytes with SHA-256
+//!   in the same pass, enforces byte and depth limits while streaming, and
+//!   reports every failure with a stable code, a byte offset and the event
+//!   index. Its memory does not grow with the number of events.
+//! - [`Event`] borrows from the reader's buffer and gives typed access to
+//!   `ph`, `name`, `cat`, `pid`, `tid`, `ts`, `dur`, ids and `args`; numbers
+//!   stay exact ([`Number`]), and `ts`/`dur` convert to integer nanoseconds
+//!   without `f64`.
+//! - [`TraceWriter`] writes the same format deterministically.
+//! - [`EventRef`] names one event of one artifact: `<sha256>:<index>`.
+//!
+//! ```
+//! use opguard_trace::{EventRef, TraceReader};
+//!
+//! let trace = br#"{"traceEvents":[
+//!   {"ph":"X","cat":"kernel","name":"void k<4>(float*)","pid":0,"tid":7,
+//!    "ts":4203669604595.407,"dur":3.25,"args":{"correlation":10159970886766084423}}
+//! ]}"#;
+//! let mut reader = TraceReader::new(&trace[..])?;
+//! let mut kernels = Vec::new();
+//! while let Some(event) = reader.next_event()? {
+//!     if event.cat().is_some_and(|c| c == "kernel") {
+//!         let start = event.ts_ns()?.unwrap_or_default();
+//!         let correlation = event.correlation().map(|c| c.to_key());
+//!         kernels.push((event.index(), start, correlation));
+//!     }
+//! }
+//! let summary = reader.finish()?;
+//! let first = EventRef { artifact: summary.sha256, index: kernels[0].0 };
+//! assert_eq!(kernels[0].1, 4_203_669_604_595_407);
+//! assert_eq!(kernels[0].2.as_ref().unwrap().to_string(), "10159970886766084423");
+//! assert_eq!(first.to_string().len(), 64 + 2);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+#![deny(missing_docs)]
+#![forbid(unsafe_code)]
+
+mod error;
+mod event;
+mod identity;
+mod number;
+mod reader;
+mod scan;
+mod writer;
+
+pub use error::{Error, ErrorKind, Limit};
+pub use event::{Args, ArrayIter, Event, Field, ObjectIter, Scalar, ScalarKey, Str, Value};
+pub use identity::{EventRef, Sha256Digest};
+pub use number::{nanos_to_micros_text, Number, NumberError};
+pub use reader::{
+    Compression, Metadata, ReaderOptions, TopLevelForm, TraceReader, TraceSummary,
+    DEFAULT_MAX_DECODED_BYTES, DEFAULT_MAX_DEPTH, DEFAULT_MAX_ENCODED_BYTES,
+    DEFAULT_MAX_VALUE_BYTES,
+};
+pub use scan::ValueKind;
+pub use writer::{write_json_string, OwnedEvent, RawJson, TraceWriter};

@@ -1,0 +1,810 @@
+//! Reader stage: one trace event, borrowed from the reader's buffer.
+//!
+//! [`Event`] gives typed access to the fields every opguard analysis needs
+//! and raw access to everything else. Strings are borrowed and decoded only
+//! when they contain escapes; numbers stay exact ([`Number`]).
+
+use std::borrow::Cow;
+use std::fmt;
+
+use crate::number::{Number, NumberError};
+use crate::scan::{self, Span, Stop, SyntaxKind, ValueKind};
+
+/// The event fields the reader types. Any other key is validated and kept in
+/// [`Event::raw`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Field {
+    /// `ph`: the phase (`X`, `B`, `E`, `i`, `s`, `f`, `M`, ...).
+    Ph,
+    /// `name`.
+    Name,
+    /// `cat`: the category (`kernel`, `cuda_runtime`, `cpu_op`, ...).
+    Cat,
+    /// `pid`: a number or a string.
+    Pid,
+    /// `tid`: a number or a string.
+    Tid,
+    /// `ts`: microseconds.
+    Ts,
+    /// `dur`: microseconds.
+    Dur,
+    /// `id`: flow or async id, a number or a string.
+    Id,
+    /// `bind_id`.
+    BindId,
+    /// `bp`: flow binding point.
+    Bp,
+    /// `s`: instant scope.
+    S,
+    /// `args`: an object.
+    Args,
+}
+
+const FIELD_COUNT: usize = 12;
+
+impl Field {
+    /// The JSON key.
+    pub fn key(self) -> &'static str {
+        match self {
+            Field::Ph => "ph",
+            Field::Name => "name",
+            Field::Cat => "cat",
+            Field::Pid => "pid",
+            Field::Tid => "tid",
+            Field::Ts => "ts",
+            Field::Dur => "dur",
+            Field::Id => "id",
+            Field::BindId => "bind_id",
+            Field::Bp => "bp",
+            Field::S => "s",
+            Field::Args => "args",
+        }
+    }
+
+    fn from_key(key: &[u8]) -> Option<Field> {
+        Some(match key {
+            b"ph" => Field::Ph,
+            b"name" => Field::Name,
+            b"cat" => Field::Cat,
+            b"pid" => Field::Pid,
+            b"tid" => Field::Tid,
+            b"ts" => Field::Ts,
+            b"dur" => Field::Dur,
+            b"id" => Field::Id,
+            b"bind_id" => Field::BindId,
+            b"bp" => Field::Bp,
+            b"s" => Field::S,
+            b"args" => Field::Args,
+            _ => return None,
+        })
+    }
+
+    /// Whether a value of `kind` is acceptable for this field. `null` is
+    /// accepted everywhere and read as absent.
+    fn accepts(self, kind: ValueKind) -> bool {
+        match (self, kind) {
+            (_, ValueKind::Null) => true,
+            (Field::Ph | Field::Name | Field::Cat | Field::Bp | Field::S, k) => {
+                k == ValueKind::String
+            }
+            (Field::Pid | Field::Tid | Field::Id | Field::BindId, k) => {
+                matches!(k, ValueKind::Number | ValueKind::String)
+            }
+            (Field::Ts | Field::Dur, k) => k == ValueKind::Number,
+            (Field::Args, k) => k == ValueKind::Object,
+        }
+    }
+
+    /// A human description of what the field may hold.
+    pub fn expected(self) -> &'static str {
+        match self {
+            Field::Ph | Field::Name | Field::Cat | Field::Bp | Field::S => "a string",
+            Field::Pid | Field::Tid | Field::Id | Field::BindId => "a number or a string",
+            Field::Ts | Field::Dur => "a number (microseconds)",
+            Field::Args => "an object",
+        }
+    }
+}
+
+/// Where the typed fields of one event sit, relative to the event's start.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct EventSpans {
+    fields: [Option<Span>; FIELD_COUNT],
+}
+
+/// Scans one event object starting at `pos` (which must be `{`), nested at
+/// `depth` (1 for the document itself). Returns the typed field spans
+/// (relative to `pos`) and the index just past the object.
+pub(crate) fn scan_event(
+    b: &[u8],
+    pos: usize,
+    depth: usize,
+    max_depth: usize,
+    at_eof: bool,
+) -> Result<(EventSpans, usize), Stop> {
+    if depth > max_depth {
+        return Err(Stop::Syntax {
+            at: pos,
+            kind: SyntaxKind::DepthExceeded,
+        });
+    }
+    let mut spans = EventSpans {
+        fields: [None; FIELD_COUNT],
+    };
+    let mut i = pos + 1;
+    let mut first = true;
+    loop {
+        i = scan::skip_ws(b, i);
+        let Some(&c) = b.get(i) else {
+            return Err(Stop::Incomplete);
+        };
+        if c == b'}' && first {
+            return Ok((spans, i + 1));
+        }
+        if !first {
+            match c {
+                b',' => i = scan::skip_ws(b, i + 1),
+                b'}' => return Ok((spans, i + 1)),
+                _ => {
+                    return Err(Stop::Syntax {
+                        at: i,
+                        kind: SyntaxKind::ExpectedCommaOrEndOfObject,
+                    })
+                }
+            }
+        }
+        first = false;
+        match b.get(i) {
+            None => return Err(Stop::Incomplete),
+            Some(b'"') => {}
+            Some(_) => {
+                return Err(Stop::Syntax {
+                    at: i,
+                    kind: SyntaxKind::ExpectedKey,
+                })
+            }
+        }
+        let key_start = i;
+        let (key_end, key_escaped) = scan::scan_string(b, i)?;
+        i = scan::skip_ws(b, key_end);
+        match b.get(i) {
+            None => return Err(Stop::Incomplete),
+            Some(b':') => i = scan::skip_ws(b, i + 1),
+            Some(_) => {
+                return Err(Stop::Syntax {
+                    at: i,
+                    kind: SyntaxKind::ExpectedColon,
+                })
+            }
+        }
+        let value = scan::skip_value(b, i, depth, max_depth, at_eof)?;
+        if value.kind == ValueKind::String {
+            scan::check_after_string(b, value.end as usize)?;
+        }
+        let raw_key = &b[key_start + 1..key_end - 1];
+        let field = if key_escaped {
+            std::str::from_utf8(raw_key)
+                .ok()
+                .and_then(|k| unescape(k).ok())
+                .and_then(|k| Field::from_key(k.as_bytes()))
+        } else {
+            Field::from_key(raw_key)
+        };
+        if let Some(field) = field {
+            if !field.accepts(value.kind) {
+                return Err(Stop::Syntax {
+                    at: i,
+                    kind: SyntaxKind::WrongType {
+                        field,
+                        found: value.kind,
+                    },
+                });
+            }
+            let slot = &mut spans.fields[field as usize];
+            if slot.is_some() {
+                return Err(Stop::Syntax {
+                    at: key_start,
+                    kind: SyntaxKind::DuplicateField(field),
+                });
+            }
+            if value.kind != ValueKind::Null {
+                *slot = Some(Span {
+                    start: value.start - pos as u32,
+                    end: value.end - pos as u32,
+                    ..value
+                });
+            }
+        }
+        i = value.end as usize;
+    }
+}
+
+/// One trace event, borrowed from the reader. Valid until the next call to
+/// [`TraceReader::next_event`](crate::TraceReader::next_event).
+#[derive(Clone, Copy)]
+pub struct Event<'a> {
+    index: u64,
+    offset: u64,
+    text: &'a str,
+    spans: EventSpans,
+}
+
+impl<'a> Event<'a> {
+    pub(crate) fn new(index: u64, offset: u64, text: &'a str, spans: EventSpans) -> Self {
+        Event {
+            index,
+            offset,
+            text,
+            spans,
+        }
+    }
+
+    /// Zero-based position in `traceEvents`.
+    pub fn index(&self) -> u64 {
+        self.index
+    }
+
+    /// Byte offset of the event's `{` in the decoded stream.
+    pub fn offset(&self) -> u64 {
+        self.offset
+    }
+
+    /// The event's complete JSON text.
+    pub fn raw(&self) -> &'a str {
+        self.text
+    }
+
+    fn value(&self, field: Field) -> Option<Value<'a>> {
+        let span = self.spans.fields[field as usize]?;
+        let text = self.text.get(span.start as usize..span.end as usize)?;
+        Some(Value {
+            text,
+            kind: span.kind,
+            escaped: span.escaped,
+        })
+    }
+
+    fn str_field(&self, field: Field) -> Option<Str<'a>> {
+        self.value(field).and_then(|v| v.as_str_value())
+    }
+
+    /// `ph`.
+    pub fn ph(&self) -> Option<Str<'a>> {
+        self.str_field(Field::Ph)
+    }
+    /// `name`.
+    pub fn name(&self) -> Option<Str<'a>> {
+        self.str_field(Field::Name)
+    }
+    /// `cat`.
+    pub fn cat(&self) -> Option<Str<'a>> {
+        self.str_field(Field::Cat)
+    }
+    /// `pid` (a number or a string such as `"Spans"`).
+    pub fn pid(&self) -> Option<Scalar<'a>> {
+        self.value(Field::Pid).and_then(|v| v.as_scalar())
+    }
+    /// `tid` (a number or a string such as `"PyTorch Profiler"`).
+    pub fn tid(&self) -> Option<Scalar<'a>> {
+        self.value(Field::Tid).and_then(|v| v.as_scalar())
+    }
+    /// `ts` as written (microseconds).
+    pub fn ts(&self) -> Option<Number<'a>> {
+        self.value(Field::Ts).and_then(|v| v.as_number())
+    }
+    /// `dur` as written (microseconds).
+    pub fn dur(&self) -> Option<Number<'a>> {
+        self.value(Field::Dur).and_then(|v| v.as_number())
+    }
+    /// `ts` in integer nanoseconds, converted exactly.
+    pub fn ts_ns(&self) -> Result<Option<i64>, NumberError> {
+        self.ts().map(|n| n.micros_to_nanos()).transpose()
+    }
+    /// `dur` in integer nanoseconds, converted exactly.
+    pub fn dur_ns(&self) -> Result<Option<i64>, NumberError> {
+        self.dur().map(|n| n.micros_to_nanos()).transpose()
+    }
+    /// `id` (flows, async events).
+    pub fn id(&self) -> Option<Scalar<'a>> {
+        self.value(Field::Id).and_then(|v| v.as_scalar())
+    }
+    /// `bind_id`.
+    pub fn bind_id(&self) -> Option<Scalar<'a>> {
+        self.value(Field::BindId).and_then(|v| v.as_scalar())
+    }
+    /// `bp`: flow binding point (`"e"` binds to the enclosing slice).
+    pub fn bp(&self) -> Option<Str<'a>> {
+        self.str_field(Field::Bp)
+    }
+    /// `s`: instant event scope.
+    pub fn scope(&self) -> Option<Str<'a>> {
+        self.str_field(Field::S)
+    }
+    /// `args`, if present and not null.
+    pub fn args(&self) -> Option<Args<'a>> {
+        self.value(Field::Args).map(|v| Args { text: v.text })
+    }
+    /// One argument by key.
+    pub fn arg(&self, key: &str) -> Option<Value<'a>> {
+        self.args().and_then(|a| a.get(key))
+    }
+    /// `args["External id"]`.
+    pub fn external_id(&self) -> Option<Scalar<'a>> {
+        self.arg("External id").and_then(|v| v.as_scalar())
+    }
+    /// `args["correlation"]`.
+    pub fn correlation(&self) -> Option<Scalar<'a>> {
+        self.arg("correlation").and_then(|v| v.as_scalar())
+    }
+    /// `args["device"]`.
+    pub fn device(&self) -> Option<Scalar<'a>> {
+        self.arg("device").and_then(|v| v.as_scalar())
+    }
+    /// `args["stream"]`.
+    pub fn stream(&self) -> Option<Scalar<'a>> {
+        self.arg("stream").and_then(|v| v.as_scalar())
+    }
+    /// `args["context"]`.
+    pub fn context(&self) -> Option<Scalar<'a>> {
+        self.arg("context").and_then(|v| v.as_scalar())
+    }
+    /// `args["Sequence number"]`.
+    pub fn sequence_number(&self) -> Option<Scalar<'a>> {
+        self.arg("Sequence number").and_then(|v| v.as_scalar())
+    }
+    /// `args["Input Dims"]` (raw JSON, usually an array of arrays).
+    pub fn input_dims(&self) -> Option<Value<'a>> {
+        self.arg("Input Dims")
+    }
+    /// `args["Input type"]` (raw JSON, usually an array of strings).
+    pub fn input_type(&self) -> Option<Value<'a>> {
+        self.arg("Input type")
+    }
+}
+
+impl fmt::Debug for Event<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Event")
+            .field("index", &self.index)
+            .field("offset", &self.offset)
+            .field("raw", &self.text)
+            .finish()
+    }
+}
+
+/// A JSON string borrowed from the trace, decoded only if it has escapes.
+#[derive(Debug, Clone, Copy)]
+pub struct Str<'a> {
+    raw: &'a str,
+    escaped: bool,
+}
+
+impl<'a> Str<'a> {
+    /// The text between the quotes, escapes not decoded.
+    pub fn raw(&self) -> &'a str {
+        self.raw
+    }
+
+    /// The decoded string; borrowed unless it contains escapes.
+    pub fn as_cow(&self) -> Cow<'a, str> {
+        if self.escaped {
+            Cow::Owned(unescape_lossy(self.raw))
+        } else {
+            Cow::Borrowed(self.raw)
+        }
+    }
+
+    /// Compares with `s` without allocating when there are no escapes.
+    pub fn eq_str(&self, s: &str) -> bool {
+        if self.escaped {
+            self.as_cow() == s
+        } else {
+            self.raw == s
+        }
+    }
+}
+
+impl PartialEq<str> for Str<'_> {
+    fn eq(&self, other: &str) -> bool {
+        self.eq_str(other)
+    }
+}
+
+impl PartialEq<&str> for Str<'_> {
+    fn eq(&self, other: &&str) -> bool {
+        self.eq_str(other)
+    }
+}
+
+impl fmt::Display for Str<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.as_cow())
+    }
+}
+
+/// A value that is a number or a string: `pid`, `tid`, ids.
+#[derive(Debug, Clone, Copy)]
+pub enum Scalar<'a> {
+    /// A JSON number, exact.
+    Number(Number<'a>),
+    /// A JSON string.
+    String(Str<'a>),
+}
+
+impl Scalar<'_> {
+    /// An owned, hashable copy, for use as a map key.
+    pub fn to_key(&self) -> ScalarKey {
+        match self {
+            Scalar::Number(n) => ScalarKey::Number(n.as_str().to_owned()),
+            Scalar::String(s) => ScalarKey::String(s.as_cow().into_owned()),
+        }
+    }
+
+    /// The integer value, for numbers that are integers within `i64`.
+    pub fn as_i64(&self) -> Option<i64> {
+        match self {
+            Scalar::Number(n) => n.as_i64(),
+            Scalar::String(_) => None,
+        }
+    }
+}
+
+impl fmt::Display for Scalar<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Scalar::Number(n) => n.fmt(f),
+            Scalar::String(s) => s.fmt(f),
+        }
+    }
+}
+
+/// An owned [`Scalar`]: numbers keep their exact text, so `7` and `"7"` are
+/// different keys and ids beyond `u64` stay distinct.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ScalarKey {
+    /// A number, as written.
+    Number(String),
+    /// A string, decoded.
+    String(String),
+}
+
+impl fmt::Display for ScalarKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ScalarKey::Number(s) | ScalarKey::String(s) => f.write_str(s),
+        }
+    }
+}
+
+/// Any JSON value inside an event, as its validated text.
+#[derive(Debug, Clone, Copy)]
+pub struct Value<'a> {
+    text: &'a str,
+    kind: ValueKind,
+    escaped: bool,
+}
+
+impl<'a> Value<'a> {
+    /// The JSON type.
+    pub fn kind(&self) -> ValueKind {
+        self.kind
+    }
+    /// The value's JSON text.
+    pub fn raw(&self) -> &'a str {
+        self.text
+    }
+    fn as_str_value(&self) -> Option<Str<'a>> {
+        if self.kind != ValueKind::String {
+            return None;
+        }
+        let raw = self.text.get(1..self.text.len() - 1)?;
+        Some(Str {
+            raw,
+            escaped: self.escaped,
+        })
+    }
+    /// The string, if this is a string.
+    pub fn as_str(&self) -> Option<Cow<'a, str>> {
+        self.as_str_value().map(|s| s.as_cow())
+    }
+    /// The number, if this is a number.
+    pub fn as_number(&self) -> Option<Number<'a>> {
+        (self.kind == ValueKind::Number).then_some(Number(self.text))
+    }
+    /// A number or a string.
+    pub fn as_scalar(&self) -> Option<Scalar<'a>> {
+        match self.kind {
+            ValueKind::Number => Some(Scalar::Number(Number(self.text))),
+            ValueKind::String => self.as_str_value().map(Scalar::String),
+            _ => None,
+        }
+    }
+    /// The object's members, if this is an object.
+    pub fn as_object(&self) -> Option<Args<'a>> {
+        (self.kind == ValueKind::Object).then_some(Args { text: self.text })
+    }
+    /// The array's elements, if this is an array.
+    pub fn as_array(&self) -> Option<ArrayIter<'a>> {
+        (self.kind == ValueKind::Array).then_some(ArrayIter {
+            text: self.text,
+            pos: 1,
+        })
+    }
+    /// Parses the value into a `serde_json::Value`. Integers beyond `u64`
+    /// become floats there: use [`Value::raw`] when exactness matters.
+    pub fn to_json(&self) -> serde_json::Value {
+        serde_json::from_str(self.text).unwrap_or(serde_json::Value::Null)
+    }
+}
+
+/// The members of a JSON object, in file order.
+#[derive(Debug, Clone, Copy)]
+pub struct Args<'a> {
+    text: &'a str,
+}
+
+impl<'a> Args<'a> {
+    /// The object's JSON text.
+    pub fn raw(&self) -> &'a str {
+        self.text
+    }
+    /// The first member named `key`.
+    pub fn get(&self, key: &str) -> Option<Value<'a>> {
+        self.iter().find(|(k, _)| k.eq_str(key)).map(|(_, v)| v)
+    }
+    /// Members in file order.
+    pub fn iter(&self) -> ObjectIter<'a> {
+        ObjectIter {
+            text: self.text,
+            pos: 1,
+        }
+    }
+}
+
+/// Iterator over an object's members (see [`Args::iter`]).
+#[derive(Debug, Clone)]
+pub struct ObjectIter<'a> {
+    text: &'a str,
+    pos: usize,
+}
+
+impl<'a> Iterator for ObjectIter<'a> {
+    type Item = (Str<'a>, Value<'a>);
+    fn next(&mut self) -> Option<Self::Item> {
+        let b = self.text.as_bytes();
+        let mut i = scan::skip_ws(b, self.pos);
+        if b.get(i) == Some(&b',') {
+            i = scan::skip_ws(b, i + 1);
+        }
+        if b.get(i) != Some(&b'"') {
+            self.pos = b.len();
+            return None;
+        }
+        let (key_end, escaped) = scan::scan_string(b, i).ok()?;
+        let key = Str {
+            raw: self.text.get(i + 1..key_end - 1)?,
+            escaped,
+        };
+        i = scan::skip_ws(b, key_end);
+        if b.get(i) != Some(&b':') {
+            return None;
+        }
+        i = scan::skip_ws(b, i + 1);
+        let span = scan::skip_value(b, i, 0, usize::MAX, true).ok()?;
+        self.pos = span.end as usize;
+        Some((
+            key,
+            Value {
+                text: self.text.get(i..span.end as usize)?,
+                kind: span.kind,
+                escaped: span.escaped,
+            },
+        ))
+    }
+}
+
+/// Iterator over an array's elements (see [`Value::as_array`]).
+#[derive(Debug, Clone)]
+pub struct ArrayIter<'a> {
+    text: &'a str,
+    pos: usize,
+}
+
+impl<'a> Iterator for ArrayIter<'a> {
+    type Item = Value<'a>;
+    fn next(&mut self) -> Option<Self::Item> {
+        let b = self.text.as_bytes();
+        let mut i = scan::skip_ws(b, self.pos);
+        if b.get(i) == Some(&b',') {
+            i = scan::skip_ws(b, i + 1);
+        }
+        if matches!(b.get(i), None | Some(b']')) {
+            self.pos = b.len();
+            return None;
+        }
+        let span = scan::skip_value(b, i, 0, usize::MAX, true).ok()?;
+        self.pos = span.end as usize;
+        Some(Value {
+            text: self.text.get(i..span.end as usize)?,
+            kind: span.kind,
+            escaped: span.escaped,
+        })
+    }
+}
+
+/// Decodes the escapes of a JSON string body. Errors on a lone surrogate.
+pub(crate) fn unescape(raw: &str) -> Result<String, ()> {
+    let mut out = String::with_capacity(raw.len());
+    let mut chars = raw.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.next().ok_or(())? {
+            '"' => out.push('"'),
+            '\\' => out.push('\\'),
+            '/' => out.push('/'),
+            'b' => out.push('\u{8}'),
+            'f' => out.push('\u{c}'),
+            'n' => out.push('\n'),
+            'r' => out.push('\r'),
+            't' => out.push('\t'),
+            'u' => {
+                let hi = hex4(&mut chars)?;
+                let code = if (0xD800..0xDC00).contains(&hi) {
+                    if chars.next() != Some('\\') || chars.next() != Some('u') {
+                        return Err(());
+                    }
+                    let lo = hex4(&mut chars)?;
+                    if !(0xDC00..0xE000).contains(&lo) {
+                        return Err(());
+                    }
+                    0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00)
+                } else {
+                    hi
+                };
+                out.push(char::from_u32(code).ok_or(())?);
+            }
+            _ => return Err(()),
+        }
+    }
+    Ok(out)
+}
+
+/// Like [`unescape`], but a lone surrogate becomes U+FFFD.
+fn unescape_lossy(raw: &str) -> String {
+    unescape(raw).unwrap_or_else(|()| {
+        // Decode piecewise: valid escapes as usual, broken ones as U+FFFD.
+        let mut out = String::with_capacity(raw.len());
+        let mut rest = raw;
+        while let Some(p) = rest.find('\\') {
+            out.push_str(&rest[..p]);
+            let tail = &rest[p..];
+            let take = if tail.starts_with("\\u") { 6 } else { 2 };
+            let piece = tail.get(..take.min(tail.len())).unwrap_or(tail);
+            out.push_str(&unescape(piece).unwrap_or_else(|()| "\u{FFFD}".into()));
+            rest = &tail[piece.len()..];
+        }
+        out.push_str(rest);
+        out
+    })
+}
+
+fn hex4(chars: &mut std::str::Chars<'_>) -> Result<u32, ()> {
+    let mut v = 0;
+    for _ in 0..4 {
+        v = v * 16 + chars.next().and_then(|c| c.to_digit(16)).ok_or(())?;
+    }
+    Ok(v)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn event(s: &str) -> Event<'_> {
+        let (spans, end) = scan_event(s.as_bytes(), 0, 1, 64, true).expect("scans");
+        assert_eq!(end, s.len());
+        Event::new(0, 0, s, spans)
+    }
+
+    #[test]
+    fn typed_fields() {
+        let e = event(
+            r#"{"ph":"X","cat":"kernel","name":"void k<1>(int)","pid":0,"tid":"stream 7","ts":4203669604595.407,"dur":1.5,"args":{"correlation":10159970886766084423,"External id":5,"device":0,"stream":7}}"#,
+        );
+        assert!(e.ph().unwrap() == "X");
+        assert_eq!(e.name().unwrap().as_cow(), "void k<1>(int)");
+        assert_eq!(e.ts_ns().unwrap(), Some(4_203_669_604_595_407));
+        assert_eq!(e.dur_ns().unwrap(), Some(1500));
+        assert_eq!(
+            e.correlation().unwrap().to_key(),
+            ScalarKey::Number("10159970886766084423".into())
+        );
+        assert_eq!(e.external_id().unwrap().as_i64(), Some(5));
+        assert_eq!(
+            e.tid().unwrap().to_key(),
+            ScalarKey::String("stream 7".into())
+        );
+        assert!(e.arg("missing").is_none());
+    }
+
+    #[test]
+    fn escapes_decode_on_demand() {
+        let e = event(r#"{"name":"a\"b\u00e9\ud83d\ude00","ph":"i"}"#);
+        assert_eq!(e.name().unwrap().as_cow(), "a\"bé😀");
+        assert!(e.name().unwrap() == "a\"bé😀");
+        assert_eq!(e.name().unwrap().raw(), r#"a\"b\u00e9\ud83d\ude00"#);
+        let lone = event(r#"{"name":"x\ud800y"}"#);
+        assert_eq!(lone.name().unwrap().as_cow(), "x\u{FFFD}y");
+    }
+
+    #[test]
+    fn wrong_types_and_duplicates_are_refused() {
+        let stop = |s: &str| scan_event(s.as_bytes(), 0, 1, 64, true).unwrap_err();
+        assert!(matches!(
+            stop(r#"{"ts":"12"}"#),
+            Stop::Syntax {
+                kind: SyntaxKind::WrongType {
+                    field: Field::Ts,
+                    found: ValueKind::String
+                },
+                at: 6
+            }
+        ));
+        assert!(matches!(
+            stop(r#"{"ph":"X","ph":"B"}"#),
+            Stop::Syntax {
+                kind: SyntaxKind::DuplicateField(Field::Ph),
+                at: 10
+            }
+        ));
+        assert!(matches!(
+            stop(r#"{"args":[1]}"#),
+            Stop::Syntax {
+                kind: SyntaxKind::WrongType {
+                    field: Field::Args,
+                    ..
+                },
+                ..
+            }
+        ));
+        // An escaped key is still the field it spells.
+        assert!(matches!(
+            stop(r#"{"ph":"X","\u0070h":"B"}"#),
+            Stop::Syntax {
+                kind: SyntaxKind::DuplicateField(Field::Ph),
+                ..
+            }
+        ));
+    }
+
+    #[test]
+    fn null_fields_are_absent_and_unknown_keys_are_kept_raw() {
+        let e = event(r#"{"name":null,"extra":{"deep":[1,2]},"ph":"M"}"#);
+        assert!(e.name().is_none());
+        assert!(e.raw().contains("deep"));
+    }
+
+    #[test]
+    fn args_iterate_in_order_with_nested_values() {
+        let e = event(r#"{"args":{"Input Dims":[[1,2],[]],"Input type":["float",""],"b":true}}"#);
+        let keys: Vec<_> = e
+            .args()
+            .unwrap()
+            .iter()
+            .map(|(k, _)| k.as_cow().into_owned())
+            .collect();
+        assert_eq!(keys, ["Input Dims", "Input type", "b"]);
+        let dims: Vec<_> = e
+            .input_dims()
+            .unwrap()
+            .as_array()
+            .unwrap()
+            .map(|v| v.raw())
+            .collect();
+        assert_eq!(dims, ["[1,2]", "[]"]);
+    }
+}

@@ -1,0 +1,876 @@
+//! Reader stage: stream events out of a trace file.
+//!
+//! Bytes flow `file → (SHA-256, encoded limit) → gzip? → (decoded limit) →
+//! buffer → scanner → Event`. The buffer holds whole events; an event cut by
+//! the end of the buffer is moved to the front, more bytes are read after it
+//! and it is scanned again. Memory is the buffer (grown only for an event
+//! larger than it) plus the decompressor's window.
+
+use std::fs::File;
+use std::io::{self, BufReader, Read};
+use std::path::Path;
+
+use flate2::bufread::MultiGzDecoder;
+use sha2::{Digest, Sha256};
+
+use crate::error::{Error, ErrorKind, Limit};
+use crate::event::{scan_event, Event, EventSpans};
+use crate::identity::Sha256Digest;
+use crate::scan::{self, Stop, SyntaxKind, ValueKind};
+
+/// Default limit on encoded (file) bytes: 256 MiB.
+pub const DEFAULT_MAX_ENCODED_BYTES: u64 = 256 << 20;
+/// Default limit on decoded JSON bytes: 256 MiB.
+pub const DEFAULT_MAX_DECODED_BYTES: u64 = 256 << 20;
+/// Default limit on JSON nesting depth.
+pub const DEFAULT_MAX_DEPTH: usize = 128;
+/// Default limit on the size of one event or one top-level metadata value.
+pub const DEFAULT_MAX_VALUE_BYTES: usize = 64 << 20;
+/// Bytes read from the decoder at a time.
+const CHUNK: usize = 256 << 10;
+
+/// How a [`TraceReader`] reads. Build with [`ReaderOptions::new`] and the
+/// setters; every limit is checked while streaming.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct ReaderOptions {
+    /// Most bytes read from the input (compressed size for gzip).
+    pub max_encoded_bytes: u64,
+    /// Most bytes of decoded JSON.
+    pub max_decoded_bytes: u64,
+    /// Deepest nesting of JSON containers (the top level counts as 1).
+    pub max_depth: usize,
+    /// Largest single event or top-level metadata value, in bytes.
+    pub max_value_bytes: usize,
+    /// Replace invalid UTF-8 with U+FFFD instead of failing, and count the
+    /// replacements in [`TraceSummary::utf8_replacements`]. Off by default.
+    pub lossy_utf8: bool,
+}
+
+impl Default for ReaderOptions {
+    fn default() -> Self {
+        ReaderOptions {
+            max_encoded_bytes: DEFAULT_MAX_ENCODED_BYTES,
+            max_decoded_bytes: DEFAULT_MAX_DECODED_BYTES,
+            max_depth: DEFAULT_MAX_DEPTH,
+            max_value_bytes: DEFAULT_MAX_VALUE_BYTES,
+            lossy_utf8: false,
+        }
+    }
+}
+
+impl ReaderOptions {
+    /// The defaults: 256 MiB encoded and decoded, depth 128, strict UTF-8.
+    pub fn new() -> Self {
+        Self::default()
+    }
+    /// Sets [`ReaderOptions::max_encoded_bytes`].
+    pub fn max_encoded_bytes(mut self, n: u64) -> Self {
+        self.max_encoded_bytes = n;
+        self
+    }
+    /// Sets [`ReaderOptions::max_decoded_bytes`].
+    pub fn max_decoded_bytes(mut self, n: u64) -> Self {
+        self.max_decoded_bytes = n;
+        self
+    }
+    /// Sets [`ReaderOptions::max_depth`].
+    pub fn max_depth(mut self, n: usize) -> Self {
+        self.max_depth = n;
+        self
+    }
+    /// Sets [`ReaderOptions::max_value_bytes`].
+    pub fn max_value_bytes(mut self, n: usize) -> Self {
+        self.max_value_bytes = n;
+        self
+    }
+    /// Sets [`ReaderOptions::lossy_utf8`].
+    pub fn lossy_utf8(mut self, on: bool) -> Self {
+        self.lossy_utf8 = on;
+        self
+    }
+}
+
+/// How the input was encoded, detected from its first bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Compression {
+    /// Plain JSON.
+    None,
+    /// gzip (one or more members, as `gzip -d` accepts).
+    Gzip,
+}
+
+/// Which top-level form the document has.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TopLevelForm {
+    /// `{"traceEvents": [...], ...}`.
+    Object,
+    /// `[...]`.
+    Array,
+}
+
+/// Top-level keys other than `traceEvents`, in file order, as JSON text.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Metadata {
+    entries: Vec<(String, String)>,
+}
+
+impl Metadata {
+    /// The raw JSON text of `key`.
+    pub fn get(&self, key: &str) -> Option<&str> {
+        self.entries
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
+    }
+    /// `key` parsed as a `serde_json::Value`.
+    pub fn get_json(&self, key: &str) -> Option<serde_json::Value> {
+        self.get(key).and_then(|v| serde_json::from_str(v).ok())
+    }
+    /// All entries in file order: `(key, JSON text)`.
+    pub fn entries(&self) -> &[(String, String)] {
+        &self.entries
+    }
+    /// Whether there are no entries.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+}
+
+/// What a completed read established about the file.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct TraceSummary {
+    /// SHA-256 of the encoded bytes: the artifact's identity.
+    pub sha256: Sha256Digest,
+    /// Bytes read from the input.
+    pub encoded_bytes: u64,
+    /// Bytes of JSON after decompression.
+    pub decoded_bytes: u64,
+    /// Number of `traceEvents` elements.
+    pub events: u64,
+    /// Detected encoding.
+    pub compression: Compression,
+    /// Detected top-level form.
+    pub form: TopLevelForm,
+    /// Top-level keys other than `traceEvents`.
+    pub metadata: Metadata,
+    /// Invalid UTF-8 sequences replaced (only in lossy mode).
+    pub utf8_replacements: u64,
+}
+
+/// Counts, hashes and limits the bytes read from the input.
+struct Encoded<R> {
+    inner: R,
+    hasher: Sha256,
+    count: u64,
+    limit: u64,
+}
+
+/// Marker carried through the decompressor's `io::Error`.
+#[derive(Debug)]
+struct EncodedLimitExceeded;
+
+impl std::fmt::Display for EncodedLimitExceeded {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("encoded byte limit exceeded")
+    }
+}
+
+impl std::error::Error for EncodedLimitExceeded {}
+
+impl<R: Read> Read for Encoded<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        // Read at most one byte past the limit: enough to know it is
+        // exceeded, never more.
+        let allowed = (self.limit + 1).saturating_sub(self.count);
+        if allowed == 0 {
+            return Err(io::Error::other(EncodedLimitExceeded));
+        }
+        let take = buf
+            .len()
+            .min(usize::try_from(allowed).unwrap_or(usize::MAX));
+        let n = self.inner.read(&mut buf[..take])?;
+        self.hasher.update(&buf[..n]);
+        self.count += n as u64;
+        if self.count > self.limit {
+            return Err(io::Error::other(EncodedLimitExceeded));
+        }
+        Ok(n)
+    }
+}
+
+type Prefixed<R> = io::Chain<io::Cursor<Vec<u8>>, Encoded<R>>;
+
+enum Source<R> {
+    Plain(Prefixed<R>),
+    Gzip(Box<MultiGzDecoder<BufReader<Prefixed<R>>>>),
+}
+
+impl<R: Read> Source<R> {
+    fn encoded(&self) -> &Encoded<R> {
+        match self {
+            Source::Plain(c) => c.get_ref().1,
+            Source::Gzip(d) => d.get_ref().get_ref().get_ref().1,
+        }
+    }
+    fn encoded_mut(&mut self) -> &mut Encoded<R> {
+        match self {
+            Source::Plain(c) => c.get_mut().1,
+            Source::Gzip(d) => d.get_mut().get_mut().get_mut().1,
+        }
+    }
+}
+
+/// Where the top-level state machine stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum State {
+    Start,
+    /// In the top-level object.
+    TopObject(Expect),
+    /// In the events array.
+    Events(Expect),
+    /// After the top-level value: only whitespace may follow.
+    AfterTop,
+    Done,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Expect {
+    /// Just opened: a member or the closer.
+    MemberOrEnd,
+    /// After a comma: a member.
+    Member,
+    /// After a member: a comma or the closer.
+    CommaOrEnd,
+}
+
+/// Streams the events of one Chrome Trace Event Format file.
+///
+/// ```
+/// use opguard_trace::TraceReader;
+///
+/// let json = br#"{"traceEvents":[{"ph":"X","name":"k","ts":1.5,"dur":2}],"traceName":"t"}"#;
+/// let mut reader = TraceReader::new(&json[..])?;
+/// while let Some(event) = reader.next_event()? {
+///     assert_eq!(event.ts_ns()?, Some(1500));
+/// }
+/// let summary = reader.finish()?;
+/// assert_eq!(summary.events, 1);
+/// assert_eq!(summary.metadata.get("traceName"), Some("\"t\""));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub struct TraceReader<R> {
+    source: Source<R>,
+    options: ReaderOptions,
+    compression: Compression,
+    buf: Vec<u8>,
+    /// Bytes of `buf` that hold data.
+    len: usize,
+    /// Next byte to scan.
+    pos: usize,
+    /// Decoded offset of `buf[0]`.
+    base: u64,
+    decoded: u64,
+    eof: bool,
+    state: State,
+    form: Option<TopLevelForm>,
+    seen_trace_events: bool,
+    events: u64,
+    metadata: Metadata,
+    utf8_replacements: u64,
+    scratch: Vec<u8>,
+    /// A failure ends the read: later calls repeat nothing and return None.
+    failed: bool,
+}
+
+impl TraceReader<File> {
+    /// Opens a file with the default options.
+    pub fn open(path: impl AsRef<Path>) -> Result<Self, Error> {
+        Self::open_with(path, ReaderOptions::default())
+    }
+
+    /// Opens a file.
+    pub fn open_with(path: impl AsRef<Path>, options: ReaderOptions) -> Result<Self, Error> {
+        TraceReader::with_options(File::open(path)?, options)
+    }
+}
+
+impl<R: Read> TraceReader<R> {
+    /// Reads from `input` with the default options.
+    pub fn new(input: R) -> Result<Self, Error> {
+        Self::with_options(input, ReaderOptions::default())
+    }
+
+    /// Reads from `input`. Reads the first bytes to detect gzip.
+    pub fn with_options(input: R, options: ReaderOptions) -> Result<Self, Error> {
+        let mut encoded = Encoded {
+            inner: input,
+            hasher: Sha256::new(),
+            count: 0,
+            limit: options.max_encoded_bytes,
+        };
+        let mut magic = Vec::with_capacity(2);
+        while magic.len() < 2 {
+            let mut byte = [0u8; 1];
+            match encoded.read(&mut byte) {
+                Ok(0) => break,
+                Ok(_) => magic.push(byte[0]),
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(map_io(e, &options, encoded.count, false)),
+            }
+        }
+        let gzip = magic == [0x1f, 0x8b];
+        let chained = io::Cursor::new(magic).chain(encoded);
+        let (source, compression) = if gzip {
+            let buffered = BufReader::with_capacity(64 << 10, chained);
+            (
+                Source::Gzip(Box::new(MultiGzDecoder::new(buffered))),
+                Compression::Gzip,
+            )
+        } else {
+            (Source::Plain(chained), Compression::None)
+        };
+        Ok(TraceReader {
+            source,
+            buf: vec![0; CHUNK],
+            options,
+            compression,
+            len: 0,
+            pos: 0,
+            base: 0,
+            decoded: 0,
+            eof: false,
+            state: State::Start,
+            form: None,
+            seen_trace_events: false,
+            events: 0,
+            metadata: Metadata::default(),
+            utf8_replacements: 0,
+            scratch: Vec::new(),
+            failed: false,
+        })
+    }
+
+    /// The detected encoding.
+    pub fn compression(&self) -> Compression {
+        self.compression
+    }
+
+    /// Top-level metadata seen so far (keys after `traceEvents` appear only
+    /// once the events have been read).
+    pub fn metadata(&self) -> &Metadata {
+        &self.metadata
+    }
+
+    /// Bytes decoded so far, for progress reporting.
+    pub fn decoded_bytes(&self) -> u64 {
+        self.decoded
+    }
+
+    /// Bytes read from the input so far, for progress reporting.
+    pub fn encoded_bytes(&self) -> u64 {
+        self.source.encoded().count
+    }
+
+    /// Reads to the end, validating every remaining event, and returns what
+    /// the read established.
+    pub fn finish(mut self) -> Result<TraceSummary, Error> {
+        while self.next_event()?.is_some() {}
+        if self.failed {
+            return Err(Error::new(ErrorKind::Syntax(
+                "finish() called after the read failed",
+            )));
+        }
+        let form = self.form.unwrap_or(TopLevelForm::Array);
+        let encoded = self.source.encoded_mut();
+        let sha256 = Sha256Digest(std::mem::take(&mut encoded.hasher).finalize().into());
+        Ok(TraceSummary {
+            sha256,
+            encoded_bytes: encoded.count,
+            decoded_bytes: self.decoded,
+            events: self.events,
+            compression: self.compression,
+            form,
+            metadata: self.metadata,
+            utf8_replacements: self.utf8_replacements,
+        })
+    }
+
+    /// The next event, or `None` after the last one. An error ends the read.
+    pub fn next_event(&mut self) -> Result<Option<Event<'_>>, Error> {
+        if self.failed {
+            return Ok(None);
+        }
+        match self.advance() {
+            Ok(Some((start, end, spans, lossy))) => {
+                let index = self.events - 1;
+                let offset = self.base + start as u64;
+                let bytes = if lossy {
+                    &self.scratch[..]
+                } else {
+                    &self.buf[start..end]
+                };
+                // `advance` validated these bytes as UTF-8.
+                let text = std::str::from_utf8(bytes).map_err(|e| {
+                    self.failed = true;
+                    Error::new(ErrorKind::InvalidUtf8)
+                        .at(offset + e.valid_up_to() as u64)
+                        .in_event(Some(index))
+                })?;
+                Ok(Some(Event::new(index, offset, text, spans)))
+            }
+            Ok(None) => Ok(None),
+            Err(e) => {
+                self.failed = true;
+                Err(e)
+            }
+        }
+    }
+
+    /// Moves the state machine to the next event. Returns its span in `buf`
+    /// (or in `scratch` when `lossy`), and its field spans.
+    fn advance(&mut self) -> Result<Option<(usize, usize, EventSpans, bool)>, Error> {
+        loop {
+            match self.state {
+                State::Done => return Ok(None),
+                State::Start => {
+                    let Some(c) = self.peek_non_ws(true)? else {
+                        return Err(Error::new(ErrorKind::EmptyInput).at(self.offset()));
+                    };
+                    match c {
+                        b'{' => {
+                            self.form = Some(TopLevelForm::Object);
+                            self.state = State::TopObject(Expect::MemberOrEnd);
+                        }
+                        b'[' => {
+                            self.form = Some(TopLevelForm::Array);
+                            self.seen_trace_events = true;
+                            self.state = State::Events(Expect::MemberOrEnd);
+                        }
+                        _ => {
+                            return Err(
+                                Error::new(ErrorKind::TopLevelNotContainer).at(self.offset())
+                            )
+                        }
+                    }
+                    self.pos += 1;
+                }
+                State::TopObject(expect) => self.step_top_object(expect)?,
+                State::Events(expect) => {
+                    if let Some(found) = self.step_events(expect)? {
+                        return Ok(Some(found));
+                    }
+                }
+                State::AfterTop => {
+                    if self.peek_non_ws(false)?.is_some() {
+                        return Err(Error::new(ErrorKind::TrailingData).at(self.offset()));
+                    }
+                    // Drain the source so the digest covers every byte.
+                    while self.refill()? {
+                        if self.peek_non_ws(false)?.is_some() {
+                            return Err(Error::new(ErrorKind::TrailingData).at(self.offset()));
+                        }
+                    }
+                    self.state = State::Done;
+                }
+            }
+        }
+    }
+
+    fn step_top_object(&mut self, expect: Expect) -> Result<(), Error> {
+        let Some(c) = self.peek_non_ws(false)? else {
+            return Err(self.truncated());
+        };
+        if expect != Expect::Member && c == b'}' {
+            self.pos += 1;
+            if !self.seen_trace_events {
+                return Err(Error::new(ErrorKind::MissingTraceEvents).at(self.offset() - 1));
+            }
+            self.state = State::AfterTop;
+            return Ok(());
+        }
+        if expect == Expect::CommaOrEnd {
+            if c != b',' {
+                return Err(self.syntax_error(self.pos, SyntaxKind::ExpectedCommaOrEndOfObject));
+            }
+            self.pos += 1;
+            self.state = State::TopObject(Expect::Member);
+            return Ok(());
+        }
+        // A member: "key": value. Scanned whole, rescanned after a refill.
+        loop {
+            match self.scan_top_member() {
+                Ok(done) => return done,
+                Err(Stop::Incomplete) => {
+                    if !self.refill()? {
+                        return Err(self.truncated());
+                    }
+                }
+                Err(Stop::Syntax { at, kind }) => return Err(self.syntax_error(at, kind)),
+            }
+        }
+    }
+
+    /// Scans one top-level member. The outer `Result` is the scanner's; the
+    /// inner one carries semantic errors.
+    fn scan_top_member(&mut self) -> Result<Result<(), Error>, Stop> {
+        let b = &self.buf[..self.len];
+        let start = self.pos;
+        if b.get(start) != Some(&b'"') {
+            return Err(Stop::Syntax {
+                at: start,
+                kind: SyntaxKind::ExpectedKey,
+            });
+        }
+        let (key_end, escaped) = scan::scan_string(b, start)?;
+        let mut i = scan::skip_ws(b, key_end);
+        match b.get(i) {
+            None => return Err(Stop::Incomplete),
+            Some(b':') => i = scan::skip_ws(b, i + 1),
+            Some(_) => {
+                return Err(Stop::Syntax {
+                    at: i,
+                    kind: SyntaxKind::ExpectedColon,
+                })
+            }
+        }
+        let Some(&first) = b.get(i) else {
+            return Err(Stop::Incomplete);
+        };
+        let key = match std::str::from_utf8(&b[start + 1..key_end - 1]) {
+            Ok(k) if escaped => crate::event::unescape(k).unwrap_or_else(|()| k.to_owned()),
+            Ok(k) => k.to_owned(),
+            Err(e) => {
+                let at = self.base + (start + 1 + e.valid_up_to()) as u64;
+                return Ok(Err(Error::new(ErrorKind::InvalidUtf8).at(at)));
+            }
+        };
+        let dup = |key: String, at: u64| {
+            Error::new(ErrorKind::DuplicateKey { key })
+                .at(at)
+                .with_path("$".into())
+        };
+        if key == "traceEvents" {
+            if self.seen_trace_events {
+                return Ok(Err(dup(key, self.base + start as u64)));
+            }
+            if first != b'[' {
+                let found = kind_of(first);
+                return Ok(Err(Error::new(ErrorKind::TraceEventsNotArray { found })
+                    .at(self.base + i as u64)
+                    .with_path("traceEvents".into())));
+            }
+            self.seen_trace_events = true;
+            self.pos = i + 1;
+            self.state = State::Events(Expect::MemberOrEnd);
+            return Ok(Ok(()));
+        }
+        let value = scan::skip_value(b, i, 1, self.options.max_depth, self.eof)?;
+        let end = value.end as usize;
+        if value.kind == ValueKind::String {
+            scan::check_after_string(b, end)?;
+        }
+        let text = match std::str::from_utf8(&b[i..end]) {
+            Ok(t) => t.to_owned(),
+            Err(e) => {
+                let at = self.base + (i + e.valid_up_to()) as u64;
+                return Ok(Err(Error::new(ErrorKind::InvalidUtf8)
+                    .at(at)
+                    .with_path(key)));
+            }
+        };
+        if self.metadata.get(&key).is_some() {
+            return Ok(Err(dup(key, self.base + start as u64)));
+        }
+        self.metadata.entries.push((key, text));
+        self.pos = end;
+        self.state = State::TopObject(Expect::CommaOrEnd);
+        Ok(Ok(()))
+    }
+
+    fn step_events(
+        &mut self,
+        expect: Expect,
+    ) -> Result<Option<(usize, usize, EventSpans, bool)>, Error> {
+        let Some(c) = self.peek_non_ws(false)? else {
+            return Err(self.truncated());
+        };
+        if expect != Expect::Member && c == b']' {
+            self.pos += 1;
+            self.state = match self.form {
+                Some(TopLevelForm::Object) => State::TopObject(Expect::CommaOrEnd),
+                _ => State::AfterTop,
+            };
+            return Ok(None);
+        }
+        if expect == Expect::CommaOrEnd {
+            if c != b',' {
+                return Err(self.syntax_error(self.pos, SyntaxKind::ExpectedCommaOrEndOfArray));
+            }
+            self.pos += 1;
+            self.state = State::Events(Expect::Member);
+            return Ok(None);
+        }
+        // Events sit inside the events array, itself inside the document
+        // object when there is one.
+        let depth = match self.form {
+            Some(TopLevelForm::Object) => 3,
+            _ => 2,
+        };
+        if c != b'{' {
+            let err = match self.scan_with_refill(|b, pos, d, eof| {
+                scan::skip_value(b, pos, depth - 1, d, eof).map(|s| s.kind)
+            }) {
+                Ok(found) => Error::new(ErrorKind::EventNotObject { found }).at(self.offset()),
+                Err(e) => e,
+            };
+            return Err(err.in_event(Some(self.events)));
+        }
+        // A refill inside may move the event to the front: read pos after.
+        let (spans, end) =
+            self.scan_with_refill(|b, pos, d, eof| scan_event(b, pos, depth, d, eof))?;
+        let span = (self.pos, end);
+        self.pos = end;
+        self.events += 1;
+        self.state = State::Events(Expect::CommaOrEnd);
+        let bytes = &self.buf[span.0..span.1];
+        match std::str::from_utf8(bytes) {
+            Ok(_) => Ok(Some((span.0, span.1, spans, false))),
+            Err(e) if !self.options.lossy_utf8 => Err(Error::new(ErrorKind::InvalidUtf8)
+                .at(self.base + (span.0 + e.valid_up_to()) as u64)
+                .in_event(Some(self.events - 1))),
+            Err(_) => {
+                let replaced = bytes
+                    .utf8_chunks()
+                    .filter(|c| !c.invalid().is_empty())
+                    .count();
+                self.utf8_replacements += replaced as u64;
+                self.scratch = String::from_utf8_lossy(bytes).into_owned().into_bytes();
+                let (spans, _) = scan_event(&self.scratch, 0, depth, self.options.max_depth, true)
+                    .map_err(|_| {
+                        Error::new(ErrorKind::InvalidUtf8)
+                            .at(self.base + span.0 as u64)
+                            .in_event(Some(self.events - 1))
+                    })?;
+                let len = self.scratch.len();
+                Ok(Some((0, len, spans, true)))
+            }
+        }
+    }
+
+    /// Runs `scan` at `pos`, refilling the buffer until the value is whole.
+    /// On return `self.pos` is where the value starts (it may have moved).
+    fn scan_with_refill<T>(
+        &mut self,
+        scan: impl Fn(&[u8], usize, usize, bool) -> Result<T, Stop>,
+    ) -> Result<T, Error> {
+        loop {
+            match scan(
+                &self.buf[..self.len],
+                self.pos,
+                self.options.max_depth,
+                self.eof,
+            ) {
+                Ok(v) => return Ok(v),
+                Err(Stop::Incomplete) => {
+                    if !self.refill()? {
+                        return Err(self.truncated().in_event(Some(self.events)));
+                    }
+                }
+                Err(Stop::Syntax { at, kind }) => {
+                    return Err(self.syntax_error(at, kind).in_event(Some(self.events)))
+                }
+            }
+        }
+    }
+
+    /// The next non-whitespace byte, refilling as needed; `None` at the end
+    /// of input. A UTF-8 byte-order mark is skipped at the very start.
+    fn peek_non_ws(&mut self, at_start: bool) -> Result<Option<u8>, Error> {
+        loop {
+            if at_start && self.base == 0 && self.pos == 0 {
+                if self.len < 3 && !self.eof {
+                    self.refill()?;
+                    continue;
+                }
+                if self.buf[..self.len].starts_with(b"\xEF\xBB\xBF") {
+                    self.pos = 3;
+                }
+            }
+            self.pos = scan::skip_ws(&self.buf[..self.len], self.pos);
+            if self.pos < self.len {
+                return Ok(Some(self.buf[self.pos]));
+            }
+            if !self.refill()? {
+                return Ok(None);
+            }
+        }
+    }
+
+    /// Moves unread bytes to the front and reads more. Returns false at the
+    /// end of input.
+    fn refill(&mut self) -> Result<bool, Error> {
+        if self.eof {
+            return Ok(false);
+        }
+        if self.pos > 0 {
+            self.buf.copy_within(self.pos..self.len, 0);
+            self.base += self.pos as u64;
+            self.len -= self.pos;
+            self.pos = 0;
+        }
+        if self.len == self.buf.len() {
+            // One value fills the buffer: grow, within the value limit.
+            let max = self.options.max_value_bytes;
+            if self.len >= max {
+                return Err(Error::new(ErrorKind::LimitExceeded {
+                    which: Limit::ValueBytes,
+                    limit: max as u64,
+                })
+                .at(self.base)
+                .in_event(self.event_in_progress()));
+            }
+            let grown = (self.buf.len() * 2).min(max.max(CHUNK));
+            self.buf.resize(grown, 0);
+        }
+        let allowed = (self.options.max_decoded_bytes + 1).saturating_sub(self.decoded);
+        let room = (self.buf.len() - self.len).min(usize::try_from(allowed).unwrap_or(usize::MAX));
+        let n = loop {
+            let dst = &mut self.buf[self.len..self.len + room];
+            let read = match &mut self.source {
+                Source::Plain(r) => r.read(dst),
+                Source::Gzip(r) => r.read(dst),
+            };
+            match read {
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                other => break other,
+            }
+        };
+        let n = n.map_err(|e| {
+            let count = self.source.encoded().count;
+            map_io(
+                e,
+                &self.options,
+                count,
+                self.compression == Compression::Gzip,
+            )
+            .in_event(self.event_in_progress())
+        })?;
+        if n == 0 {
+            self.eof = true;
+            return Ok(false);
+        }
+        self.len += n;
+        self.decoded += n as u64;
+        if self.decoded > self.options.max_decoded_bytes {
+            return Err(Error::new(ErrorKind::LimitExceeded {
+                which: Limit::DecodedBytes,
+                limit: self.options.max_decoded_bytes,
+            })
+            .at(self.options.max_decoded_bytes)
+            .in_event(self.event_in_progress()));
+        }
+        Ok(true)
+    }
+
+    fn event_in_progress(&self) -> Option<u64> {
+        match self.state {
+            State::Events(_) => Some(self.events),
+            _ => None,
+        }
+    }
+
+    fn offset(&self) -> u64 {
+        self.base + self.pos as u64
+    }
+
+    fn truncated(&self) -> Error {
+        Error::new(ErrorKind::Truncated).at(self.base + self.len as u64)
+    }
+
+    fn syntax_error(&self, at: usize, kind: SyntaxKind) -> Error {
+        let offset = self.base + at as u64;
+        let event = self.event_in_progress();
+        let (kind, path) = match kind {
+            SyntaxKind::ExpectedValue => (ErrorKind::Syntax("expected a value"), None),
+            SyntaxKind::ExpectedColon => (ErrorKind::Syntax("expected ':' after a key"), None),
+            SyntaxKind::ExpectedKey => (ErrorKind::Syntax("expected a string key"), None),
+            SyntaxKind::ExpectedCommaOrEndOfObject => (
+                ErrorKind::Syntax("expected ',' or '}' after a member"),
+                None,
+            ),
+            SyntaxKind::ExpectedCommaOrEndOfArray => (
+                ErrorKind::Syntax("expected ',' or ']' after an element"),
+                None,
+            ),
+            SyntaxKind::UnescapedQuote => (ErrorKind::UnescapedQuote, None),
+            SyntaxKind::ControlCharacterInString => (
+                ErrorKind::Syntax("control character inside a string must be escaped"),
+                None,
+            ),
+            SyntaxKind::InvalidEscape => (ErrorKind::Syntax("invalid escape in a string"), None),
+            SyntaxKind::InvalidNumber => (ErrorKind::Syntax("invalid number"), None),
+            SyntaxKind::NonFiniteNumber => (ErrorKind::NonFiniteNumber, None),
+            SyntaxKind::DepthExceeded => (
+                ErrorKind::LimitExceeded {
+                    which: Limit::Depth,
+                    limit: self.options.max_depth as u64,
+                },
+                None,
+            ),
+            SyntaxKind::DuplicateField(field) => (
+                ErrorKind::DuplicateKey {
+                    key: field.key().to_owned(),
+                },
+                Some(field),
+            ),
+            SyntaxKind::WrongType { field, found } => {
+                (ErrorKind::WrongType { field, found }, Some(field))
+            }
+        };
+        let mut err = Error::new(kind).at(offset).in_event(event);
+        if let (Some(field), Some(index)) = (path, event) {
+            err = err.with_path(format!("traceEvents[{index}].{}", field.key()));
+        }
+        err
+    }
+}
+
+fn kind_of(first: u8) -> ValueKind {
+    match first {
+        b'{' => ValueKind::Object,
+        b'[' => ValueKind::Array,
+        b'"' => ValueKind::String,
+        b't' | b'f' => ValueKind::Bool,
+        b'n' => ValueKind::Null,
+        _ => ValueKind::Number,
+    }
+}
+
+fn map_io(e: io::Error, options: &ReaderOptions, encoded: u64, gzip: bool) -> Error {
+    let is_limit = e
+        .get_ref()
+        .is_some_and(|inner| inner.is::<EncodedLimitExceeded>());
+    if is_limit {
+        return Error::new(ErrorKind::LimitExceeded {
+            which: Limit::EncodedBytes,
+            limit: options.max_encoded_bytes,
+        })
+        .at_encoded(options.max_encoded_bytes);
+    }
+    if gzip {
+        match e.kind() {
+            io::ErrorKind::UnexpectedEof => {
+                return Error::new(ErrorKind::GzipTruncated).at_encoded(encoded)
+            }
+            io::ErrorKind::InvalidInput | io::ErrorKind::InvalidData => {
+                return Error::new(ErrorKind::GzipInvalid(e.to_string())).at_encoded(encoded)
+            }
+            _ => {}
+        }
+    }
+    Error::new(ErrorKind::Io(e))
+}

@@ -1,0 +1,449 @@
+//! Reader stage, lowest level: a validating JSON scanner over byte slices.
+//!
+//! The scanner never allocates and never builds a value. It checks RFC 8259
+//! syntax and reports where each value starts and ends, so the reader can hand
+//! out borrowed slices. Every function takes the bytes available so far and a
+//! position; when a value runs past the end of what is available it answers
+//! [`Stop::Incomplete`] and the reader refills the buffer and scans the value
+//! again from its start. Values are small relative to the buffer, so the rescan
+//! costs less than carrying parser state across refills.
+
+/// Why a scan stopped before producing a value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Stop {
+    /// The value continues past the bytes available; refill and rescan.
+    Incomplete,
+    /// The bytes are not valid JSON at `at` (an index into the scanned slice).
+    Syntax { at: usize, kind: SyntaxKind },
+}
+
+/// What was wrong with the syntax.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum SyntaxKind {
+    ExpectedValue,
+    ExpectedColon,
+    ExpectedKey,
+    ExpectedCommaOrEndOfObject,
+    ExpectedCommaOrEndOfArray,
+    /// A string value was followed by text rather than `,` or a closer: the
+    /// signature of a quote written into a string without escaping it.
+    UnescapedQuote,
+    ControlCharacterInString,
+    InvalidEscape,
+    InvalidNumber,
+    NonFiniteNumber,
+    DepthExceeded,
+    /// A field the reader types appeared twice in one event.
+    DuplicateField(crate::event::Field),
+    /// A field the reader types has a JSON type it cannot have.
+    WrongType {
+        field: crate::event::Field,
+        found: ValueKind,
+    },
+}
+
+/// The JSON type of a scanned value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ValueKind {
+    /// A string.
+    String,
+    /// A number.
+    Number,
+    /// `true` or `false`.
+    Bool,
+    /// `null`.
+    Null,
+    /// An object.
+    Object,
+    /// An array.
+    Array,
+}
+
+impl ValueKind {
+    /// The JSON name of the type, as used in error messages.
+    pub fn name(self) -> &'static str {
+        match self {
+            ValueKind::String => "string",
+            ValueKind::Number => "number",
+            ValueKind::Bool => "boolean",
+            ValueKind::Null => "null",
+            ValueKind::Object => "object",
+            ValueKind::Array => "array",
+        }
+    }
+}
+
+/// A scanned value: `[start, end)` in the slice. Strings include their quotes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Span {
+    pub start: u32,
+    pub end: u32,
+    pub kind: ValueKind,
+    /// For strings: whether a backslash escape occurs inside.
+    pub escaped: bool,
+}
+
+const WS: u8 = 1;
+const STR_STOP: u8 = 2;
+
+static CLASS: [u8; 256] = {
+    let mut t = [0u8; 256];
+    t[b' ' as usize] = WS;
+    t[b'\t' as usize] = WS;
+    t[b'\n' as usize] = WS;
+    t[b'\r' as usize] = WS;
+    let mut c = 0;
+    while c < 0x20 {
+        t[c] |= STR_STOP;
+        c += 1;
+    }
+    t[b'"' as usize] |= STR_STOP;
+    t[b'\\' as usize] |= STR_STOP;
+    t
+};
+
+/// Index of the first non-whitespace byte at or after `pos`.
+#[inline]
+pub(crate) fn skip_ws(b: &[u8], mut pos: usize) -> usize {
+    while pos < b.len() && CLASS[b[pos] as usize] & WS != 0 {
+        pos += 1;
+    }
+    pos
+}
+
+#[inline]
+fn syntax(at: usize, kind: SyntaxKind) -> Stop {
+    Stop::Syntax { at, kind }
+}
+
+/// Scans a string whose opening quote is at `pos`. Returns the index just past
+/// the closing quote and whether an escape occurred.
+#[inline]
+pub(crate) fn scan_string(b: &[u8], pos: usize) -> Result<(usize, bool), Stop> {
+    let mut i = pos + 1;
+    let mut escaped = false;
+    loop {
+        // Fast path: runs of ordinary bytes, eight at a time.
+        while i + 8 <= b.len() {
+            let chunk = &b[i..i + 8];
+            if chunk.iter().any(|&c| CLASS[c as usize] & STR_STOP != 0) {
+                break;
+            }
+            i += 8;
+        }
+        while i < b.len() && CLASS[b[i] as usize] & STR_STOP == 0 {
+            i += 1;
+        }
+        if i >= b.len() {
+            return Err(Stop::Incomplete);
+        }
+        match b[i] {
+            b'"' => return Ok((i + 1, escaped)),
+            b'\\' => {
+                escaped = true;
+                let Some(&e) = b.get(i + 1) else {
+                    return Err(Stop::Incomplete);
+                };
+                match e {
+                    b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => i += 2,
+                    b'u' => {
+                        for k in 0..4 {
+                            match b.get(i + 2 + k) {
+                                None => return Err(Stop::Incomplete),
+                                Some(h) if h.is_ascii_hexdigit() => {}
+                                Some(_) => return Err(syntax(i, SyntaxKind::InvalidEscape)),
+                            }
+                        }
+                        i += 6;
+                    }
+                    _ => return Err(syntax(i, SyntaxKind::InvalidEscape)),
+                }
+            }
+            _ => return Err(syntax(i, SyntaxKind::ControlCharacterInString)),
+        }
+    }
+}
+
+/// Scans a number starting at `pos`. `at_eof` says no more bytes will follow,
+/// so a number touching the end of the slice is complete.
+pub(crate) fn scan_number(b: &[u8], pos: usize, at_eof: bool) -> Result<usize, Stop> {
+    let mut i = pos;
+    let need = |i: usize| -> Result<u8, Stop> {
+        match b.get(i) {
+            Some(&c) => Ok(c),
+            None if at_eof => Ok(0),
+            None => Err(Stop::Incomplete),
+        }
+    };
+    if need(i)? == b'-' {
+        i += 1;
+    }
+    match need(i)? {
+        b'0' => i += 1,
+        b'1'..=b'9' => {
+            i += 1;
+            while need(i)?.is_ascii_digit() {
+                i += 1;
+            }
+        }
+        b'I' | b'N' => return Err(syntax(pos, SyntaxKind::NonFiniteNumber)),
+        _ => return Err(syntax(i, SyntaxKind::InvalidNumber)),
+    }
+    if need(i)? == b'.' {
+        i += 1;
+        if !need(i)?.is_ascii_digit() {
+            return Err(syntax(i, SyntaxKind::InvalidNumber));
+        }
+        while need(i)?.is_ascii_digit() {
+            i += 1;
+        }
+    }
+    if matches!(need(i)?, b'e' | b'E') {
+        i += 1;
+        if matches!(need(i)?, b'+' | b'-') {
+            i += 1;
+        }
+        if !need(i)?.is_ascii_digit() {
+            return Err(syntax(i, SyntaxKind::InvalidNumber));
+        }
+        while need(i)?.is_ascii_digit() {
+            i += 1;
+        }
+    }
+    Ok(i)
+}
+
+fn scan_literal(b: &[u8], pos: usize, lit: &[u8]) -> Result<usize, Stop> {
+    let avail = &b[pos..];
+    let n = avail.len().min(lit.len());
+    if avail[..n] != lit[..n] {
+        return Err(syntax(pos, SyntaxKind::ExpectedValue));
+    }
+    if n < lit.len() {
+        return Err(Stop::Incomplete);
+    }
+    Ok(pos + lit.len())
+}
+
+/// Nesting state for [`skip_value`]: one bit per open container (1 = object).
+struct Nest {
+    bits: [u64; 16],
+    depth: usize,
+}
+
+/// The deepest nesting [`skip_value`] can track; limits above it are clamped.
+pub(crate) const MAX_TRACKABLE_DEPTH: usize = 16 * 64;
+
+impl Nest {
+    fn push(&mut self, object: bool, at: usize, limit: usize) -> Result<(), Stop> {
+        if self.depth >= limit.min(MAX_TRACKABLE_DEPTH) {
+            return Err(syntax(at, SyntaxKind::DepthExceeded));
+        }
+        let (w, bit) = (self.depth / 64, self.depth % 64);
+        if object {
+            self.bits[w] |= 1 << bit;
+        } else {
+            self.bits[w] &= !(1 << bit);
+        }
+        self.depth += 1;
+        Ok(())
+    }
+    fn top_is_object(&self) -> bool {
+        let d = self.depth - 1;
+        self.bits[d / 64] & (1 << (d % 64)) != 0
+    }
+}
+
+/// Scans one complete value starting at `pos` (which must not be whitespace).
+/// `depth` is the nesting depth the value sits at; containers deeper than
+/// `max_depth` are refused.
+pub(crate) fn skip_value(
+    b: &[u8],
+    pos: usize,
+    depth: usize,
+    max_depth: usize,
+    at_eof: bool,
+) -> Result<Span, Stop> {
+    let Some(&first) = b.get(pos) else {
+        return Err(Stop::Incomplete);
+    };
+    let start = pos as u32;
+    let span = |end: usize, kind, escaped| Span {
+        start,
+        end: end as u32,
+        kind,
+        escaped,
+    };
+    match first {
+        b'"' => {
+            let (end, escaped) = scan_string(b, pos)?;
+            return Ok(span(end, ValueKind::String, escaped));
+        }
+        b'-' | b'0'..=b'9' | b'N' | b'I' => {
+            let end = scan_number(b, pos, at_eof)?;
+            return Ok(span(end, ValueKind::Number, false));
+        }
+        b't' => return Ok(span(scan_literal(b, pos, b"true")?, ValueKind::Bool, false)),
+        b'f' => {
+            return Ok(span(
+                scan_literal(b, pos, b"false")?,
+                ValueKind::Bool,
+                false,
+            ))
+        }
+        b'n' => return Ok(span(scan_literal(b, pos, b"null")?, ValueKind::Null, false)),
+        b'{' | b'[' => {}
+        _ => return Err(syntax(pos, SyntaxKind::ExpectedValue)),
+    }
+    let kind = if first == b'{' {
+        ValueKind::Object
+    } else {
+        ValueKind::Array
+    };
+    let mut nest = Nest {
+        bits: [0; 16],
+        depth,
+    };
+    nest.push(first == b'{', pos, max_depth)?;
+    let base = depth;
+    let mut i = pos + 1;
+    // Just opened (a closer may follow), after a comma (a member must
+    // follow), or after a member (a comma or closer must follow).
+    #[derive(PartialEq)]
+    enum Next {
+        MemberOrClose,
+        Member,
+        CommaOrClose,
+    }
+    let mut next = Next::MemberOrClose;
+    loop {
+        i = skip_ws(b, i);
+        let Some(&c) = b.get(i) else {
+            return Err(Stop::Incomplete);
+        };
+        let in_object = nest.top_is_object();
+        let closer = if in_object { b'}' } else { b']' };
+        if next != Next::Member && c == closer {
+            nest.depth -= 1;
+            i += 1;
+            if nest.depth == base {
+                return Ok(span(i, kind, false));
+            }
+            next = Next::CommaOrClose;
+            continue;
+        }
+        if next == Next::CommaOrClose {
+            if c == b',' {
+                i += 1;
+                next = Next::Member;
+                continue;
+            }
+            let kind = if in_object {
+                SyntaxKind::ExpectedCommaOrEndOfObject
+            } else {
+                SyntaxKind::ExpectedCommaOrEndOfArray
+            };
+            return Err(syntax(i, kind));
+        }
+        // A member: in an object, `"key" :` first.
+        if in_object {
+            if c != b'"' {
+                return Err(syntax(i, SyntaxKind::ExpectedKey));
+            }
+            let (end, _) = scan_string(b, i)?;
+            i = skip_ws(b, end);
+            match b.get(i) {
+                None => return Err(Stop::Incomplete),
+                Some(b':') => i = skip_ws(b, i + 1),
+                Some(_) => return Err(syntax(i, SyntaxKind::ExpectedColon)),
+            }
+        }
+        let Some(&v) = b.get(i) else {
+            return Err(Stop::Incomplete);
+        };
+        if v == b'{' || v == b'[' {
+            nest.push(v == b'{', i, max_depth)?;
+            i += 1;
+            next = Next::MemberOrClose;
+        } else {
+            let s = skip_value(b, i, nest.depth, max_depth, at_eof)?;
+            i = s.end as usize;
+            if s.kind == ValueKind::String {
+                check_after_string(b, i)?;
+            }
+            next = Next::CommaOrClose;
+        }
+    }
+}
+
+/// After a string value: text that is neither whitespace, a structural
+/// character nor another string means the string was closed early by an
+/// unescaped quote. (A second string is a missing comma, reported by the
+/// caller.)
+#[inline]
+pub(crate) fn check_after_string(b: &[u8], end: usize) -> Result<(), Stop> {
+    let j = skip_ws(b, end);
+    match b.get(j) {
+        None | Some(b',' | b'}' | b']' | b':' | b'"') => Ok(()),
+        Some(_) => Err(syntax(end.saturating_sub(1), SyntaxKind::UnescapedQuote)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn whole(s: &str) -> Result<Span, Stop> {
+        skip_value(s.as_bytes(), 0, 0, 64, true)
+    }
+
+    #[test]
+    fn values_and_their_kinds() {
+        assert_eq!(whole("\"a\\\"b\"").unwrap().kind, ValueKind::String);
+        assert!(whole("\"a\\\"b\"").unwrap().escaped);
+        assert_eq!(whole("-1.5e+3").unwrap().end, 7);
+        assert_eq!(
+            whole("{\"a\":[1,{\"b\":null}],\"c\":true}").unwrap().end,
+            29
+        );
+        assert_eq!(whole("[]").unwrap().kind, ValueKind::Array);
+        assert_eq!(whole("{}").unwrap().kind, ValueKind::Object);
+    }
+
+    #[test]
+    fn incomplete_values_ask_for_more() {
+        for s in ["{\"a\":", "[1,", "\"abc", "tru", "{\"a\"", "[1", "\"\\u00"] {
+            assert_eq!(
+                skip_value(s.as_bytes(), 0, 0, 64, false),
+                Err(Stop::Incomplete),
+                "{s}"
+            );
+        }
+        assert_eq!(scan_number(b"12", 0, false), Err(Stop::Incomplete));
+        assert_eq!(scan_number(b"12", 0, true), Ok(2));
+    }
+
+    #[test]
+    fn syntax_errors_say_what_and_where() {
+        let err = |s: &str| match whole(s) {
+            Err(Stop::Syntax { at, kind }) => (at, kind),
+            other => panic!("{s}: {other:?}"),
+        };
+        assert_eq!(err("NaN"), (0, SyntaxKind::NonFiniteNumber));
+        assert_eq!(err("[1,-Infinity]"), (3, SyntaxKind::NonFiniteNumber));
+        assert_eq!(err("[01]"), (2, SyntaxKind::ExpectedCommaOrEndOfArray));
+        assert_eq!(err("[1.]"), (3, SyntaxKind::InvalidNumber));
+        assert_eq!(err("{\"a\" 1}"), (5, SyntaxKind::ExpectedColon));
+        assert_eq!(err("{1:2}"), (1, SyntaxKind::ExpectedKey));
+        assert_eq!(err("[1}"), (2, SyntaxKind::ExpectedCommaOrEndOfArray));
+        assert_eq!(err("[1,]"), (3, SyntaxKind::ExpectedValue));
+        assert_eq!(err("{\"a\":1,}"), (7, SyntaxKind::ExpectedKey));
+        assert_eq!(err("[,1]"), (1, SyntaxKind::ExpectedValue));
+        assert_eq!(err("{\"a\":\"x\"y\"}"), (7, SyntaxKind::UnescapedQuote));
+        assert_eq!(err("\"a\\u00zz\""), (2, SyntaxKind::InvalidEscape));
+        assert_eq!(
+            err("\"ab\u{1}\""),
+            (3, SyntaxKind::ControlCharacterInString)
+        );
+    }
+}
