@@ -1,7 +1,101 @@
-//! `opguard-census`: not built yet.
+//! `opguard-census`: the symbolic-shape census of a traced step, its host-resolution
+//! log against a declared set, and a two-width comparison that says whether the step
+//! width is a free symbol — on named evidence.
 //!
-//! This crate is a placeholder in the opguard workspace; it exposes no API
-//! and claims no capability until its contract lands. See the workspace
-//! `DESIGN` notes in the repository README.
+//! The core types:
+//!
+//! - [`Capture`]: an `opguard.census/capture-v1` record, parsed and validated (typed
+//!   errors with a JSON path and a stable [`CensusError::code`]). A capture whose step
+//!   axis is not a symbol — torch specialises sizes 0 and 1 — is refused
+//!   (`step_axis_not_symbolic`), never read as a symbolic capture.
+//! - [`FamilyTable`]: operator families, matched on the whole operator name with
+//!   only the overload dropped; a default ships with the crate.
+//! - [`Census`]: per family, operator calls, shape entries and non-numeric entries;
+//!   totals beside them; the unclassified operators by name; a name-free SHA-256
+//!   digest; the concrete-dimension multiset; the host-resolution log by line;
+//!   `distinct_ops`.
+//! - [`HostResolutionDiff`]: the log against a [`DeclaredHostResolutions`] set, as
+//!   multisets: a seventeenth line fails, and so does a line converting twice where
+//!   it converted once.
+//! - [`WidthComparison`]: two captures of one step at two widths (and optionally a
+//!   concrete control): `free_symbol` plus one named [`Check`] per piece of
+//!   evidence, each with what it proves and what was measured.
+//!
+//! Every output type is `serde::Serialize` with stable field names.
+//!
+//! ```
+//! use opguard_census::{Capture, Census, FamilyTable, WidthComparison};
+//!
+//! let at = |width: u64, sym: &str| {
+//!     format!(r#"{{"format": "opguard.census/capture-v1", "label": "w{width}",
+//!        "step_axis": "{sym}", "step_hint": {width},
+//!        "ops": [{{"name": "aten.mm.default",
+//!                  "shapes": [["{sym}", 5120], [5120, 17408], ["{sym}", 17408]]}},
+//!                {{"name": "aten.add.Tensor", "shapes": [["{sym} + 1"], ["{sym} + 1"]]}}],
+//!        "guards": ["28*{sym} <= 8192"], "replacements": {{}},
+//!        "host_resolutions": []}}"#)
+//! };
+//! // Symbol names are not stable across captures; nothing depends on them.
+//! let narrow = Capture::from_slice(at(2, "s0").as_bytes())?;
+//! let wide = Capture::from_slice(at(8, "s77").as_bytes())?;
+//!
+//! let census = Census::compute(&narrow, &FamilyTable::default());
+//! let gemm = census.family("gemm").unwrap();
+//! assert_eq!((gemm.ops, gemm.shape_entries, gemm.non_numeric), (1, 6, 2));
+//! assert_eq!(census.totals.non_numeric, 4);
+//! census.require_classified()?;
+//!
+//! let cmp = WidthComparison::compare(&narrow, &wide, None)?;
+//! assert!(cmp.free_symbol, "{}", cmp.verdict);
+//! assert!(cmp.evidence.same_digest.held && cmp.evidence.same_digest.load_bearing);
+//!
+//! // A capture at width 1 cannot carry a symbol and is refused.
+//! let err = Capture::from_slice(at(1, "s0").as_bytes()).unwrap_err();
+//! assert_eq!(err.code(), "step_axis_not_symbolic");
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! # What the digest does not cover
+//!
+//! The digest is over operator names and tensor shapes with symbol names set aside:
+//! symbols are renamed by first appearance and linear expressions (`28*s0`,
+//! `s0 + 1`) are put in one term order, so two captures digest equal exactly when
+//! their operator sequences and shapes are equal up to a renaming of symbols. It
+//! does **not** cover scalar arguments, dtypes, strides, guards, replacements or host
+//! resolutions. A value-level difference (one capture calls `scalar_tensor` where
+//! the other calls `lift_fresh_copy`) is found with [`Census::distinct_ops`] or
+//! [`WidthComparison::control_distinct_ops_differences`]. When two symbols make their
+//! first appearance inside the same non-linear expression, their numbering follows
+//! the text, whose order sympy derives from the names; that can only make equal
+//! structures digest differently (a false "not free"), never the reverse.
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
+
+mod analysis;
+mod capture;
+mod census;
+mod compare;
+mod error;
+mod expr;
+mod families;
+mod host;
+mod json;
+
+pub use capture::{
+    Capture, Dim, FramesOrder, HostResolution, OpView, Replacement, CAPTURE_FORMAT,
+    MIN_SYMBOLIC_WIDTH,
+};
+pub use census::{
+    host_resolutions_by_line, Census, ConcreteDim, FamilyRow, StepAxisReport, StepAxisStatus,
+    Totals, Unclassified, CENSUS_FORMAT, NO_FRAME,
+};
+pub use compare::{
+    CaptureSummary, Check, Evidence, GuardRelation, GuardRow, OpCountDiff, Specialisation,
+    WidthComparison, COMPARISON_FORMAT,
+};
+pub use error::CensusError;
+pub use families::{
+    operator_base_name, FamilyTable, DEFAULT_FAMILIES_JSON, FAMILIES_FORMAT, UNCLASSIFIED,
+};
+pub use host::{DeclaredHostResolutions, HostResolutionDiff, LineDiff};
+pub use json::DEFAULT_MAX_BYTES;
