@@ -115,6 +115,8 @@ pub enum ErrorKind {
     InvalidReference(String),
     /// The writer was given a value it cannot write.
     InvalidWrite(String),
+    /// A number (usually `ts` or `dur`) does not fit the model's range.
+    Number(crate::NumberError),
 }
 
 impl Error {
@@ -197,6 +199,7 @@ impl Error {
             ErrorKind::TrailingData => "trailing_data",
             ErrorKind::InvalidReference(_) => "invalid_reference",
             ErrorKind::InvalidWrite(_) => "invalid_write",
+            ErrorKind::Number(_) => "number_out_of_range",
         }
     }
 
@@ -237,6 +240,7 @@ impl Error {
             ErrorKind::TrailingData => "unexpected data after the end of the document".into(),
             ErrorKind::InvalidReference(m) => m.clone(),
             ErrorKind::InvalidWrite(m) => format!("cannot write: {m}"),
+            ErrorKind::Number(e) => e.to_string(),
         }
     }
 }

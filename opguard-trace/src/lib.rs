@@ -41,9 +41,12 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+pub mod analysis;
 mod error;
 mod event;
 mod identity;
+pub mod kineto_writer;
+pub mod model;
 mod number;
 mod reader;
 mod scan;

@@ -1,0 +1,470 @@
+//! Analysis stage: launch regions, one per artifact.
+//!
+//! A [`LaunchRegion`] summarizes host launches and device work of one
+//! artifact (one clock domain, one role/stage): region bounds, direct and
+//! graph launches, kernels and their top names, kernels whose launch is
+//! *proven* through the artifact's qualified correlation namespace, host
+//! launch gaps per thread and idle gaps per (device, context, stream).
+//! Several artifacts are summarized only by [`aggregate`], which adds counts
+//! and durations and has no field for an absolute time.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use crate::identity::Sha256Digest;
+use crate::model::{
+    FlowPhase, IdValue, LaunchKind, NameId, Provider, Slice, SliceClass, TraceModel,
+};
+
+/// How many kernel names [`LaunchRegion::top_kernels`] lists by default.
+pub const DEFAULT_TOP_KERNELS: usize = 10;
+
+/// Where a result came from.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Provenance {
+    /// The artifact's SHA-256.
+    pub artifact: Sha256Digest,
+    /// Its provider.
+    pub provider: Provider,
+    /// Its role.
+    pub role: Option<String>,
+    /// Its stage.
+    pub stage: Option<String>,
+    /// Its clock domain.
+    pub clock_domain: String,
+    /// Its source path.
+    pub source: Option<String>,
+}
+
+/// Gaps between consecutive launches on one host thread.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct HostTrackGaps {
+    /// `pid`.
+    pub pid: String,
+    /// `tid`.
+    pub tid: String,
+    /// Launches on the thread.
+    pub launches: u64,
+    /// Positive gaps between one launch's end and the next one's start.
+    pub gap_count: u64,
+    /// Their total, ns.
+    pub gap_total_ns: i64,
+    /// The largest, ns.
+    pub gap_max_ns: i64,
+}
+
+/// Busy and idle time of one device stream.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct StreamIdle {
+    /// `args.device` (or the event's `pid`).
+    pub device: String,
+    /// `args.context`, when present.
+    pub context: Option<String>,
+    /// `args.stream` (or the event's `tid`).
+    pub stream: String,
+    /// Device activities (kernels, copies, sets) on the stream.
+    pub activities: u64,
+    /// Time covered by at least one activity, ns.
+    pub busy_ns: i64,
+    /// Gaps between activities.
+    pub idle_gap_count: u64,
+    /// Their total, ns.
+    pub idle_gap_total_ns: i64,
+    /// The largest, ns.
+    pub idle_gap_max_ns: i64,
+}
+
+/// One kernel identity's total.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct KernelTotal {
+    /// Display name (`opguard-kernel-name` short name).
+    pub short_name: String,
+    /// Canonical identity (template arguments kept).
+    pub identity: String,
+    /// Launches of it.
+    pub count: u64,
+    /// Total device time, ns.
+    pub duration_ns: i64,
+}
+
+/// What the correlation figures rest on.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Coverage {
+    /// Whether any kernel carries a correlation id.
+    pub correlation_ids_present: bool,
+    /// Kernels carrying a correlation id.
+    pub kernels_with_correlation_id: u64,
+    /// Whether at least one kernel's launch is proven in a qualified
+    /// namespace. False for providers without one, whatever the ids say.
+    pub host_to_device_correlation_proven: bool,
+    /// The namespace used: `kineto:(artifact, correlation)` or `none`.
+    pub namespace: String,
+    /// Kernels linked to a host launch by an `ac2g` flow pair.
+    pub flow_correlated_kernel_count: u64,
+    /// Why the flow cross-check and the correlation count differ, if they do.
+    pub disagreement: Option<String>,
+}
+
+/// Launch and device activity of one artifact.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct LaunchRegion {
+    /// The artifact's SHA-256.
+    pub artifact: Sha256Digest,
+    /// Its provider.
+    pub provider: Provider,
+    /// Its role.
+    pub role: Option<String>,
+    /// Its stage.
+    pub stage: Option<String>,
+    /// Its clock domain; every time below lives in it.
+    pub clock_domain: String,
+    /// Where it came from.
+    pub provenance: Vec<Provenance>,
+    /// First launch or device activity start, ns.
+    pub region_start_ns: Option<i64>,
+    /// Last launch or device activity end, ns.
+    pub region_end_ns: Option<i64>,
+    /// End minus start, within this clock domain.
+    pub region_duration_ns: Option<i64>,
+    /// Direct launches.
+    pub direct_launch_count: u64,
+    /// Their total duration, ns.
+    pub direct_launch_duration_ns: i64,
+    /// Graph launches.
+    pub graph_launch_count: u64,
+    /// Their total duration, ns.
+    pub graph_launch_duration_ns: i64,
+    /// Device kernels.
+    pub kernel_count: u64,
+    /// Their total duration, ns.
+    pub kernel_duration_ns: i64,
+    /// Device memory copies and sets.
+    pub memory_op_count: u64,
+    /// Kernels whose correlation id has a host runtime call in this
+    /// artifact's namespace.
+    pub correlated_kernel_count: u64,
+    /// Kernel identities by total device time.
+    pub top_kernels: Vec<KernelTotal>,
+    /// Launch gaps per host thread.
+    pub launch_gaps: Vec<HostTrackGaps>,
+    /// Idle gaps per device stream.
+    pub streams: Vec<StreamIdle>,
+    /// Sum of the streams' idle gaps, ns.
+    pub idle_gap_total_ns: i64,
+    /// What the correlation figures rest on.
+    pub coverage: Coverage,
+}
+
+/// Computes the launch region of one artifact.
+pub fn launch_region(model: &TraceModel, top: usize) -> LaunchRegion {
+    let a = model.artifact();
+    let provenance = Provenance {
+        artifact: a.sha256,
+        provider: a.provider,
+        role: a.role.clone(),
+        stage: a.stage.clone(),
+        clock_domain: a.clock_domain.clone(),
+        source: a.source.clone(),
+    };
+    let slices = model.slices();
+    let mut start: Option<i64> = None;
+    let mut end: Option<i64> = None;
+    let mut r = LaunchRegion {
+        artifact: a.sha256,
+        provider: a.provider,
+        role: a.role.clone(),
+        stage: a.stage.clone(),
+        clock_domain: a.clock_domain.clone(),
+        provenance: vec![provenance],
+        region_start_ns: None,
+        region_end_ns: None,
+        region_duration_ns: None,
+        direct_launch_count: 0,
+        direct_launch_duration_ns: 0,
+        graph_launch_count: 0,
+        graph_launch_duration_ns: 0,
+        kernel_count: 0,
+        kernel_duration_ns: 0,
+        memory_op_count: 0,
+        correlated_kernel_count: 0,
+        top_kernels: Vec::new(),
+        launch_gaps: Vec::new(),
+        streams: Vec::new(),
+        idle_gap_total_ns: 0,
+        coverage: Coverage {
+            correlation_ids_present: false,
+            kernels_with_correlation_id: 0,
+            host_to_device_correlation_proven: false,
+            namespace: if a.provider.is_kineto() {
+                "kineto:(artifact, correlation)".into()
+            } else {
+                "none".into()
+            },
+            flow_correlated_kernel_count: 0,
+            disagreement: None,
+        },
+    };
+    let mut by_thread: BTreeMap<(String, String), Vec<&Slice>> = BTreeMap::new();
+    type StreamKey = (String, Option<String>, String);
+    let mut by_stream: BTreeMap<StreamKey, Vec<&Slice>> = BTreeMap::new();
+    let mut kernel_totals: HashMap<NameId, (u64, i64)> = HashMap::new();
+    for (i, s) in slices.iter().enumerate() {
+        let counted = match s.class {
+            SliceClass::Launch(LaunchKind::Direct) => {
+                r.direct_launch_count += 1;
+                r.direct_launch_duration_ns += s.dur_ns;
+                true
+            }
+            SliceClass::Launch(LaunchKind::Graph) => {
+                r.graph_launch_count += 1;
+                r.graph_launch_duration_ns += s.dur_ns;
+                true
+            }
+            SliceClass::Kernel => {
+                r.kernel_count += 1;
+                r.kernel_duration_ns += s.dur_ns;
+                let t = kernel_totals.entry(s.name).or_default();
+                t.0 += 1;
+                t.1 += s.dur_ns;
+                if s.correlation.is_some() {
+                    r.coverage.kernels_with_correlation_id += 1;
+                }
+                if !model.launches_for(i).is_empty() {
+                    r.correlated_kernel_count += 1;
+                }
+                true
+            }
+            SliceClass::Memcpy | SliceClass::Memset => {
+                r.memory_op_count += 1;
+                true
+            }
+            SliceClass::DeviceOther => true,
+            _ => false,
+        };
+        if !counted {
+            continue;
+        }
+        start = Some(start.map_or(s.ts_ns, |v| v.min(s.ts_ns)));
+        end = Some(end.map_or(s.end_ns(), |v| v.max(s.end_ns())));
+        let text = |v: Option<IdValue>| v.map(|v| model.id_text(v));
+        if matches!(s.class, SliceClass::Launch(_)) {
+            let key = (
+                text(s.pid).unwrap_or_default(),
+                text(s.tid).unwrap_or_default(),
+            );
+            by_thread.entry(key).or_default().push(s);
+        } else {
+            let key = (
+                text(s.device.or(s.pid)).unwrap_or_default(),
+                text(s.context),
+                text(s.stream.or(s.tid)).unwrap_or_default(),
+            );
+            by_stream.entry(key).or_default().push(s);
+        }
+    }
+    r.region_start_ns = start;
+    r.region_end_ns = end;
+    r.region_duration_ns = start.zip(end).map(|(s, e)| e - s);
+    r.coverage.correlation_ids_present = r.coverage.kernels_with_correlation_id > 0;
+    r.coverage.host_to_device_correlation_proven = r.correlated_kernel_count > 0;
+
+    for ((pid, tid), mut launches) in by_thread {
+        launches.sort_by_key(|s| (s.ts_ns, s.index));
+        let mut g = HostTrackGaps {
+            pid,
+            tid,
+            launches: launches.len() as u64,
+            gap_count: 0,
+            gap_total_ns: 0,
+            gap_max_ns: 0,
+        };
+        for pair in launches.windows(2) {
+            let gap = pair[1].ts_ns - pair[0].end_ns();
+            if gap > 0 {
+                g.gap_count += 1;
+                g.gap_total_ns += gap;
+                g.gap_max_ns = g.gap_max_ns.max(gap);
+            }
+        }
+        r.launch_gaps.push(g);
+    }
+    for ((device, context, stream), mut acts) in by_stream {
+        acts.sort_by_key(|s| (s.ts_ns, s.index));
+        let mut st = StreamIdle {
+            device,
+            context,
+            stream,
+            activities: acts.len() as u64,
+            busy_ns: 0,
+            idle_gap_count: 0,
+            idle_gap_total_ns: 0,
+            idle_gap_max_ns: 0,
+        };
+        let mut covered_until: Option<i64> = None;
+        for s in acts {
+            match covered_until {
+                Some(until) if s.ts_ns > until => {
+                    let gap = s.ts_ns - until;
+                    st.idle_gap_count += 1;
+                    st.idle_gap_total_ns += gap;
+                    st.idle_gap_max_ns = st.idle_gap_max_ns.max(gap);
+                    st.busy_ns += s.dur_ns.max(0);
+                    covered_until = Some(s.end_ns());
+                }
+                Some(until) => {
+                    st.busy_ns += (s.end_ns() - until).max(0);
+                    covered_until = Some(until.max(s.end_ns()));
+                }
+                None => {
+                    st.busy_ns += s.dur_ns.max(0);
+                    covered_until = Some(s.end_ns());
+                }
+            }
+        }
+        r.idle_gap_total_ns += st.idle_gap_total_ns;
+        r.streams.push(st);
+    }
+
+    let mut totals: BTreeMap<String, KernelTotal> = BTreeMap::new();
+    for (name, (count, dur)) in kernel_totals {
+        let raw = model.name(name);
+        let canonical = opguard_kernel_name::canonicalize(raw);
+        let identity = canonical.qualified_identity();
+        let t = totals
+            .entry(identity.clone())
+            .or_insert_with(|| KernelTotal {
+                short_name: canonical.short_name().into_owned(),
+                identity,
+                count: 0,
+                duration_ns: 0,
+            });
+        t.count += count;
+        t.duration_ns += dur;
+    }
+    let mut totals: Vec<KernelTotal> = totals.into_values().collect();
+    totals.sort_by(|a, b| {
+        b.duration_ns
+            .cmp(&a.duration_ns)
+            .then_with(|| a.identity.cmp(&b.identity))
+    });
+    totals.truncate(top);
+    r.top_kernels = totals;
+
+    if a.provider.is_kineto() {
+        r.coverage.flow_correlated_kernel_count = flow_correlated_kernels(model);
+        let (c, f) = (
+            r.correlated_kernel_count,
+            r.coverage.flow_correlated_kernel_count,
+        );
+        if c != f {
+            r.coverage.disagreement = Some(if f == 0 && c > 0 {
+                format!("{c} kernels correlate by id but the trace has no ac2g flow pairs ending on them")
+            } else if c == 0 && f > 0 {
+                format!("{f} kernels are linked by ac2g flows but carry no correlation id that matches a host call")
+            } else {
+                format!("{c} kernels correlate by id, {f} are linked by ac2g flow pairs")
+            });
+        }
+    } else if r.coverage.correlation_ids_present {
+        r.coverage.disagreement = Some(format!(
+            "{} kernels carry correlation ids, but provider {} defines no qualified namespace: nothing is claimed",
+            r.coverage.kernels_with_correlation_id,
+            a.provider.as_str()
+        ));
+    }
+    r
+}
+
+/// Kernels whose start carries the end of an `ac2g` flow whose start sits at
+/// the start of a host runtime call, in the same artifact.
+fn flow_correlated_kernels(model: &TraceModel) -> u64 {
+    let Some(ac2g) = model.find_name("ac2g") else {
+        return 0;
+    };
+    type Point = (Option<IdValue>, Option<IdValue>, i64);
+    let runtime_starts: HashSet<Point> = model
+        .slices()
+        .iter()
+        .filter(|s| s.class.is_runtime())
+        .map(|s| (s.pid, s.tid, s.ts_ns))
+        .collect();
+    let mut proven_ids: HashSet<IdValue> = HashSet::new();
+    let mut ends: HashMap<Point, Vec<IdValue>> = HashMap::new();
+    for f in model.flows().iter().filter(|f| f.cat == ac2g) {
+        let point = (f.pid, f.tid, f.ts_ns);
+        match f.phase {
+            FlowPhase::Start if runtime_starts.contains(&point) => {
+                proven_ids.insert(f.id);
+            }
+            FlowPhase::End => ends.entry(point).or_default().push(f.id),
+            FlowPhase::Start => {}
+        }
+    }
+    model
+        .slices()
+        .iter()
+        .filter(|s| s.class == SliceClass::Kernel)
+        .filter(|s| {
+            ends.get(&(s.pid, s.tid, s.ts_ns))
+                .is_some_and(|ids| ids.iter().any(|id| proven_ids.contains(id)))
+        })
+        .count() as u64
+}
+
+/// Counts and durations summed over several regions. There is deliberately
+/// no start, end or gap across regions: their clocks are independent.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct RegionAggregate {
+    /// Every contributing artifact.
+    pub provenance: Vec<Provenance>,
+    /// Regions summed.
+    pub region_count: u64,
+    /// Sum of each region's own duration (each within its clock domain).
+    pub summed_region_duration_ns: i64,
+    /// Direct launches.
+    pub direct_launch_count: u64,
+    /// Their total duration, ns.
+    pub direct_launch_duration_ns: i64,
+    /// Graph launches.
+    pub graph_launch_count: u64,
+    /// Their total duration, ns.
+    pub graph_launch_duration_ns: i64,
+    /// Kernels.
+    pub kernel_count: u64,
+    /// Their total duration, ns.
+    pub kernel_duration_ns: i64,
+    /// Kernels proven correlated, each inside its own artifact.
+    pub correlated_kernel_count: u64,
+    /// Sum of each region's idle gaps (each within its clock domain).
+    pub idle_gap_total_ns: i64,
+}
+
+/// Adds counts and durations of `regions`; refuses absolute timestamps by
+/// having no field for them.
+pub fn aggregate(regions: &[LaunchRegion]) -> RegionAggregate {
+    let mut a = RegionAggregate {
+        provenance: Vec::new(),
+        region_count: regions.len() as u64,
+        summed_region_duration_ns: 0,
+        direct_launch_count: 0,
+        direct_launch_duration_ns: 0,
+        graph_launch_count: 0,
+        graph_launch_duration_ns: 0,
+        kernel_count: 0,
+        kernel_duration_ns: 0,
+        correlated_kernel_count: 0,
+        idle_gap_total_ns: 0,
+    };
+    for r in regions {
+        a.provenance.extend(r.provenance.iter().cloned());
+        a.summed_region_duration_ns += r.region_duration_ns.unwrap_or(0);
+        a.direct_launch_count += r.direct_launch_count;
+        a.direct_launch_duration_ns += r.direct_launch_duration_ns;
+        a.graph_launch_count += r.graph_launch_count;
+        a.graph_launch_duration_ns += r.graph_launch_duration_ns;
+        a.kernel_count += r.kernel_count;
+        a.kernel_duration_ns += r.kernel_duration_ns;
+        a.correlated_kernel_count += r.correlated_kernel_count;
+        a.idle_gap_total_ns += r.idle_gap_total_ns;
+    }
+    a
+}

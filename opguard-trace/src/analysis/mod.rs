@@ -1,0 +1,8 @@
+//! Analysis stage: results computed from [`TraceModel`](crate::model::TraceModel)s.
+
+pub mod launch;
+
+pub use launch::{
+    aggregate, launch_region, Coverage, HostTrackGaps, KernelTotal, LaunchRegion, Provenance,
+    RegionAggregate, StreamIdle, DEFAULT_TOP_KERNELS,
+};

@@ -1,0 +1,715 @@
+//! Model stage: what one trace artifact says, with every join qualified.
+//!
+//! A [`TraceModel`] is built from one file in the reader's single pass. It
+//! keeps the events analyses need as compact records ([`Slice`],
+//! [`FlowPoint`]) with interned names, and the [`Artifact`] they belong to.
+//! Correlation is only ever joined inside one artifact, in the namespace its
+//! [`Provider`] defines:
+//!
+//! - Kineto `args.correlation`: keyed by (artifact, correlation);
+//! - Kineto `args["External id"]`: keyed by (artifact, host pid, External id);
+//!   a device event takes the host pid of its proven launch;
+//! - Kineto `ac2g` flows: keyed by (artifact, flow id).
+//!
+//! Two models are two artifacts: nothing here can join across them. Each
+//! artifact is its own clock domain.
+
+mod frame;
+mod provider;
+
+pub use frame::{FrameIdentity, SemanticFrame, SemanticFrameId, SEMANTIC_FRAME_VERSION};
+pub use provider::{Provider, ProviderDetector};
+
+use std::collections::HashMap;
+use std::io::Read;
+use std::path::Path;
+
+use crate::error::Error;
+use crate::event::{Event, Scalar};
+use crate::identity::{EventRef, Sha256Digest};
+use crate::reader::{ReaderOptions, TraceReader, TraceSummary};
+
+/// What the caller knows about an artifact that its content does not say.
+#[derive(Debug, Clone, Default)]
+#[non_exhaustive]
+pub struct ArtifactSpec {
+    /// The artifact's role, e.g. `inference_profile`.
+    pub role: Option<String>,
+    /// The stage it captured, e.g. `prefill`, `decode`. Stages stay distinct.
+    pub stage: Option<String>,
+    /// Overrides provider detection.
+    pub provider: Option<Provider>,
+    /// Where the artifact came from (a path), for provenance.
+    pub source: Option<String>,
+}
+
+impl ArtifactSpec {
+    /// An empty spec: provider detected, no role or stage.
+    pub fn new() -> Self {
+        Self::default()
+    }
+    /// Sets the role.
+    pub fn role(mut self, role: impl Into<String>) -> Self {
+        self.role = Some(role.into());
+        self
+    }
+    /// Sets the stage.
+    pub fn stage(mut self, stage: impl Into<String>) -> Self {
+        self.stage = Some(stage.into());
+        self
+    }
+    /// Overrides provider detection.
+    pub fn provider(mut self, provider: Provider) -> Self {
+        self.provider = Some(provider);
+        self
+    }
+    /// Records where the artifact came from.
+    pub fn source(mut self, source: impl Into<String>) -> Self {
+        self.source = Some(source.into());
+        self
+    }
+}
+
+/// One trace file, as a unit of identity, provenance and time.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Artifact {
+    /// SHA-256 of the file's bytes.
+    pub sha256: Sha256Digest,
+    /// Who wrote it.
+    pub provider: Provider,
+    /// Whether `provider` was detected (true) or given by the caller.
+    pub provider_detected: bool,
+    /// Role given by the caller.
+    pub role: Option<String>,
+    /// Stage given by the caller.
+    pub stage: Option<String>,
+    /// The clock domain its timestamps live in: one per artifact, because
+    /// nothing in a trace file proves two files share a clock.
+    pub clock_domain: String,
+    /// Where it came from.
+    pub source: Option<String>,
+}
+
+/// What kind of thing a slice is, from its category (and, for runtime calls,
+/// its name and correlation).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum SliceClass {
+    /// A host runtime/driver call that launched device work: its name is a
+    /// kernel-launch API, or a device kernel is correlated with it.
+    Launch(LaunchKind),
+    /// Any other host runtime/driver call (memcpy API, sync, attribute...).
+    Runtime,
+    /// A device kernel.
+    Kernel,
+    /// A device memory copy.
+    Memcpy,
+    /// A device memory set.
+    Memset,
+    /// Other device activity (e.g. MTIA command-processor events).
+    DeviceOther,
+    /// A host operator (`cpu_op`).
+    CpuOp,
+    /// A host annotation (`user_annotation`, `record_function`).
+    UserAnnotation,
+    /// An annotation re-emitted on the device timeline
+    /// (`gpu_user_annotation`): never evidence of host nesting.
+    GpuUserAnnotation,
+    /// A Python frame (`python_function`).
+    PythonFunction,
+    /// Anything else.
+    Other,
+}
+
+impl SliceClass {
+    /// Whether the slice is device activity (kernels, copies, sets, other).
+    pub fn is_device(self) -> bool {
+        matches!(
+            self,
+            SliceClass::Kernel | SliceClass::Memcpy | SliceClass::Memset | SliceClass::DeviceOther
+        )
+    }
+    /// Whether the slice is a host runtime/driver call (launch or not).
+    pub fn is_runtime(self) -> bool {
+        matches!(self, SliceClass::Launch(_) | SliceClass::Runtime)
+    }
+}
+
+/// Direct kernel launch or graph launch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LaunchKind {
+    /// `cudaLaunchKernel`, `cuLaunchKernelEx`, `hipExtModuleLaunchKernel`...
+    Direct,
+    /// `cudaGraphLaunch`, `hipGraphLaunch`...: one launch, many kernels.
+    Graph,
+}
+
+/// An interned string of a model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct NameId(u32);
+
+/// A `pid`, `tid` or id value: integers inline, anything else interned.
+/// Numbers and strings never compare equal (`7` is not `"7"`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum IdValue {
+    /// An integer within `i64`.
+    Int(i64),
+    /// A number beyond `i64`, as its exact text.
+    BigNumber(NameId),
+    /// A string.
+    Text(NameId),
+}
+
+/// One complete (`ph: "X"`) event.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Slice {
+    /// Its `traceEvents` index.
+    pub index: u64,
+    /// What it is.
+    pub class: SliceClass,
+    /// `name`.
+    pub name: NameId,
+    /// `cat`.
+    pub cat: NameId,
+    /// `pid`.
+    pub pid: Option<IdValue>,
+    /// `tid`.
+    pub tid: Option<IdValue>,
+    /// Start, nanoseconds in the artifact's clock domain.
+    pub ts_ns: i64,
+    /// Duration in nanoseconds.
+    pub dur_ns: i64,
+    /// `args.correlation`.
+    pub correlation: Option<IdValue>,
+    /// `args["External id"]`.
+    pub external_id: Option<IdValue>,
+    /// `args.device`.
+    pub device: Option<IdValue>,
+    /// `args.context`.
+    pub context: Option<IdValue>,
+    /// `args.stream`.
+    pub stream: Option<IdValue>,
+}
+
+impl Slice {
+    /// End in nanoseconds (`ts + dur`).
+    pub fn end_ns(&self) -> i64 {
+        self.ts_ns.saturating_add(self.dur_ns)
+    }
+}
+
+/// Start or end of a flow arrow.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FlowPhase {
+    /// `ph: "s"`.
+    Start,
+    /// `ph: "f"`.
+    End,
+}
+
+/// One end of a flow (`ph` `s` or `f`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FlowPoint {
+    /// Its `traceEvents` index.
+    pub index: u64,
+    /// Start or end.
+    pub phase: FlowPhase,
+    /// `cat` (Kineto's launch flows are `ac2g`).
+    pub cat: NameId,
+    /// `id`.
+    pub id: IdValue,
+    /// `pid`.
+    pub pid: Option<IdValue>,
+    /// `tid`.
+    pub tid: Option<IdValue>,
+    /// `ts` in nanoseconds.
+    pub ts_ns: i64,
+}
+
+/// A qualified correlation key: which namespace, inside which artifact.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum CorrelationKey {
+    /// Kineto `correlation`, per artifact.
+    Correlation {
+        /// The artifact.
+        artifact: Sha256Digest,
+        /// The id.
+        correlation: IdValue,
+    },
+    /// Kineto `External id`, per artifact and host process.
+    ExternalId {
+        /// The artifact.
+        artifact: Sha256Digest,
+        /// The host process.
+        pid: IdValue,
+        /// The id.
+        external_id: IdValue,
+    },
+    /// A flow id, per artifact.
+    Flow {
+        /// The artifact.
+        artifact: Sha256Digest,
+        /// The id.
+        id: IdValue,
+    },
+}
+
+/// What to keep while reading.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct ModelOptions {
+    /// Keep host operators, annotations and Python frames (select, scaling
+    /// and align need them; launch regions do not).
+    pub host_ops: bool,
+    /// Reader options.
+    pub reader: ReaderOptions,
+}
+
+impl Default for ModelOptions {
+    fn default() -> Self {
+        ModelOptions {
+            host_ops: true,
+            reader: ReaderOptions::default(),
+        }
+    }
+}
+
+impl ModelOptions {
+    /// Keep everything, default reader limits.
+    pub fn new() -> Self {
+        Self::default()
+    }
+    /// Keep only runtime calls, device activity and flows: memory is bounded
+    /// by launches and kernels, not by file size.
+    pub fn launches_only() -> Self {
+        ModelOptions {
+            host_ops: false,
+            ..Self::default()
+        }
+    }
+    /// Sets the reader options.
+    pub fn reader(mut self, reader: ReaderOptions) -> Self {
+        self.reader = reader;
+        self
+    }
+}
+
+#[derive(Debug, Default, Clone)]
+struct Interner {
+    map: HashMap<Box<str>, NameId>,
+    list: Vec<Box<str>>,
+}
+
+impl Interner {
+    fn intern(&mut self, s: &str) -> NameId {
+        if let Some(&id) = self.map.get(s) {
+            return id;
+        }
+        let id = NameId(self.list.len() as u32);
+        self.list.push(s.into());
+        self.map.insert(s.into(), id);
+        id
+    }
+    fn get(&self, id: NameId) -> &str {
+        self.list.get(id.0 as usize).map_or("", |s| s)
+    }
+}
+
+/// One artifact's events, classified and indexed for qualified joins.
+#[derive(Debug, Clone)]
+pub struct TraceModel {
+    artifact: Artifact,
+    summary: TraceSummary,
+    names: Interner,
+    slices: Vec<Slice>,
+    flows: Vec<FlowPoint>,
+    /// Runtime slices by correlation (only for Kineto providers).
+    launches_by_correlation: HashMap<IdValue, Vec<usize>>,
+    /// Host slices by (pid, External id) (only for Kineto providers).
+    host_by_external_id: HashMap<(IdValue, IdValue), Vec<usize>>,
+    /// The host process, when exactly one process made runtime calls or ran
+    /// operators.
+    sole_host_pid: Option<IdValue>,
+}
+
+/// A progress callback: `(encoded bytes read, decoded bytes read)`.
+pub type Progress<'p> = &'p mut dyn FnMut(u64, u64);
+
+impl TraceModel {
+    /// Reads a trace file into a model.
+    pub fn read(
+        path: impl AsRef<Path>,
+        spec: ArtifactSpec,
+        options: &ModelOptions,
+    ) -> Result<TraceModel, Error> {
+        Self::read_with_progress(path, spec, options, &mut |_, _| {})
+    }
+
+    /// Reads a trace file into a model, calling `progress` every few MB.
+    pub fn read_with_progress(
+        path: impl AsRef<Path>,
+        mut spec: ArtifactSpec,
+        options: &ModelOptions,
+        progress: Progress<'_>,
+    ) -> Result<TraceModel, Error> {
+        let path = path.as_ref();
+        if spec.source.is_none() {
+            spec.source = Some(path.display().to_string());
+        }
+        let reader = TraceReader::open_with(path, options.reader.clone())?;
+        Self::from_reader(reader, spec, options, progress)
+    }
+
+    /// Builds a model from an open reader.
+    pub fn from_reader<R: Read>(
+        mut reader: TraceReader<R>,
+        spec: ArtifactSpec,
+        options: &ModelOptions,
+        progress: Progress<'_>,
+    ) -> Result<TraceModel, Error> {
+        let mut b = Builder::new(options.host_ops);
+        let mut next_report = 0u64;
+        while let Some(e) = reader.next_event()? {
+            b.observe(&e)?;
+            if reader.decoded_bytes() >= next_report {
+                progress(reader.encoded_bytes(), reader.decoded_bytes());
+                next_report = reader.decoded_bytes() + (4 << 20);
+            }
+        }
+        let summary = reader.finish()?;
+        progress(summary.encoded_bytes, summary.decoded_bytes);
+        Ok(b.finish(summary, spec))
+    }
+
+    /// The artifact.
+    pub fn artifact(&self) -> &Artifact {
+        &self.artifact
+    }
+    /// What the reader established (digest, sizes, metadata).
+    pub fn summary(&self) -> &TraceSummary {
+        &self.summary
+    }
+    /// Complete events kept, in file order.
+    pub fn slices(&self) -> &[Slice] {
+        &self.slices
+    }
+    /// Flow points kept, in file order.
+    pub fn flows(&self) -> &[FlowPoint] {
+        &self.flows
+    }
+    /// An interned string.
+    pub fn name(&self, id: NameId) -> &str {
+        self.names.get(id)
+    }
+    /// Looks up an interned string without adding it.
+    pub fn find_name(&self, s: &str) -> Option<NameId> {
+        self.names.map.get(s).copied()
+    }
+    /// Text of an id value (numbers as written).
+    pub fn id_text(&self, v: IdValue) -> String {
+        match v {
+            IdValue::Int(i) => i.to_string(),
+            IdValue::BigNumber(n) | IdValue::Text(n) => self.name(n).to_owned(),
+        }
+    }
+    /// The occurrence id of a slice: artifact digest plus event index.
+    pub fn occurrence(&self, slice: &Slice) -> EventRef {
+        EventRef {
+            artifact: self.artifact.sha256,
+            index: slice.index,
+        }
+    }
+
+    fn qualified(&self) -> bool {
+        self.artifact.provider.is_kineto()
+    }
+
+    /// The qualified correlation key of a slice, if its provider defines the
+    /// namespace and the slice carries an id.
+    pub fn correlation_key(&self, slice: &Slice) -> Option<CorrelationKey> {
+        if !self.qualified() {
+            return None;
+        }
+        Some(CorrelationKey::Correlation {
+            artifact: self.artifact.sha256,
+            correlation: slice.correlation?,
+        })
+    }
+
+    /// The host process a slice's External id lives in: its own pid for
+    /// host slices; for device slices the pid of its proven launch, or the
+    /// artifact's only host process. `None` when that cannot be proven.
+    pub fn external_id_key(&self, slice_index: usize) -> Option<CorrelationKey> {
+        if !self.qualified() {
+            return None;
+        }
+        let slice = self.slices.get(slice_index)?;
+        let external_id = slice.external_id?;
+        let pid = if slice.class.is_device() || slice.class == SliceClass::GpuUserAnnotation {
+            let launches = self.launches_for(slice_index);
+            let mut pids = launches.iter().filter_map(|&l| self.slices[l].pid);
+            match pids.next() {
+                Some(p) if pids.all(|q| q == p) => p,
+                Some(_) => return None,
+                None => self.sole_host_pid?,
+            }
+        } else {
+            slice.pid?
+        };
+        Some(CorrelationKey::ExternalId {
+            artifact: self.artifact.sha256,
+            pid,
+            external_id,
+        })
+    }
+
+    /// Host runtime slices proven to have launched device slice
+    /// `slice_index` through `correlation` (empty when unproven).
+    pub fn launches_for(&self, slice_index: usize) -> &[usize] {
+        let Some(slice) = self.slices.get(slice_index) else {
+            return &[];
+        };
+        if !self.qualified() || !slice.class.is_device() {
+            return &[];
+        }
+        slice
+            .correlation
+            .and_then(|c| self.launches_by_correlation.get(&c))
+            .map_or(&[], |v| v.as_slice())
+    }
+
+    /// Host slices (operators, annotations, runtime calls) sharing slice
+    /// `slice_index`'s qualified External id.
+    pub fn host_slices_for_external_id(&self, slice_index: usize) -> &[usize] {
+        match self.external_id_key(slice_index) {
+            Some(CorrelationKey::ExternalId {
+                pid, external_id, ..
+            }) => self
+                .host_by_external_id
+                .get(&(pid, external_id))
+                .map_or(&[], |v| v.as_slice()),
+            _ => &[],
+        }
+    }
+
+    /// The semantic frame of a slice (see [`SemanticFrame`]).
+    pub fn semantic_frame(&self, slice: &Slice) -> SemanticFrame {
+        frame::semantic_frame(self, slice)
+    }
+}
+
+struct Builder {
+    host_ops: bool,
+    names: Interner,
+    slices: Vec<Slice>,
+    flows: Vec<FlowPoint>,
+    detector: ProviderDetector,
+    empty: NameId,
+}
+
+fn runtime_category(cat: &str) -> bool {
+    matches!(
+        cat,
+        "cuda_runtime" | "cuda_driver" | "hip_runtime" | "hip_driver" | "mtia_runtime"
+    ) || cat.eq_ignore_ascii_case("runtime")
+}
+
+/// The launch kind a runtime call's name announces, if any. A call whose
+/// name is not listed still becomes a launch when a kernel correlates with
+/// it, so new APIs do not orphan kernels.
+pub fn launch_kind_from_name(name: &str) -> Option<LaunchKind> {
+    if name.contains("GraphLaunch") {
+        Some(LaunchKind::Graph)
+    } else if name.contains("LaunchKernel")
+        || name.contains("LaunchCooperativeKernel")
+        || name.starts_with("cuLaunch")
+        || name.starts_with("hipLaunch")
+        || name.contains("ModuleLaunch")
+    {
+        Some(LaunchKind::Direct)
+    } else {
+        None
+    }
+}
+
+fn classify(cat: &str, name: &str) -> SliceClass {
+    if runtime_category(cat) {
+        return match launch_kind_from_name(name) {
+            Some(kind) => SliceClass::Launch(kind),
+            None => SliceClass::Runtime,
+        };
+    }
+    match cat {
+        "gpu_memcpy" => SliceClass::Memcpy,
+        "gpu_memset" => SliceClass::Memset,
+        "cpu_op" => SliceClass::CpuOp,
+        "user_annotation" => SliceClass::UserAnnotation,
+        "gpu_user_annotation" => SliceClass::GpuUserAnnotation,
+        "python_function" => SliceClass::PythonFunction,
+        "mtia_ccp_events" => SliceClass::DeviceOther,
+        c if c.eq_ignore_ascii_case("kernel") => SliceClass::Kernel,
+        _ => SliceClass::Other,
+    }
+}
+
+impl Builder {
+    fn new(host_ops: bool) -> Self {
+        let mut names = Interner::default();
+        let empty = names.intern("");
+        Builder {
+            host_ops,
+            names,
+            slices: Vec::new(),
+            flows: Vec::new(),
+            detector: ProviderDetector::new(),
+            empty,
+        }
+    }
+
+    fn id(&mut self, v: Option<Scalar<'_>>) -> Option<IdValue> {
+        Some(match v? {
+            Scalar::Number(n) => match n.as_i64() {
+                Some(i) => IdValue::Int(i),
+                None => IdValue::BigNumber(self.names.intern(n.as_str())),
+            },
+            Scalar::String(s) => IdValue::Text(self.names.intern(&s.as_cow())),
+        })
+    }
+
+    fn observe(&mut self, e: &Event<'_>) -> Result<(), Error> {
+        self.detector.observe(e);
+        let Some(ph) = e.ph() else { return Ok(()) };
+        match ph.raw() {
+            "X" => {
+                let cat = e.cat().map(|c| c.as_cow());
+                let cat = cat.as_deref().unwrap_or("");
+                let name = e.name().map(|n| n.as_cow());
+                let name = name.as_deref().unwrap_or("");
+                let class = classify(cat, name);
+                let keep = self.host_ops
+                    || class.is_runtime()
+                    || class.is_device()
+                    || class == SliceClass::GpuUserAnnotation;
+                if !keep {
+                    return Ok(());
+                }
+                let ts = e.ts_ns().map_err(|err| number_error(e, err))?;
+                let dur = e.dur_ns().map_err(|err| number_error(e, err))?;
+                let (Some(ts_ns), dur_ns) = (ts, dur.unwrap_or(0)) else {
+                    return Ok(());
+                };
+                let slice = Slice {
+                    index: e.index(),
+                    class,
+                    name: self.names.intern(name),
+                    cat: self.names.intern(cat),
+                    pid: self.id(e.pid()),
+                    tid: self.id(e.tid()),
+                    ts_ns,
+                    dur_ns,
+                    correlation: self.id(e.correlation()),
+                    external_id: self.id(e.external_id()),
+                    device: self.id(e.device()),
+                    context: self.id(e.context()),
+                    stream: self.id(e.stream()),
+                };
+                self.slices.push(slice);
+            }
+            p @ ("s" | "f") => {
+                let (Some(ts), Some(id)) = (e.ts_ns().map_err(|err| number_error(e, err))?, e.id())
+                else {
+                    return Ok(());
+                };
+                let cat = e.cat().map(|c| c.as_cow());
+                let flow = FlowPoint {
+                    index: e.index(),
+                    phase: if p == "s" {
+                        FlowPhase::Start
+                    } else {
+                        FlowPhase::End
+                    },
+                    cat: cat.as_deref().map_or(self.empty, |c| self.names.intern(c)),
+                    id: self.id(Some(id)).unwrap_or(IdValue::Int(0)),
+                    pid: self.id(e.pid()),
+                    tid: self.id(e.tid()),
+                    ts_ns: ts,
+                };
+                self.flows.push(flow);
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn finish(mut self, summary: TraceSummary, spec: ArtifactSpec) -> TraceModel {
+        let detected = self.detector.provider(&summary.metadata);
+        let provider = spec.provider.unwrap_or(detected);
+        let artifact = Artifact {
+            sha256: summary.sha256,
+            provider,
+            provider_detected: spec.provider.is_none(),
+            role: spec.role,
+            stage: spec.stage,
+            clock_domain: format!("artifact:{}", summary.sha256),
+            source: spec.source,
+        };
+        let mut launches_by_correlation: HashMap<IdValue, Vec<usize>> = HashMap::new();
+        let mut host_by_external_id: HashMap<(IdValue, IdValue), Vec<usize>> = HashMap::new();
+        let mut host_pids: Vec<IdValue> = Vec::new();
+        if provider.is_kineto() {
+            for (i, s) in self.slices.iter().enumerate() {
+                if s.class.is_runtime() {
+                    if let Some(c) = s.correlation {
+                        launches_by_correlation.entry(c).or_default().push(i);
+                    }
+                }
+                let host = s.class.is_runtime()
+                    || matches!(s.class, SliceClass::CpuOp | SliceClass::UserAnnotation);
+                if host {
+                    if let Some(pid) = s.pid {
+                        if !host_pids.contains(&pid) && host_pids.len() < 2 {
+                            host_pids.push(pid);
+                        }
+                        if let Some(x) = s.external_id {
+                            host_by_external_id.entry((pid, x)).or_default().push(i);
+                        }
+                    }
+                }
+            }
+            // A runtime call a kernel correlates with is a launch, whatever
+            // its name.
+            let proven: Vec<usize> = self
+                .slices
+                .iter()
+                .filter(|s| s.class == SliceClass::Kernel)
+                .filter_map(|s| s.correlation.and_then(|c| launches_by_correlation.get(&c)))
+                .flatten()
+                .copied()
+                .collect();
+            for i in proven {
+                if self.slices[i].class == SliceClass::Runtime {
+                    self.slices[i].class = SliceClass::Launch(LaunchKind::Direct);
+                }
+            }
+        }
+        TraceModel {
+            artifact,
+            summary,
+            names: self.names,
+            slices: self.slices,
+            flows: self.flows,
+            launches_by_correlation,
+            host_by_external_id,
+            sole_host_pid: (host_pids.len() == 1).then(|| host_pids[0]),
+        }
+    }
+}
+
+fn number_error(e: &Event<'_>, err: crate::NumberError) -> Error {
+    Error::new(crate::ErrorKind::Number(err))
+        .at(e.offset())
+        .in_event(Some(e.index()))
+}

@@ -1,0 +1,333 @@
+//! Seed 002 and 003 acceptance: correlation and timing never cross an
+//! artifact, and frame identity separates occurrence from meaning.
+
+use opguard_trace::analysis::{aggregate, launch_region, LaunchRegion};
+use opguard_trace::kineto_writer::KinetoTrace;
+use opguard_trace::model::{ArtifactSpec, FrameIdentity, ModelOptions, Provider, TraceModel};
+
+fn model(trace: &KinetoTrace, spec: ArtifactSpec) -> TraceModel {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.json.gz");
+    std::fs::write(&path, trace.to_gzip().unwrap()).unwrap();
+    TraceModel::read(&path, spec, &ModelOptions::new()).unwrap()
+}
+
+fn region(trace: &KinetoTrace) -> LaunchRegion {
+    launch_region(&model(trace, ArtifactSpec::new()), 10)
+}
+
+/// Seed 002's trace A: a runtime launch with correlation 7 and no kernel.
+fn trace_a() -> KinetoTrace {
+    let mut a = KinetoTrace::new();
+    a.runtime((1, 1), "cudaLaunchKernel", 1000, 10, Some(7), None);
+    a
+}
+
+/// Seed 002's trace B: a kernel with correlation 7 and no launch.
+fn trace_b() -> KinetoTrace {
+    let mut b = KinetoTrace::new();
+    b.kernel(1, 9, "projection_kernel", 0, 5, Some(7), None);
+    b
+}
+
+#[test]
+fn the_a_runtime_b_kernel_counterexample_correlates_nothing() {
+    let (a, b) = (region(&trace_a()), region(&trace_b()));
+    assert_eq!(a.correlated_kernel_count + b.correlated_kernel_count, 0);
+    assert!(!b.coverage.host_to_device_correlation_proven);
+    // The ids are present; the correlation is not proven.
+    assert!(b.coverage.correlation_ids_present);
+    let total = aggregate(&[a, b]);
+    assert_eq!(total.correlated_kernel_count, 0);
+    assert_eq!(total.kernel_count, 1);
+    assert_eq!(total.direct_launch_count, 1);
+}
+
+#[test]
+fn one_valid_same_session_correlation_is_proven() {
+    let mut t = KinetoTrace::new();
+    t.launch((1, 1), "cudaLaunchKernel", 1000, 10, 7, None)
+        .kernel(1, 9, "projection_kernel", 1020, 5);
+    let r = region(&t);
+    assert_eq!(r.correlated_kernel_count, 1);
+    assert!(r.coverage.host_to_device_correlation_proven);
+    assert_eq!(r.coverage.flow_correlated_kernel_count, 1);
+    assert_eq!(r.coverage.disagreement, None);
+}
+
+#[test]
+fn independent_clocks_make_no_cross_file_region_or_gap() {
+    let (a, b) = (region(&trace_a()), region(&trace_b()));
+    assert_eq!(a.region_duration_ns, Some(10));
+    assert_eq!(b.region_duration_ns, Some(5));
+    assert_ne!(a.clock_domain, b.clock_domain);
+    let total = aggregate(&[a, b]);
+    // Durations add; the 1,010 ns span between two clock origins is
+    // nowhere, because the aggregate has no start or end.
+    assert_eq!(total.summed_region_duration_ns, 15);
+    let json = serde_json::to_value(&total).unwrap();
+    for forbidden in ["region_start_ns", "region_end_ns", "region_duration_ns"] {
+        assert!(json.get(forbidden).is_none(), "{forbidden}");
+    }
+    assert!(!json.to_string().contains("1010"));
+}
+
+#[test]
+fn the_same_stream_labels_in_two_artifacts_are_two_streams() {
+    let mut a = KinetoTrace::new();
+    a.kernel(0, 7, "kernel_alpha_one", 0, 10, None, None);
+    a.kernel(0, 7, "kernel_alpha_two", 100, 10, None, None);
+    let mut b = KinetoTrace::new();
+    b.kernel(0, 7, "kernel_beta_one", 40, 10, None, None);
+    let (ra, rb) = (region(&a), region(&b));
+    // One gap of 90 ns in A; B's kernel does not fill it or split it.
+    assert_eq!(ra.idle_gap_total_ns, 90);
+    assert_eq!(ra.streams.len(), 1);
+    assert_eq!(rb.idle_gap_total_ns, 0);
+    assert_eq!(aggregate(&[ra, rb]).idle_gap_total_ns, 90);
+}
+
+#[test]
+fn identical_content_in_two_files_is_still_two_namespaces() {
+    // The second file carries the same kernel with the same correlation 7,
+    // but its launch is in the first file: it stays unproven.
+    let mut t = KinetoTrace::new();
+    t.launch((1, 1), "cudaLaunchKernel", 1000, 10, 7, None)
+        .kernel(0, 7, "projection_kernel", 1020, 5);
+    let first = model(&t, ArtifactSpec::new().stage("prefill"));
+    let mut other = KinetoTrace::new();
+    other.kernel(0, 7, "projection_kernel", 1020, 5, Some(7), None);
+    let second = model(&other, ArtifactSpec::new().stage("prefill"));
+    assert_eq!(launch_region(&first, 5).correlated_kernel_count, 1);
+    assert_eq!(launch_region(&second, 5).correlated_kernel_count, 0);
+}
+
+#[test]
+fn external_ids_are_qualified_by_the_host_process() {
+    // Two host processes in one file reuse External id 5. The kernel's
+    // External id resolves through its proven launch to pid 1 only.
+    let mut t = KinetoTrace::new();
+    t.cpu_op((1, 1), "aten::mm", 0, 100, Some(5));
+    t.cpu_op((2, 2), "aten::add", 0, 100, Some(5));
+    t.launch((1, 1), "cudaLaunchKernel", 10, 5, 70, Some(5))
+        .kernel(0, 7, "gemm_kernel_one", 50, 5);
+    let m = model(&t, ArtifactSpec::new());
+    let kernel = m
+        .slices()
+        .iter()
+        .position(|s| s.class == opguard_trace::model::SliceClass::Kernel)
+        .unwrap();
+    let hosts: Vec<&str> = m
+        .host_slices_for_external_id(kernel)
+        .iter()
+        .map(|&i| m.name(m.slices()[i].name))
+        .collect();
+    assert_eq!(hosts, ["aten::mm", "cudaLaunchKernel"]);
+    // Without a proven launch and with two host processes, the External id
+    // cannot be placed: no edge at all.
+    let mut u = KinetoTrace::new();
+    u.cpu_op((1, 1), "aten::mm", 0, 100, Some(5));
+    u.cpu_op((2, 2), "aten::add", 0, 100, Some(5));
+    u.kernel(0, 7, "gemm_kernel_one", 50, 5, None, Some(5));
+    let m = model(&u, ArtifactSpec::new());
+    let kernel = m.slices().len() - 1;
+    assert!(m.external_id_key(kernel).is_none());
+    assert!(m.host_slices_for_external_id(kernel).is_empty());
+}
+
+#[test]
+fn prefill_and_decode_traces_stay_separate_regions() {
+    let mut p = KinetoTrace::new();
+    p.launch((1, 1), "cudaLaunchKernel", 0, 10, 1, None).kernel(
+        0,
+        7,
+        "prefill_attention_kernel",
+        20,
+        100,
+    );
+    let mut d = KinetoTrace::new();
+    d.launch((1, 1), "cudaLaunchKernel", 0, 10, 1, None).kernel(
+        0,
+        7,
+        "decode_attention_kernel",
+        20,
+        5,
+    );
+    let rp = launch_region(
+        &model(
+            &p,
+            ArtifactSpec::new()
+                .role("inference_profile")
+                .stage("prefill"),
+        ),
+        5,
+    );
+    let rd = launch_region(
+        &model(
+            &d,
+            ArtifactSpec::new()
+                .role("inference_profile")
+                .stage("decode"),
+        ),
+        5,
+    );
+    assert_eq!(rp.stage.as_deref(), Some("prefill"));
+    assert_eq!(rd.stage.as_deref(), Some("decode"));
+    assert_eq!(rp.kernel_duration_ns, 100);
+    assert_eq!(rd.kernel_duration_ns, 5);
+    assert_eq!(rp.top_kernels[0].short_name, "prefill_attention_kernel");
+    let both = aggregate(&[rp, rd]);
+    assert_eq!(both.provenance.len(), 2);
+    assert_eq!(both.correlated_kernel_count, 2);
+}
+
+#[test]
+fn unknown_providers_cannot_claim_correlation() {
+    let mut t = KinetoTrace::new();
+    t.launch((1, 1), "cudaLaunchKernel", 1000, 10, 7, None)
+        .kernel(0, 7, "projection_kernel", 1020, 5);
+    let m = model(&t, ArtifactSpec::new().provider(Provider::Unknown));
+    let r = launch_region(&m, 5);
+    assert_eq!(r.correlated_kernel_count, 0);
+    assert!(r.coverage.correlation_ids_present);
+    assert!(!r.coverage.host_to_device_correlation_proven);
+    assert!(r
+        .coverage
+        .disagreement
+        .unwrap()
+        .contains("no qualified namespace"));
+}
+
+#[test]
+fn a_graph_launch_correlates_with_many_kernels_and_new_apis_do_not_orphan() {
+    let mut t = KinetoTrace::new();
+    t.runtime((1, 1), "cudaGraphLaunch", 0, 50, Some(3), None);
+    for i in 0..4 {
+        t.kernel(0, 7, "graph_node_kernel", 100 + i * 10, 5, Some(3), None);
+    }
+    // An API the name list does not know still launches what correlates.
+    t.runtime((1, 1), "cudaLaunchKernelExC_v11060", 60, 5, Some(4), None);
+    t.kernel(0, 7, "new_api_kernel", 200, 5, Some(4), None);
+    t.runtime((1, 1), "cudaStreamSynchronize", 70, 5, Some(5), None);
+    let r = region(&t);
+    assert_eq!(r.graph_launch_count, 1);
+    assert_eq!(r.direct_launch_count, 1);
+    assert_eq!(r.kernel_count, 5);
+    assert_eq!(r.correlated_kernel_count, 5);
+}
+
+#[test]
+fn one_operator_in_three_files_has_one_semantic_id_and_three_occurrences() {
+    let models: Vec<TraceModel> = (1..=3)
+        .map(|i| {
+            let mut t = KinetoTrace::new();
+            t.cpu_op((1, 1), "aten::reverse_scan", 1000 * i, 10 * i, Some(i));
+            // Content differs, so the artifacts differ.
+            t.cpu_op((1, 1), "aten::other", 5000, i, None);
+            model(&t, ArtifactSpec::new())
+        })
+        .collect();
+    let frames: Vec<_> = models
+        .iter()
+        .map(|m| {
+            let s = &m.slices()[0];
+            (m.semantic_frame(s).id.unwrap(), m.occurrence(s))
+        })
+        .collect();
+    assert_eq!(frames[0].0, frames[1].0);
+    assert_eq!(frames[1].0, frames[2].0);
+    assert_ne!(frames[0].1, frames[1].1);
+    assert_ne!(frames[1].1, frames[2].1);
+    assert!(frames[0].0.as_str().starts_with("sf1:"));
+}
+
+#[test]
+fn different_complete_template_arguments_never_share_a_semantic_id() {
+    let mut t = KinetoTrace::new();
+    let names = [
+        "void at::native::vectorized_elementwise_kernel<4, at::native::AbsFunctor<float>, std::array<char*, 2> >(int, at::native::AbsFunctor<float>, std::array<char*, 2>)",
+        "void at::native::vectorized_elementwise_kernel<4, at::native::NegFunctor<float>, std::array<char*, 2> >(int, at::native::NegFunctor<float>, std::array<char*, 2>)",
+        "void at::native::vectorized_elementwise_kernel<2, at::native::AbsFunctor<float>, std::array<char*, 2> >(int, at::native::AbsFunctor<float>, std::array<char*, 2>)",
+    ];
+    for (i, n) in names.iter().enumerate() {
+        t.kernel(0, 7, n, i as i64 * 10, 5, None, None);
+    }
+    let m = model(&t, ArtifactSpec::new());
+    let ids: std::collections::HashSet<_> = m
+        .slices()
+        .iter()
+        .map(|s| m.semantic_frame(s).id.unwrap())
+        .collect();
+    assert_eq!(ids.len(), 3);
+}
+
+#[test]
+fn partial_identities_are_marked_not_guessed() {
+    let mut t = KinetoTrace::new();
+    t.kernel(0, 7, "void", 0, 5, None, None);
+    t.kernel(0, 7, "void gemm_kernel<128, 4, ...", 10, 5, None, None);
+    t.cpu_op((1, 1), "", 0, 5, None);
+    let m = model(&t, ArtifactSpec::new());
+    for s in m.slices() {
+        let f = m.semantic_frame(s);
+        assert!(f.id.is_none(), "{f:?}");
+        assert!(matches!(f.identity, FrameIdentity::Partial(_)), "{f:?}");
+    }
+}
+
+/// For every real trace: the correlated-kernel count equals an independent
+/// count (kernel rows whose correlation has a runtime call in the same file),
+/// and the ac2g cross-check is reported where the two disagree.
+#[test]
+fn real_traces_correlate_only_what_an_independent_count_finds() {
+    use std::io::Read;
+    for path in opguard_testdata::hta_traces() {
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let m = TraceModel::read(&path, ArtifactSpec::new(), &ModelOptions::launches_only())
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let r = launch_region(&m, 5);
+        // Independent oracle with serde_json.
+        let mut raw = Vec::new();
+        let file = std::fs::File::open(&path).unwrap();
+        if name.ends_with(".gz") {
+            flate2::read::MultiGzDecoder::new(file)
+                .read_to_end(&mut raw)
+                .unwrap();
+        } else {
+            std::io::BufReader::new(file).read_to_end(&mut raw).unwrap();
+        }
+        let doc: serde_json::Value = serde_json::from_slice(&raw).unwrap();
+        let events = doc["traceEvents"].as_array().unwrap();
+        let runtime = ["cuda_runtime", "cuda_driver", "hip_runtime", "mtia_runtime"];
+        let host: std::collections::HashSet<String> = events
+            .iter()
+            .filter(|e| e["ph"] == "X" && runtime.contains(&e["cat"].as_str().unwrap_or("")))
+            .filter_map(|e| e["args"].get("correlation").map(|c| c.to_string()))
+            .collect();
+        let expected = events
+            .iter()
+            .filter(|e| e["ph"] == "X" && e["cat"] == "kernel")
+            .filter(|e| {
+                e["args"]
+                    .get("correlation")
+                    .is_some_and(|c| host.contains(&c.to_string()))
+            })
+            .count() as u64;
+        if m.artifact().provider.is_kineto() {
+            assert_eq!(r.correlated_kernel_count, expected, "{name}");
+        } else {
+            assert_eq!(
+                r.correlated_kernel_count, 0,
+                "{name}: unknown provider claims nothing"
+            );
+        }
+        eprintln!(
+            "{name}: provider={} kernels={} correlated={} flow_correlated={} disagreement={:?}",
+            m.artifact().provider.as_str(),
+            r.kernel_count,
+            r.correlated_kernel_count,
+            r.coverage.flow_correlated_kernel_count,
+            r.coverage.disagreement
+        );
+    }
+}
