@@ -1,2 +1,110 @@
-//! The `opguard` command.
-fn main() {}
+//! The `opguard` command: a thin front end over the opguard crates.
+//!
+//! `opguard <group> <command> [--json] ...` parses flags, calls one library
+//! function and prints its result: a human-readable table by default, one
+//! JSON object per line with `--json`. Errors go to stderr with a stable
+//! code. Exit status: 0 ok, 1 a negative verdict, 2 error or bad input,
+//! 64 usage error. See README.md for every command's JSON shape.
+#![deny(missing_docs)]
+#![forbid(unsafe_code)]
+
+mod cli;
+mod error;
+mod exit;
+mod out;
+mod progress;
+mod style;
+mod trace_info;
+
+use std::ffi::OsString;
+use std::process::ExitCode;
+
+use clap::error::ErrorKind as ClapErrorKind;
+use clap::Parser;
+
+use crate::cli::{Cli, Group, TraceCommand};
+use crate::error::CliError;
+
+fn main() -> ExitCode {
+    let args: Vec<OsString> = std::env::args_os().collect();
+    let json = wants_json(&args);
+    // Nothing should panic; if something does, the caller still gets the
+    // documented error status and a coded message instead of 101.
+    let status = std::panic::catch_unwind(|| run(args)).unwrap_or_else(|_| {
+        CliError::new(
+            "internal",
+            "opguard panicked; this is a bug, please report it",
+        )
+        .report(json);
+        exit::ERROR
+    });
+    ExitCode::from(status)
+}
+
+/// Parses `args` and runs the command; returns the exit status.
+fn run(args: Vec<OsString>) -> u8 {
+    let json = wants_json(&args);
+    let cli = match Cli::try_parse_from(&args) {
+        Ok(cli) => cli,
+        Err(e) => return usage(e, json),
+    };
+    let result = match &cli.group {
+        Group::Trace(TraceCommand::Info(a)) => trace_info::run(a),
+    };
+    match result {
+        Ok(status) => status,
+        Err(e) if e.code == out::BROKEN_PIPE => exit::OK,
+        Err(e) => {
+            e.report(json);
+            e.status
+        }
+    }
+}
+
+/// Whether `--json` was asked for, read from the raw arguments so a usage
+/// error can honour it too.
+fn wants_json(args: &[OsString]) -> bool {
+    args.iter()
+        .skip(1)
+        .take_while(|a| *a != "--")
+        .any(|a| a == "--json")
+}
+
+/// Help and version print and succeed; anything else clap refuses is a
+/// usage error (64).
+fn usage(e: clap::Error, json: bool) -> u8 {
+    match e.kind() {
+        ClapErrorKind::DisplayHelp | ClapErrorKind::DisplayVersion => {
+            let _ = e.print();
+            exit::OK
+        }
+        _ if json => {
+            let text = e.render().to_string();
+            let first = text.lines().next().unwrap_or("invalid command line");
+            let message = first.strip_prefix("error: ").unwrap_or(first);
+            CliError::usage(message).report(true);
+            exit::USAGE
+        }
+        _ => {
+            let _ = e.print();
+            exit::USAGE
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_flag_is_found_before_the_separator_only() {
+        let args = |v: &[&str]| v.iter().map(OsString::from).collect::<Vec<_>>();
+        assert!(wants_json(&args(&[
+            "opguard", "trace", "info", "--json", "x"
+        ])));
+        assert!(!wants_json(&args(&[
+            "opguard", "trace", "info", "--", "--json"
+        ])));
+        assert!(!wants_json(&args(&["--json"])));
+    }
+}

@@ -1,0 +1,112 @@
+//! The command line: `opguard <group> <command> [options]`.
+//!
+//! Only flags live here. Each subcommand's work is one library call in the
+//! module named after it.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+const ROOT_AFTER_HELP: &str = "\
+Output: human-readable tables by default; --json prints stable machine output (README.md).
+Errors go to stderr as `error[<code>]: <message> (at byte N, traceEvents[i])`, or with --json
+as one line {\"error\": {\"code\", \"message\", \"offset\", \"event_index\"}}.
+
+Exit status: 0 ok, 1 a negative verdict (no match), 2 error or bad input, 64 usage error.
+Color only on a terminal and never with NO_COLOR; a progress bar only when stderr is a terminal.
+
+Examples:
+  opguard trace info trace.json.gz
+  opguard trace info --json traces/*.json.gz";
+
+/// One trustworthy implementation of the contracts GPU-profiling tools keep
+/// getting wrong.
+#[derive(Debug, Parser)]
+#[command(
+    name = "opguard",
+    version,
+    about = "Inspect profiler traces and the contracts built on them.",
+    after_help = ROOT_AFTER_HELP,
+    arg_required_else_help = true,
+    propagate_version = true
+)]
+pub struct Cli {
+    /// The command group.
+    #[command(subcommand)]
+    pub group: Group,
+}
+
+/// `opguard <group>`.
+#[derive(Debug, Subcommand)]
+pub enum Group {
+    /// Read Chrome Trace Event Format traces (Kineto, Perfetto JSON; plain or gzip).
+    #[command(subcommand, arg_required_else_help = true)]
+    Trace(TraceCommand),
+}
+
+/// Flags every command shares.
+#[derive(Debug, Args, Clone, Copy)]
+pub struct OutputArgs {
+    /// Print machine-readable JSON (one object per line) instead of a table;
+    /// errors on stderr become one JSON line.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `opguard trace <command>`.
+#[derive(Debug, Subcommand)]
+pub enum TraceCommand {
+    /// What the reader established about each file: digest, sizes, form,
+    /// metadata keys, time span and event counts by (ph, cat).
+    #[command(after_help = "\
+Every file is read to the end, validating every event. A file that fails is reported on
+stderr (exit status 2); the other files are still printed. `-` reads stdin.
+
+Examples:
+  opguard trace info trace.json.gz
+  opguard trace info --json a.json b.json.gz | jq '.counts[0]'")]
+    Info(TraceInfoArgs),
+}
+
+/// `opguard trace info`.
+#[derive(Debug, Args)]
+pub struct TraceInfoArgs {
+    #[command(flatten)]
+    pub output: OutputArgs,
+    /// Trace files (plain or gzip JSON; `-` for stdin).
+    #[arg(required = true, value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn the_command_tree_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn every_subcommand_has_an_example() {
+        fn walk(cmd: &clap::Command, path: &str) {
+            let path = format!("{path} {}", cmd.get_name());
+            let leaf = !cmd.has_subcommands();
+            if leaf {
+                let after = cmd
+                    .get_after_help()
+                    .map(|s| s.to_string())
+                    .unwrap_or_default();
+                assert!(
+                    after.contains("Example") && after.contains(path.trim()),
+                    "{path} has no example naming itself in after_help"
+                );
+            }
+            for sub in cmd.get_subcommands() {
+                walk(sub, &path);
+            }
+        }
+        walk(&Cli::command(), "");
+    }
+}

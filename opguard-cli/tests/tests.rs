@@ -1,0 +1,6 @@
+//! Integration tests: each spawns the built `opguard` binary and checks its
+//! exit status, stdout and stderr.
+
+mod common;
+mod framework;
+mod trace_info;
