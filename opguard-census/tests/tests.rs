@@ -1,0 +1,13 @@
+//! Integration tests for opguard-census: one binary.
+
+mod support;
+
+mod suite {
+    mod comparison;
+    mod digest;
+    mod host_resolutions;
+    mod reader;
+    mod real_captures;
+    mod seed_census;
+    mod traps;
+}
