@@ -42,7 +42,23 @@ pub enum Group {
     /// Read Chrome Trace Event Format traces (Kineto, Perfetto JSON; plain or gzip).
     #[command(subcommand, arg_required_else_help = true)]
     Trace(TraceCommand),
+    /// Symbolic-shape census of a traced step (opguard.census/capture-v1), by operator
+    /// family, with an optional two-width comparison.
+    #[command(after_help = CENSUS_AFTER_HELP, arg_required_else_help = true)]
+    Census(CensusArgs),
 }
+
+const CENSUS_AFTER_HELP: &str = "\
+Everything is read before anything is printed: a refused capture (a width torch specialises,
+error code step_axis_not_symbolic) exits 2 with no record on stdout.
+
+Exit status: 0 ok; 1 when a verdict asked for is negative (--compare: the step axis is not a
+free symbol; --declared-host-resolutions: the log differs from the declared set); 2 on error.
+
+Examples:
+  opguard census clean_sym_w2.json
+  opguard census clean_sym_w2.json --compare clean_sym_w8.json --control clean_control_w2.json
+  opguard census hostres_sym_w2.json --declared-host-resolutions declared.json --json";
 
 /// Flags every command shares.
 #[derive(Debug, Args, Clone, Copy)]
@@ -76,6 +92,30 @@ pub struct TraceInfoArgs {
     /// Trace files (plain or gzip JSON; `-` for stdin).
     #[arg(required = true, value_name = "FILE")]
     pub files: Vec<PathBuf>,
+}
+
+/// `opguard census`.
+#[derive(Debug, Args)]
+pub struct CensusArgs {
+    #[command(flatten)]
+    pub output: OutputArgs,
+    /// A capture record (opguard.census/capture-v1 JSON).
+    #[arg(value_name = "CAPTURE")]
+    pub capture: PathBuf,
+    /// A capture of the same step at another width: report whether the step axis is a
+    /// free symbol, on named evidence.
+    #[arg(long, value_name = "CAPTURE2")]
+    pub compare: Option<PathBuf>,
+    /// A concrete capture (step_axis null) at one of the compared widths, as control.
+    #[arg(long, value_name = "C", requires = "compare")]
+    pub control: Option<PathBuf>,
+    /// Operator family table (opguard.census/families-v1 JSON) instead of the default.
+    #[arg(long, value_name = "F")]
+    pub families: Option<PathBuf>,
+    /// Declared host resolutions ({"file:line in function": count}) that the log of
+    /// CAPTURE (and --compare) must equal, as a multiset.
+    #[arg(long, value_name = "D")]
+    pub declared_host_resolutions: Option<PathBuf>,
 }
 
 #[cfg(test)]

@@ -3,7 +3,6 @@
 /// Success; for a question (`kernel-name match`), the answer is yes.
 pub const OK: u8 = 0;
 /// A negative verdict: the command ran and the answer is no (no match).
-#[allow(dead_code)] // no verdict command is wired yet
 pub const NEGATIVE: u8 = 1;
 /// Bad input or a failure while running; the error is on stderr.
 pub const ERROR: u8 = 2;

@@ -8,6 +8,7 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+mod census;
 mod cli;
 mod error;
 mod exit;
@@ -50,6 +51,7 @@ fn run(args: Vec<OsString>) -> u8 {
     };
     let result = match &cli.group {
         Group::Trace(TraceCommand::Info(a)) => trace_info::run(a),
+        Group::Census(a) => census::run(a),
     };
     match result {
         Ok(status) => status,

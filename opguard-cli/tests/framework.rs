@@ -42,7 +42,7 @@ fn help_and_version_succeed_on_stdout() {
 }
 
 /// Every wired leaf command.
-const LEAVES: &[&[&str]] = &[&["trace", "info"]];
+const LEAVES: &[&[&str]] = &[&["trace", "info"], &["census"]];
 
 #[test]
 fn every_leaf_help_ends_with_an_example_of_itself() {

@@ -1,6 +1,7 @@
 //! Integration tests: each spawns the built `opguard` binary and checks its
 //! exit status, stdout and stderr.
 
+mod census;
 mod common;
 mod framework;
 mod trace_info;
