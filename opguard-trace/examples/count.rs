@@ -1,11 +1,15 @@
 //! Reads a trace and prints its digest, event count and throughput.
-//! `cargo run --release -p opguard-trace --example count -- TRACE`
+//! `cargo run --release -p opguard-trace --example count -- [--thread] TRACE`
 use std::time::Instant;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let path = std::env::args().nth(1).ok_or("usage: count TRACE")?;
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    let threaded = args.iter().any(|a| a == "--thread");
+    args.retain(|a| a != "--thread");
+    let path = args.first().ok_or("usage: count [--thread] TRACE")?;
     let start = Instant::now();
-    let mut reader = opguard_trace::TraceReader::open(&path)?;
+    let options = opguard_trace::ReaderOptions::new().decode_thread(threaded);
+    let mut reader = opguard_trace::TraceReader::open_with(path, options)?;
     let mut with_ts = 0u64;
     while let Some(event) = reader.next_event()? {
         let _ = (

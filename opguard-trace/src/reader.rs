@@ -9,6 +9,8 @@
 use std::fs::File;
 use std::io::{self, BufReader, Read};
 use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{mpsc, Arc};
 
 use flate2::bufread::MultiGzDecoder;
 use sha2::{Digest, Sha256};
@@ -45,6 +47,11 @@ pub struct ReaderOptions {
     /// Replace invalid UTF-8 with U+FFFD instead of failing, and count the
     /// replacements in [`TraceSummary::utf8_replacements`]. Off by default.
     pub lossy_utf8: bool,
+    /// Read, hash and decompress on a second thread while this one parses.
+    /// Off by default: a library embedded in a profiler must not start
+    /// threads its host did not ask for. Memory stays bounded (a few
+    /// buffers in flight).
+    pub decode_thread: bool,
 }
 
 impl Default for ReaderOptions {
@@ -55,6 +62,7 @@ impl Default for ReaderOptions {
             max_depth: DEFAULT_MAX_DEPTH,
             max_value_bytes: DEFAULT_MAX_VALUE_BYTES,
             lossy_utf8: false,
+            decode_thread: false,
         }
     }
 }
@@ -87,6 +95,11 @@ impl ReaderOptions {
     /// Sets [`ReaderOptions::lossy_utf8`].
     pub fn lossy_utf8(mut self, on: bool) -> Self {
         self.lossy_utf8 = on;
+        self
+    }
+    /// Sets [`ReaderOptions::decode_thread`].
+    pub fn decode_thread(mut self, on: bool) -> Self {
+        self.decode_thread = on;
         self
     }
 }
@@ -204,22 +217,165 @@ impl<R: Read> Read for Encoded<R> {
 
 type Prefixed<R> = io::Chain<io::Cursor<Vec<u8>>, Encoded<R>>;
 
-enum Source<R> {
+/// Decompression (or not) over the counted, hashed input.
+enum Decoder<R> {
     Plain(Prefixed<R>),
     Gzip(Box<MultiGzDecoder<BufReader<Prefixed<R>>>>),
 }
 
-impl<R: Read> Source<R> {
+impl<R: Read> Decoder<R> {
+    fn new(encoded: Encoded<R>, magic: Vec<u8>) -> (Self, Compression) {
+        let chained = io::Cursor::new(magic.clone()).chain(encoded);
+        if magic == [0x1f, 0x8b] {
+            let buffered = BufReader::with_capacity(64 << 10, chained);
+            (
+                Decoder::Gzip(Box::new(MultiGzDecoder::new(buffered))),
+                Compression::Gzip,
+            )
+        } else {
+            (Decoder::Plain(chained), Compression::None)
+        }
+    }
     fn encoded(&self) -> &Encoded<R> {
         match self {
-            Source::Plain(c) => c.get_ref().1,
-            Source::Gzip(d) => d.get_ref().get_ref().get_ref().1,
+            Decoder::Plain(c) => c.get_ref().1,
+            Decoder::Gzip(d) => d.get_ref().get_ref().get_ref().1,
         }
     }
     fn encoded_mut(&mut self) -> &mut Encoded<R> {
         match self {
-            Source::Plain(c) => c.get_mut().1,
-            Source::Gzip(d) => d.get_mut().get_mut().get_mut().1,
+            Decoder::Plain(c) => c.get_mut().1,
+            Decoder::Gzip(d) => d.get_mut().get_mut().get_mut().1,
+        }
+    }
+    /// Reads decoded bytes; errors carry their code and encoded offset.
+    fn read_mapped(&mut self, dst: &mut [u8], options: &ReaderOptions) -> Result<usize, Error> {
+        loop {
+            let read = match self {
+                Decoder::Plain(r) => r.read(dst),
+                Decoder::Gzip(r) => r.read(dst),
+            };
+            match read {
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => {
+                    let gzip = matches!(self, Decoder::Gzip(_));
+                    return Err(map_io(e, options, self.encoded().count, gzip));
+                }
+                Ok(n) => return Ok(n),
+            }
+        }
+    }
+    fn digest(&mut self) -> (Sha256Digest, u64) {
+        let encoded = self.encoded_mut();
+        let hasher = std::mem::take(&mut encoded.hasher);
+        (Sha256Digest(hasher.finalize().into()), encoded.count)
+    }
+}
+
+/// Decoded chunks produced by a second thread.
+struct Threaded {
+    rx: mpsc::Receiver<Result<Vec<u8>, Error>>,
+    chunk: Vec<u8>,
+    chunk_pos: usize,
+    encoded: Arc<AtomicU64>,
+    handle: Option<std::thread::JoinHandle<(Sha256Digest, u64)>>,
+}
+
+impl Threaded {
+    fn start<R: Read + Send + 'static>(mut decoder: Decoder<R>, options: &ReaderOptions) -> Self {
+        // Two chunks in flight bound the memory the thread can run ahead by.
+        let (tx, rx) = mpsc::sync_channel::<Result<Vec<u8>, Error>>(2);
+        let encoded = Arc::new(AtomicU64::new(0));
+        let progress = Arc::clone(&encoded);
+        let options = options.clone();
+        let handle = std::thread::spawn(move || {
+            let mut decoded = 0u64;
+            loop {
+                let mut chunk = vec![0u8; CHUNK];
+                let mut filled = 0;
+                let allowed = (options.max_decoded_bytes + 1).saturating_sub(decoded);
+                let want = CHUNK.min(usize::try_from(allowed).unwrap_or(usize::MAX));
+                let mut failed = None;
+                while filled < want {
+                    match decoder.read_mapped(&mut chunk[filled..want], &options) {
+                        Ok(0) => break,
+                        Ok(n) => filled += n,
+                        Err(e) => {
+                            failed = Some(e);
+                            break;
+                        }
+                    }
+                }
+                progress.store(decoder.encoded().count, Ordering::Relaxed);
+                decoded += filled as u64;
+                chunk.truncate(filled);
+                let more = filled == want && want > 0;
+                if filled > 0 && tx.send(Ok(chunk)).is_err() {
+                    break;
+                }
+                if let Some(e) = failed {
+                    let _ = tx.send(Err(e));
+                    break;
+                }
+                if !more {
+                    break;
+                }
+            }
+            decoder.digest()
+        });
+        Threaded {
+            rx,
+            chunk: Vec::new(),
+            chunk_pos: 0,
+            encoded,
+            handle: Some(handle),
+        }
+    }
+
+    fn read(&mut self, dst: &mut [u8]) -> Result<usize, Error> {
+        while self.chunk_pos == self.chunk.len() {
+            match self.rx.recv() {
+                Ok(Ok(chunk)) => {
+                    self.chunk = chunk;
+                    self.chunk_pos = 0;
+                }
+                Ok(Err(e)) => return Err(e),
+                Err(mpsc::RecvError) => return Ok(0),
+            }
+        }
+        let n = dst.len().min(self.chunk.len() - self.chunk_pos);
+        dst[..n].copy_from_slice(&self.chunk[self.chunk_pos..self.chunk_pos + n]);
+        self.chunk_pos += n;
+        Ok(n)
+    }
+}
+
+enum Source<R> {
+    Inline(Decoder<R>),
+    Threaded(Threaded),
+}
+
+impl<R: Read> Source<R> {
+    fn read(&mut self, dst: &mut [u8], options: &ReaderOptions) -> Result<usize, Error> {
+        match self {
+            Source::Inline(d) => d.read_mapped(dst, options),
+            Source::Threaded(t) => t.read(dst),
+        }
+    }
+    fn encoded_count(&self) -> u64 {
+        match self {
+            Source::Inline(d) => d.encoded().count,
+            Source::Threaded(t) => t.encoded.load(Ordering::Relaxed),
+        }
+    }
+    fn digest(&mut self) -> Result<(Sha256Digest, u64), Error> {
+        match self {
+            Source::Inline(d) => Ok(d.digest()),
+            Source::Threaded(t) => {
+                t.handle.take().and_then(|h| h.join().ok()).ok_or_else(|| {
+                    Error::new(ErrorKind::Io(io::Error::other("decode thread failed")))
+                })
+            }
         }
     }
 }
@@ -294,8 +450,45 @@ impl TraceReader<File> {
 
     /// Opens a file.
     pub fn open_with(path: impl AsRef<Path>, options: ReaderOptions) -> Result<Self, Error> {
-        TraceReader::with_options(File::open(path)?, options)
+        TraceReader::with_thread(File::open(path)?, options)
     }
+}
+
+impl<R: Read + Send + 'static> TraceReader<R> {
+    /// Reads from `input`; with [`ReaderOptions::decode_thread`] set, a second
+    /// thread reads, hashes and decompresses while this one parses.
+    pub fn with_thread(input: R, options: ReaderOptions) -> Result<Self, Error> {
+        let (decoder, compression) = start_decoder(input, &options)?;
+        let source = if options.decode_thread {
+            Source::Threaded(Threaded::start(decoder, &options))
+        } else {
+            Source::Inline(decoder)
+        };
+        Ok(Self::from_source(source, compression, options))
+    }
+}
+
+fn start_decoder<R: Read>(
+    input: R,
+    options: &ReaderOptions,
+) -> Result<(Decoder<R>, Compression), Error> {
+    let mut encoded = Encoded {
+        inner: input,
+        hasher: Sha256::new(),
+        count: 0,
+        limit: options.max_encoded_bytes,
+    };
+    let mut magic = Vec::with_capacity(2);
+    while magic.len() < 2 {
+        let mut byte = [0u8; 1];
+        match encoded.read(&mut byte) {
+            Ok(0) => break,
+            Ok(_) => magic.push(byte[0]),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(map_io(e, options, encoded.count, false)),
+        }
+    }
+    Ok(Decoder::new(encoded, magic))
 }
 
 impl<R: Read> TraceReader<R> {
@@ -305,35 +498,19 @@ impl<R: Read> TraceReader<R> {
     }
 
     /// Reads from `input`. Reads the first bytes to detect gzip.
+    /// ([`ReaderOptions::decode_thread`] needs [`TraceReader::open_with`] or
+    /// [`TraceReader::with_thread`], where the input can move to a thread.)
     pub fn with_options(input: R, options: ReaderOptions) -> Result<Self, Error> {
-        let mut encoded = Encoded {
-            inner: input,
-            hasher: Sha256::new(),
-            count: 0,
-            limit: options.max_encoded_bytes,
-        };
-        let mut magic = Vec::with_capacity(2);
-        while magic.len() < 2 {
-            let mut byte = [0u8; 1];
-            match encoded.read(&mut byte) {
-                Ok(0) => break,
-                Ok(_) => magic.push(byte[0]),
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(map_io(e, &options, encoded.count, false)),
-            }
-        }
-        let gzip = magic == [0x1f, 0x8b];
-        let chained = io::Cursor::new(magic).chain(encoded);
-        let (source, compression) = if gzip {
-            let buffered = BufReader::with_capacity(64 << 10, chained);
-            (
-                Source::Gzip(Box::new(MultiGzDecoder::new(buffered))),
-                Compression::Gzip,
-            )
-        } else {
-            (Source::Plain(chained), Compression::None)
-        };
-        Ok(TraceReader {
+        let (decoder, compression) = start_decoder(input, &options)?;
+        Ok(Self::from_source(
+            Source::Inline(decoder),
+            compression,
+            options,
+        ))
+    }
+
+    fn from_source(source: Source<R>, compression: Compression, options: ReaderOptions) -> Self {
+        TraceReader {
             source,
             buf: vec![0; CHUNK],
             options,
@@ -351,7 +528,7 @@ impl<R: Read> TraceReader<R> {
             utf8_replacements: 0,
             scratch: Vec::new(),
             failed: false,
-        })
+        }
     }
 
     /// The detected encoding.
@@ -372,7 +549,7 @@ impl<R: Read> TraceReader<R> {
 
     /// Bytes read from the input so far, for progress reporting.
     pub fn encoded_bytes(&self) -> u64 {
-        self.source.encoded().count
+        self.source.encoded_count()
     }
 
     /// Reads to the end, validating every remaining event, and returns what
@@ -385,11 +562,10 @@ impl<R: Read> TraceReader<R> {
             )));
         }
         let form = self.form.unwrap_or(TopLevelForm::Array);
-        let encoded = self.source.encoded_mut();
-        let sha256 = Sha256Digest(std::mem::take(&mut encoded.hasher).finalize().into());
+        let (sha256, encoded_bytes) = self.source.digest()?;
         Ok(TraceSummary {
             sha256,
-            encoded_bytes: encoded.count,
+            encoded_bytes,
             decoded_bytes: self.decoded,
             events: self.events,
             compression: self.compression,
@@ -738,27 +914,11 @@ impl<R: Read> TraceReader<R> {
         }
         let allowed = (self.options.max_decoded_bytes + 1).saturating_sub(self.decoded);
         let room = (self.buf.len() - self.len).min(usize::try_from(allowed).unwrap_or(usize::MAX));
-        let n = loop {
-            let dst = &mut self.buf[self.len..self.len + room];
-            let read = match &mut self.source {
-                Source::Plain(r) => r.read(dst),
-                Source::Gzip(r) => r.read(dst),
-            };
-            match read {
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                other => break other,
-            }
-        };
-        let n = n.map_err(|e| {
-            let count = self.source.encoded().count;
-            map_io(
-                e,
-                &self.options,
-                count,
-                self.compression == Compression::Gzip,
-            )
-            .in_event(self.event_in_progress())
-        })?;
+        let dst = &mut self.buf[self.len..self.len + room];
+        let n = self
+            .source
+            .read(dst, &self.options)
+            .map_err(|e| e.in_event(self.event_in_progress()))?;
         if n == 0 {
             self.eof = true;
             return Ok(false);

@@ -4,6 +4,7 @@ mod limits;
 mod model;
 mod real_data;
 mod round_trip;
+mod threaded;
 
 use std::io::Write;
 
