@@ -1,7 +1,89 @@
-//! `opguard-kernel-name`: not built yet.
+//! One canonical identity for GPU kernel symbols (CUDA, ROCm, Triton,
+//! NCCL, cuDNN, Itanium-mangled, memory rows) and a strict matcher.
 //!
-//! This crate is a placeholder in the opguard workspace; it exposes no API
-//! and claims no capability until its contract lands. See the workspace
-//! `DESIGN` notes in the repository README.
+//! * [`canonicalize`] turns a symbol into a [`Canonical`]: base identifier,
+//!   qualification, the kernel's own [`Template`] arguments (complete, elided
+//!   or absent), the stripped annotation, the [`MemoryOp`] of a
+//!   `Memcpy`/`Memset` row, and the *truncated* and *degenerate* flags.
+//! * [`short_name`] is the display name used in profile tables
+//!   (at most [`SHORT_NAME_LIMIT`] characters).
+//! * [`matches`] answers whether two symbols name the same kernel, as a
+//!   [`Verdict`] carrying a stable [`Reason`] code when they do not and a
+//!   [`Basis`] when they do; [`is_match`] is the `bool` form.
+//! * [`Canonical::identity`] is a stable semantic identity string to hash.
+//!
+//! ```
+//! use opguard_kernel_name::{canonicalize, matches, short_name, Reason, TemplateKind};
+//!
+//! let row = "void (anonymous namespace)::clamp_position_kernel<long>(long*, int)";
+//! let c = canonicalize(row);
+//! assert_eq!(c.base(), "clamp_position_kernel");
+//! assert_eq!(c.qualification().map(|q| q.to_string()).as_deref(), Some("(anonymous namespace)"));
+//! assert_eq!(c.template().kind(), TemplateKind::Complete);
+//! assert_eq!(c.identity(), "clamp_position_kernel<long>");
+//! assert_eq!(short_name(row), "clamp_position_kernel");
+//!
+//! // The profile's short name certifies its own kernel ...
+//! assert!(matches("clamp_position_kernel", row).is_match);
+//! // ... and nothing else: the old `void` collision is impossible.
+//! let other = "void (anonymous namespace)::elementwise_kernel_with_index<int>(int)";
+//! assert_eq!(matches(row, other).reason, Some(Reason::BaseDiffers));
+//! assert_eq!(matches("void", "void").reason, Some(Reason::DegenerateToken));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! # Rules
+//!
+//! 1. Balanced `<...>`, `(...)` and `[...]` groups are matched with a stack
+//!    (a closer only closes the opener of its own type on top; any other
+//!    closer is an ordinary character). An opener that never closes cuts
+//!    the name there.
+//! 2. A parenthesised group followed by `::` is a qualification component,
+//!    so `(anonymous namespace)` works anywhere in a qualification.
+//! 3. The identity is the last qualified name before the parameter list
+//!    (the first `(` group directly after a name or its template group, not
+//!    followed by `::`), or the last qualified name when there is none. So a
+//!    leading return type (`void`, `std::enable_if<!(false), void>::type`)
+//!    is dropped.
+//! 4. Pipeline annotations (`main_kernel[prefill]`,
+//!    `_fwd_grouped_kernel_stage1 [sliding_attention]`) are stripped and
+//!    reported. `Memcpy <dir> (...)` / `Memset (...)` rows keep their kind
+//!    and direction; the parenthesis is their annotation.
+//! 5. Template arguments are split at top-level commas and compared one by
+//!    one in a whitespace-normal form that keeps separators. An argument
+//!    ending in `...`, or a template `<` that never closes, makes the list
+//!    elided: lists must then agree over the visible prefix (and the cut
+//!    argument's visible start). A side without template arguments matches
+//!    on the base alone ([`Basis::BaseOnly`]).
+//! 6. No substring containment. A base of exactly [`SHORT_NAME_LIMIT`]
+//!    characters may be a display-truncated name and matches any base that
+//!    extends it; nothing else is a prefix match.
+//! 7. A base shorter than [`MIN_TOKEN_LEN`] is degenerate and never
+//!    certifies anything, itself included.
+//! 8. Identifiers are ASCII `[A-Za-z0-9_]`; any other character separates.
+//! 9. `_Z...` symbols are demangled first (`cpp_demangle`); if that fails
+//!    the trimmed symbol is its own identity, matched by exact equality only.
+//! 10. Total: every string gets an answer, nothing panics.
+//!
+//! The qualification is compared only when both sides carry one (profile
+//! tables drop it); it is not part of [`Canonical::identity`], which the issue
+//! defines qualification-free — use [`Canonical::qualified_identity`] where two
+//! libraries' copies of one template must stay apart.
+//! The language-neutral parity fixture is `fixtures/kernel-name/` in the
+//! repository.
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
+
+mod canonical;
+mod error;
+mod scan;
+mod text;
+mod verdict;
+
+pub use canonical::{
+    canonicalize, short_name, Args, Canonical, Mangling, MemoryKind, MemoryOp, Template,
+    TemplateKind, IDENTITY_SCHEME, MIN_TOKEN_LEN, SHORT_NAME_LIMIT,
+};
+pub use error::{Error, ErrorKind};
+pub use text::Fragment;
+pub use verdict::{is_match, matches, Basis, Reason, Verdict};

@@ -1,0 +1,76 @@
+//! The crate's one error type: an identity that is not fully known.
+
+use std::fmt;
+
+/// What made [`crate::Canonical::strict_identity`] refuse.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// The base identifier is shorter than [`crate::MIN_TOKEN_LEN`].
+    Degenerate {
+        /// The degenerate base (possibly empty).
+        base: String,
+    },
+    /// The kernel's template arguments are elided (`...` or a `<` that never closes).
+    ElidedTemplate,
+    /// The base is exactly [`crate::SHORT_NAME_LIMIT`] characters: it may be cut.
+    DisplayTruncated,
+}
+
+/// An identity that cannot be used as a complete semantic key.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub struct Error {
+    kind: ErrorKind,
+    symbol: String,
+}
+
+impl Error {
+    pub(crate) fn new(kind: ErrorKind, symbol: &str) -> Self {
+        Error {
+            kind,
+            symbol: symbol.to_owned(),
+        }
+    }
+
+    /// What went wrong.
+    pub fn kind(&self) -> &ErrorKind {
+        &self.kind
+    }
+
+    /// The symbol whose identity was refused.
+    pub fn symbol(&self) -> &str {
+        &self.symbol
+    }
+
+    /// A stable machine-readable code.
+    pub fn code(&self) -> &'static str {
+        match self.kind {
+            ErrorKind::Degenerate { .. } => "kernel_name.degenerate",
+            ErrorKind::ElidedTemplate => "kernel_name.elided_template",
+            ErrorKind::DisplayTruncated => "kernel_name.display_truncated",
+        }
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let shown: String = self.symbol.chars().take(120).collect();
+        match &self.kind {
+            ErrorKind::Degenerate { base } => write!(
+                f,
+                "kernel symbol {shown:?}: base identifier {base:?} has {} characters, expected at least {}",
+                base.len(),
+                crate::MIN_TOKEN_LEN
+            ),
+            ErrorKind::ElidedTemplate => write!(
+                f,
+                "kernel symbol {shown:?}: template arguments are elided, expected a complete argument list"
+            ),
+            ErrorKind::DisplayTruncated => write!(
+                f,
+                "kernel symbol {shown:?}: base identifier is exactly {} characters and may be cut at the display limit, expected a full name",
+                crate::SHORT_NAME_LIMIT
+            ),
+        }
+    }
+}

@@ -1,0 +1,326 @@
+//! The top-level scan of a (demangled, non-memory) kernel name.
+//!
+//! One left-to-right pass. At depth 0 the text is a stream of items:
+//! identifier runs, `::`, balanced groups, whitespace and other characters.
+//! A group is matched with a stack: an opener `<` `(` `[` is pushed, a closer
+//! pops only when it matches the opener on top, and any other closer is an
+//! ordinary character. An opener that never closes cuts the name there.
+//! Chains of qualified names are read from the items; the identity is the
+//! chain right before the parameter list, or the last chain when there is none.
+
+use smallvec::SmallVec;
+
+use crate::text::is_ident;
+
+/// Where the identity's own template group sits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum TemplateSpan {
+    /// No `<...>` group directly after the base identifier.
+    None,
+    /// Content between `<` and its matching `>` (exclusive).
+    Complete(usize, usize),
+    /// Content from after an unclosed `<` to the end of the text.
+    Cut(usize),
+}
+
+/// Byte spans of the parts of a name; all index into the scanned text.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Parsed {
+    pub(crate) base: (usize, usize),
+    pub(crate) qualification: Option<(usize, usize)>,
+    pub(crate) template: TemplateSpan,
+    pub(crate) annotation: Option<(usize, usize)>,
+}
+
+#[inline]
+fn partner(open: u8) -> u8 {
+    match open {
+        b'<' => b'>',
+        b'(' => b')',
+        _ => b']',
+    }
+}
+
+#[inline]
+fn is_open(b: u8) -> bool {
+    matches!(b, b'<' | b'(' | b'[')
+}
+
+#[inline]
+fn is_close(b: u8) -> bool {
+    matches!(b, b'>' | b')' | b']')
+}
+
+/// Index of the closer matching the opener at `open`, or `None` when it never closes.
+fn find_close(b: &[u8], open: usize) -> Option<usize> {
+    let mut stack: SmallVec<[u8; 32]> = SmallVec::new();
+    stack.push(partner(b[open]));
+    let mut j = open + 1;
+    while j < b.len() {
+        let c = b[j];
+        if is_open(c) {
+            stack.push(partner(c));
+        } else if is_close(c) && stack.last() == Some(&c) {
+            stack.pop();
+            if stack.is_empty() {
+                return Some(j);
+            }
+        }
+        j += 1;
+    }
+    None
+}
+
+/// Iterator over the top-level, comma-separated pieces of a template
+/// group's content (raw, untrimmed), with the same matching rules as the scan.
+#[derive(Clone)]
+pub(crate) struct ArgSplit<'s> {
+    text: &'s str,
+    pos: usize,
+    done: bool,
+}
+
+impl<'s> ArgSplit<'s> {
+    pub(crate) fn new(text: &'s str) -> Self {
+        ArgSplit {
+            text,
+            pos: 0,
+            done: false,
+        }
+    }
+}
+
+impl<'s> Iterator for ArgSplit<'s> {
+    type Item = &'s str;
+
+    fn next(&mut self) -> Option<&'s str> {
+        if self.done {
+            return None;
+        }
+        let b = self.text.as_bytes();
+        let mut stack: SmallVec<[u8; 32]> = SmallVec::new();
+        let start = self.pos;
+        let mut j = start;
+        while j < b.len() {
+            let c = b[j];
+            if is_open(c) {
+                stack.push(partner(c));
+            } else if is_close(c) {
+                if stack.last() == Some(&c) {
+                    stack.pop();
+                }
+            } else if c == b',' && stack.is_empty() {
+                self.pos = j + 1;
+                return Some(&self.text[start..j]);
+            }
+            j += 1;
+        }
+        self.done = true;
+        Some(&self.text[start..])
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Prev {
+    /// Start of text, whitespace, another character, or an item outside any chain.
+    Break,
+    /// An identifier that is the last component of the current chain.
+    Ident,
+    /// The template group attached to that identifier.
+    Template,
+    /// A parenthesised group used as a qualification component (`(anonymous namespace)`).
+    ParenComponent,
+    /// A `::` inside the current chain.
+    Sep,
+}
+
+#[derive(Clone, Copy)]
+struct Chain {
+    start: usize,
+    /// The last identifier component, if any.
+    ident: Option<(usize, usize)>,
+    /// Whether the chain currently ends with that identifier (not a paren component).
+    ends_with_ident: bool,
+    template: TemplateSpan,
+    /// Position of the `::` that precedes `ident`.
+    qual_end: Option<usize>,
+}
+
+struct Scanner {
+    cur: Option<Chain>,
+    candidate: Option<Chain>,
+    annotation: Option<(usize, usize)>,
+    prev: Prev,
+    last_sep: usize,
+    frozen: bool,
+}
+
+impl Scanner {
+    fn finish(&mut self) {
+        if let Some(chain) = self.cur.take() {
+            if !self.frozen && chain.ends_with_ident && chain.ident.is_some() {
+                self.candidate = Some(chain);
+                self.annotation = None;
+            }
+        }
+    }
+
+    fn offer_annotation(&mut self, open: usize, close: usize) {
+        if self.candidate.is_some() && self.annotation.is_none() {
+            self.annotation = Some((open + 1, close));
+        }
+    }
+}
+
+/// Scans `text` (already trimmed) and locates the identity's parts.
+pub(crate) fn scan(text: &str) -> Parsed {
+    let b = text.as_bytes();
+    let n = b.len();
+    let mut s = Scanner {
+        cur: None,
+        candidate: None,
+        annotation: None,
+        prev: Prev::Break,
+        last_sep: 0,
+        frozen: false,
+    };
+    let mut i = 0;
+    while i < n {
+        let c = b[i];
+        if is_ident(c) {
+            let start = i;
+            while i < n && is_ident(b[i]) {
+                i += 1;
+            }
+            if s.frozen {
+                s.prev = Prev::Ident;
+                continue;
+            }
+            match (&mut s.cur, s.prev) {
+                (Some(chain), Prev::Sep) => {
+                    chain.ident = Some((start, i));
+                    chain.ends_with_ident = true;
+                    chain.template = TemplateSpan::None;
+                    chain.qual_end = Some(s.last_sep);
+                }
+                _ => {
+                    s.finish();
+                    s.cur = Some(Chain {
+                        start,
+                        ident: Some((start, i)),
+                        ends_with_ident: true,
+                        template: TemplateSpan::None,
+                        qual_end: None,
+                    });
+                }
+            }
+            s.prev = Prev::Ident;
+            continue;
+        }
+        if c == b':' && i + 1 < n && b[i + 1] == b':' {
+            if s.cur.is_some()
+                && matches!(s.prev, Prev::Ident | Prev::Template | Prev::ParenComponent)
+            {
+                s.prev = Prev::Sep;
+                s.last_sep = i;
+            } else {
+                s.finish();
+                s.prev = Prev::Break;
+            }
+            i += 2;
+            continue;
+        }
+        if is_open(c) {
+            let Some(close) = find_close(b, i) else {
+                // An opener that never closes cuts the name here.
+                if c == b'<' && s.prev == Prev::Ident && !s.frozen {
+                    if let Some(chain) = &mut s.cur {
+                        chain.template = TemplateSpan::Cut(i + 1);
+                    }
+                }
+                s.finish();
+                break;
+            };
+            let attached = matches!(s.prev, Prev::Ident | Prev::Template);
+            match c {
+                b'<' => {
+                    if s.prev == Prev::Ident {
+                        if !s.frozen {
+                            if let Some(chain) = &mut s.cur {
+                                chain.template = TemplateSpan::Complete(i + 1, close);
+                            }
+                        }
+                        s.prev = Prev::Template;
+                    } else {
+                        s.finish();
+                        s.prev = Prev::Break;
+                    }
+                }
+                b'(' => {
+                    let followed_by_sep =
+                        b.get(close + 1) == Some(&b':') && b.get(close + 2) == Some(&b':');
+                    if followed_by_sep {
+                        // A qualification component: `(anonymous namespace)::`, `f(int)::`.
+                        let continues = s.cur.is_some()
+                            && matches!(s.prev, Prev::Ident | Prev::Template | Prev::Sep);
+                        if continues {
+                            if let Some(chain) = &mut s.cur {
+                                chain.ends_with_ident = false;
+                            }
+                        } else {
+                            s.finish();
+                            s.cur = Some(Chain {
+                                start: i,
+                                ident: None,
+                                ends_with_ident: false,
+                                template: TemplateSpan::None,
+                                qual_end: None,
+                            });
+                        }
+                        s.prev = Prev::ParenComponent;
+                    } else if attached {
+                        // The parameter list (when still looking for the identity).
+                        if !s.frozen {
+                            s.finish();
+                            s.frozen = true;
+                        }
+                        s.prev = Prev::Break;
+                    } else {
+                        s.finish();
+                        s.offer_annotation(i, close);
+                        s.prev = Prev::Break;
+                    }
+                }
+                _ => {
+                    s.finish();
+                    s.offer_annotation(i, close);
+                    s.prev = Prev::Break;
+                }
+            }
+            i = close + 1;
+            continue;
+        }
+        // Whitespace, a lone `:`, a stray closer or any other character.
+        s.finish();
+        s.prev = Prev::Break;
+        i += 1;
+    }
+    s.finish();
+    match s.candidate {
+        Some(chain) => {
+            let base = chain.ident.unwrap_or((0, 0));
+            Parsed {
+                base,
+                qualification: chain.qual_end.map(|end| (chain.start, end)),
+                template: chain.template,
+                annotation: s.annotation,
+            }
+        }
+        None => Parsed {
+            base: (0, 0),
+            qualification: None,
+            template: TemplateSpan::None,
+            annotation: s.annotation,
+        },
+    }
+}

@@ -1,0 +1,112 @@
+//! Paths to the shared data and the fixture, and a small trace reader.
+
+use std::io::Read;
+use std::path::PathBuf;
+
+/// `fixtures/kernel-name/kernel_symbols.json` in the workspace.
+pub fn fixture_path() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../fixtures/kernel-name/kernel_symbols.json")
+}
+
+/// `/work/shared/data/traces/hta` (resolved from the workspace), or `None`
+/// with a printed message when it is missing outside CI. Under `CI=true` a
+/// missing folder fails loudly.
+pub fn hta_dir() -> Option<PathBuf> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/data/traces/hta");
+    if dir.is_dir() {
+        return Some(dir);
+    }
+    if std::env::var("CI").as_deref() == Ok("true") {
+        panic!(
+            "CI=true but the shared trace data is missing at {}",
+            dir.display()
+        );
+    }
+    println!("skipping: shared trace data not found at {}", dir.display());
+    None
+}
+
+/// Event categories whose `name` is a device kernel or memory-operation symbol:
+/// Kineto's `kernel`/`gpu_memcpy`/`gpu_memset`, the older `Kernel`, and
+/// CUPTI profiler ranges (named after the kernel they measure).
+pub const KERNEL_CATEGORIES: &[&str] = &[
+    "kernel",
+    "Kernel",
+    "gpu_memcpy",
+    "gpu_memset",
+    "cuda_profiler_range",
+];
+
+#[derive(serde::Deserialize)]
+struct Event {
+    #[serde(default)]
+    cat: Option<serde_json::Value>,
+    #[serde(default)]
+    name: Option<serde_json::Value>,
+}
+
+/// Every distinct kernel/memory symbol in the trace folder, in first-seen
+/// order, with the files it occurs in.
+pub fn trace_names(dir: &std::path::Path) -> Vec<(String, Vec<String>)> {
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+        .expect("read trace dir")
+        .map(|e| e.expect("dir entry").path())
+        .collect();
+    entries.sort();
+    let mut order: Vec<String> = Vec::new();
+    let mut files: std::collections::HashMap<String, Vec<String>> = Default::default();
+    for path in entries {
+        let file = path.file_name().unwrap().to_string_lossy().into_owned();
+        let raw = std::fs::read(&path).expect("read trace");
+        let mut bytes = Vec::new();
+        if raw.starts_with(&[0x1f, 0x8b]) {
+            flate2::read::GzDecoder::new(&raw[..])
+                .read_to_end(&mut bytes)
+                .expect("gunzip trace");
+        } else {
+            bytes = raw;
+        }
+        // Real traces may carry invalid UTF-8; names are compared as text.
+        let text = String::from_utf8_lossy(&bytes);
+        for event in events_of(&text) {
+            let (Some(serde_json::Value::String(cat)), Some(serde_json::Value::String(name))) =
+                (event.cat, event.name)
+            else {
+                continue;
+            };
+            if !KERNEL_CATEGORIES.contains(&cat.as_str()) {
+                continue;
+            }
+            let seen = files.entry(name.clone()).or_default();
+            if seen.is_empty() {
+                order.push(name);
+            }
+            if !seen.contains(&file) {
+                seen.push(file.clone());
+            }
+        }
+    }
+    order
+        .into_iter()
+        .map(|n| {
+            let f = files.remove(&n).unwrap_or_default();
+            (n, f)
+        })
+        .collect()
+}
+
+/// Only `cat` and `name` of each event are kept (no DOM of the whole file).
+fn events_of(text: &str) -> Vec<Event> {
+    #[derive(serde::Deserialize)]
+    #[serde(untagged)]
+    enum Doc {
+        Object {
+            #[serde(rename = "traceEvents", default)]
+            trace_events: Vec<Event>,
+        },
+        Array(Vec<Event>),
+    }
+    match serde_json::from_str::<Doc>(text).expect("trace JSON") {
+        Doc::Object { trace_events } | Doc::Array(trace_events) => trace_events,
+    }
+}

@@ -1,0 +1,7 @@
+//! Test modules of the single integration-test binary.
+
+mod api;
+mod common;
+mod fixture;
+mod props;
+mod traces;
