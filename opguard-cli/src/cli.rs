@@ -42,6 +42,10 @@ pub enum Group {
     /// Read Chrome Trace Event Format traces (Kineto, Perfetto JSON; plain or gzip).
     #[command(subcommand, arg_required_else_help = true)]
     Trace(TraceCommand),
+    /// Canonical kernel identity, display names and the strict matcher (CUDA, ROCm,
+    /// Triton, mangled `_Z...` symbols, memory rows).
+    #[command(subcommand, name = "kernel-name", arg_required_else_help = true)]
+    KernelName(KernelNameCommand),
     /// Symbolic-shape census of a traced step (opguard.census/capture-v1), by operator
     /// family, with an optional two-width comparison.
     #[command(after_help = CENSUS_AFTER_HELP, arg_required_else_help = true)]
@@ -92,6 +96,79 @@ pub struct TraceInfoArgs {
     /// Trace files (plain or gzip JSON; `-` for stdin).
     #[arg(required = true, value_name = "FILE")]
     pub files: Vec<PathBuf>,
+}
+
+/// `opguard kernel-name <command>`.
+#[derive(Debug, Subcommand)]
+pub enum KernelNameCommand {
+    /// The canonical form of each symbol: base, qualification, template arguments,
+    /// annotation, memory op, identity, and the degenerate/truncated flags.
+    #[command(after_help = "\
+With --stdin, every input line (empty ones included) gives one output, in order, so output
+line N answers input line N; a line that is not UTF-8 stops with error[invalid_utf8] (exit 2).
+
+Examples:
+  opguard kernel-name canonical 'void (anonymous namespace)::clamp_position_kernel<long>(long*, int)'
+  opguard kernel-name canonical --json --stdin < kernel_names.txt")]
+    Canonical(CanonicalArgs),
+    /// The display name used in profile tables (at most 60 characters).
+    #[command(after_help = "\
+Examples:
+  opguard kernel-name short 'void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>>(int, float*)'
+  opguard kernel-name short --stdin < kernel_names.txt")]
+    Short(ShortArgs),
+    /// Whether WANT and GOT name the same kernel (exit 0), or not (exit 1), with the
+    /// basis of a match or the reason for a mismatch.
+    #[command(after_help = "\
+Exit status: 0 match, 1 no match (with --stdin: 0 when every pair matches, 1 when one does
+not), 2 error (a --stdin line without exactly one tab is error[bad_line]), 64 usage.
+
+Examples:
+  opguard kernel-name match clamp_position_kernel 'void (anonymous namespace)::clamp_position_kernel<long>(long*, int)'
+  printf 'want\\tgot\\n' | opguard kernel-name match --json --stdin")]
+    Match(MatchArgs),
+}
+
+/// `opguard kernel-name canonical`.
+#[derive(Debug, Args)]
+pub struct CanonicalArgs {
+    #[command(flatten)]
+    pub output: OutputArgs,
+    /// Read one symbol per line from stdin instead of SYMBOL arguments.
+    #[arg(long, conflicts_with = "symbols")]
+    pub stdin: bool,
+    /// Kernel symbols, as a profiler shows them.
+    #[arg(value_name = "SYMBOL", required_unless_present = "stdin")]
+    pub symbols: Vec<String>,
+}
+
+/// `opguard kernel-name short`.
+#[derive(Debug, Args)]
+pub struct ShortArgs {
+    #[command(flatten)]
+    pub output: OutputArgs,
+    /// Read one symbol per line from stdin instead of SYMBOL arguments.
+    #[arg(long, conflicts_with = "symbols")]
+    pub stdin: bool,
+    /// Kernel symbols.
+    #[arg(value_name = "SYMBOL", required_unless_present = "stdin")]
+    pub symbols: Vec<String>,
+}
+
+/// `opguard kernel-name match`.
+#[derive(Debug, Args)]
+pub struct MatchArgs {
+    #[command(flatten)]
+    pub output: OutputArgs,
+    /// Read `want<TAB>got` pairs, one per line, from stdin instead of WANT GOT.
+    #[arg(long, conflicts_with_all = ["want", "got"])]
+    pub stdin: bool,
+    /// The kernel asked for (e.g. a profile table's short name).
+    #[arg(value_name = "WANT", required_unless_present = "stdin")]
+    pub want: Option<String>,
+    /// The kernel observed (e.g. a trace's full symbol).
+    #[arg(value_name = "GOT", required_unless_present = "stdin")]
+    pub got: Option<String>,
 }
 
 /// `opguard census`.

@@ -12,6 +12,7 @@ mod census;
 mod cli;
 mod error;
 mod exit;
+mod kernel_name;
 mod out;
 mod progress;
 mod style;
@@ -23,7 +24,7 @@ use std::process::ExitCode;
 use clap::error::ErrorKind as ClapErrorKind;
 use clap::Parser;
 
-use crate::cli::{Cli, Group, TraceCommand};
+use crate::cli::{Cli, Group, KernelNameCommand, TraceCommand};
 use crate::error::CliError;
 
 fn main() -> ExitCode {
@@ -51,6 +52,9 @@ fn run(args: Vec<OsString>) -> u8 {
     };
     let result = match &cli.group {
         Group::Trace(TraceCommand::Info(a)) => trace_info::run(a),
+        Group::KernelName(KernelNameCommand::Canonical(a)) => kernel_name::run_canonical(a),
+        Group::KernelName(KernelNameCommand::Short(a)) => kernel_name::run_short(a),
+        Group::KernelName(KernelNameCommand::Match(a)) => kernel_name::run_match(a),
         Group::Census(a) => census::run(a),
     };
     match result {

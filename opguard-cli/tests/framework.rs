@@ -42,7 +42,13 @@ fn help_and_version_succeed_on_stdout() {
 }
 
 /// Every wired leaf command.
-const LEAVES: &[&[&str]] = &[&["trace", "info"], &["census"]];
+const LEAVES: &[&[&str]] = &[
+    &["trace", "info"],
+    &["kernel-name", "canonical"],
+    &["kernel-name", "short"],
+    &["kernel-name", "match"],
+    &["census"],
+];
 
 #[test]
 fn every_leaf_help_ends_with_an_example_of_itself() {

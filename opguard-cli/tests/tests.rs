@@ -4,4 +4,5 @@
 mod census;
 mod common;
 mod framework;
+mod kernel_name;
 mod trace_info;

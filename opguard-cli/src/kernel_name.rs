@@ -1,0 +1,260 @@
+//! `opguard kernel-name`: canonical identity, short name and the strict
+//! matcher of `opguard-kernel-name`, for symbols on the command line or one
+//! per line on stdin.
+
+use std::io::BufRead;
+
+use opguard_kernel_name::{
+    canonicalize, matches, short_name, Basis, Canonical, Mangling, Reason, TemplateKind, Verdict,
+};
+use serde::Serialize;
+
+use crate::cli::{CanonicalArgs, MatchArgs, ShortArgs};
+use crate::error::CliError;
+use crate::exit;
+use crate::out::Out;
+use crate::style::Style;
+
+/// Reads stdin line by line, handing each line (without its `\n` or `\r\n`)
+/// and its 1-based number to `each`. Every line is an input, empty ones
+/// included, so output line N always answers input line N.
+fn for_each_line(mut each: impl FnMut(&str, u64) -> Result<(), CliError>) -> Result<(), CliError> {
+    let mut stdin = std::io::stdin().lock();
+    let mut buf = Vec::new();
+    let mut number = 0u64;
+    loop {
+        buf.clear();
+        let n = stdin
+            .read_until(b'\n', &mut buf)
+            .map_err(|e| CliError::new("io", format!("cannot read stdin: {e}")).in_input("-"))?;
+        if n == 0 {
+            return Ok(());
+        }
+        number += 1;
+        if buf.last() == Some(&b'\n') {
+            buf.pop();
+            if buf.last() == Some(&b'\r') {
+                buf.pop();
+            }
+        }
+        let line = std::str::from_utf8(&buf).map_err(|e| {
+            let mut err = CliError::new(
+                "invalid_utf8",
+                format!(
+                    "stdin is not UTF-8 (invalid byte at column {})",
+                    e.valid_up_to() + 1
+                ),
+            )
+            .in_input("-");
+            err.line = Some(number);
+            err
+        })?;
+        each(line, number)?;
+    }
+}
+
+/// Runs `opguard kernel-name canonical`.
+pub fn run_canonical(args: &CanonicalArgs) -> Result<u8, CliError> {
+    let mut out = Out::new();
+    let style = Style::for_stdout();
+    let mut first = true;
+    let mut emit = |symbol: &str, out: &mut Out| -> Result<(), CliError> {
+        let c = canonicalize(symbol);
+        if args.output.json {
+            out.json_line(&c)?;
+        } else {
+            if !first {
+                out.text("\n")?;
+            }
+            out.text(&human_canonical(&c, style))?;
+        }
+        first = false;
+        Ok(())
+    };
+    if args.stdin {
+        for_each_line(|line, _| {
+            emit(line, &mut out)?;
+            out.flush()
+        })?;
+    } else {
+        for symbol in &args.symbols {
+            emit(symbol, &mut out)?;
+        }
+    }
+    out.flush()?;
+    Ok(exit::OK)
+}
+
+fn human_canonical(c: &Canonical<'_>, style: Style) -> String {
+    let t = c.template();
+    let template = match t.kind() {
+        TemplateKind::None => "none".to_owned(),
+        kind => {
+            let kind = kind.as_str();
+            let mut args: Vec<String> = t.args().map(|a| a.to_string()).collect();
+            if t.kind() == TemplateKind::Elided {
+                args.push(match t.partial() {
+                    Some(p) => format!("{p}..."),
+                    None => "...".to_owned(),
+                });
+            }
+            format!("{kind} <{}>", args.join(", "))
+        }
+    };
+    let mut flags = Vec::new();
+    if c.is_degenerate() {
+        flags.push("degenerate (never certifies a match)");
+    }
+    if c.is_truncated() {
+        flags.push("possibly display-truncated");
+    }
+    let mut facts: Vec<(&str, String)> = vec![
+        ("symbol", c.symbol().to_owned()),
+        ("identity", c.identity()),
+        ("base", c.base().to_owned()),
+        ("short name", c.short_name().into_owned()),
+        ("template", template),
+    ];
+    if let Some(q) = c.qualification() {
+        facts.push(("qualification", q.to_string()));
+    }
+    if let Some(a) = c.annotation() {
+        facts.push(("annotation", a.into_owned()));
+    }
+    if let Some(m) = c.memory_op() {
+        let direction = m.direction.as_deref().unwrap_or("(none)");
+        facts.push(("memory op", format!("{} {direction}", m.kind.as_str())));
+    }
+    if let Some(d) = c.demangled() {
+        facts.push(("demangled", d.to_owned()));
+    }
+    if c.mangling() == Mangling::Opaque {
+        facts.push(("mangling", "opaque (could not demangle)".to_owned()));
+    }
+    if !flags.is_empty() {
+        facts.push(("flags", flags.join(", ")));
+    }
+    let width = facts.iter().map(|(k, _)| k.len()).max().unwrap_or(0);
+    facts
+        .iter()
+        .map(|(k, v)| {
+            let pad = " ".repeat(width - k.len());
+            format!("{}{pad}  {v}\n", style.bold(k))
+        })
+        .collect()
+}
+
+#[derive(Serialize)]
+struct ShortLine<'a> {
+    symbol: &'a str,
+    short_name: &'a str,
+}
+
+/// Runs `opguard kernel-name short`.
+pub fn run_short(args: &ShortArgs) -> Result<u8, CliError> {
+    let mut out = Out::new();
+    let emit = |symbol: &str, out: &mut Out| -> Result<(), CliError> {
+        let short = short_name(symbol);
+        if args.output.json {
+            out.json_line(&ShortLine {
+                symbol,
+                short_name: &short,
+            })
+        } else {
+            out.text(&short)?;
+            out.text("\n")
+        }
+    };
+    if args.stdin {
+        for_each_line(|line, _| {
+            emit(line, &mut out)?;
+            out.flush()
+        })?;
+    } else {
+        for symbol in &args.symbols {
+            emit(symbol, &mut out)?;
+        }
+    }
+    out.flush()?;
+    Ok(exit::OK)
+}
+
+/// One `--json` line of `kernel-name match`.
+#[derive(Serialize)]
+struct MatchLine<'a> {
+    want: &'a str,
+    got: &'a str,
+    #[serde(rename = "match")]
+    is_match: bool,
+    reason: Option<Reason>,
+    basis: Option<Basis>,
+}
+
+fn emit_match(
+    out: &mut Out,
+    json: bool,
+    style: Style,
+    want: &str,
+    got: &str,
+) -> Result<Verdict, CliError> {
+    let v = matches(want, got);
+    if json {
+        out.json_line(&MatchLine {
+            want,
+            got,
+            is_match: v.is_match,
+            reason: v.reason,
+            basis: v.basis,
+        })?;
+    } else {
+        let head = match (v.is_match, v.basis, v.reason) {
+            (true, Some(b), _) => style.bold(&format!("match ({})", b.code())),
+            (true, None, _) => style.bold("match"),
+            (false, _, Some(r)) => style.error(&format!("no match ({})", r.code())),
+            (false, _, None) => style.error("no match"),
+        };
+        out.text(&format!(
+            "{head}\n  want  {}\n  got   {}\n",
+            canonicalize(want).identity(),
+            canonicalize(got).identity()
+        ))?;
+    }
+    Ok(v)
+}
+
+/// Runs `opguard kernel-name match`: 0 when every pair matches, 1 when one
+/// does not.
+pub fn run_match(args: &MatchArgs) -> Result<u8, CliError> {
+    let mut out = Out::new();
+    let style = Style::for_stdout();
+    let json = args.output.json;
+    let mut all = true;
+    if args.stdin {
+        for_each_line(|line, number| {
+            let mut fields = line.split('\t');
+            let (Some(want), Some(got), None) = (fields.next(), fields.next(), fields.next())
+            else {
+                let mut e = CliError::new(
+                    "bad_line",
+                    format!(
+                        "the line has {} tab(s); expected want<TAB>got, exactly one tab",
+                        line.matches('\t').count()
+                    ),
+                )
+                .in_input("-");
+                e.line = Some(number);
+                return Err(e);
+            };
+            all &= emit_match(&mut out, json, style, want, got)?.is_match;
+            out.flush()
+        })?;
+    } else {
+        // clap guarantees both without --stdin.
+        let (Some(want), Some(got)) = (&args.want, &args.got) else {
+            return Err(CliError::usage("WANT and GOT are required without --stdin"));
+        };
+        all = emit_match(&mut out, json, style, want, got)?.is_match;
+    }
+    out.flush()?;
+    Ok(if all { exit::OK } else { exit::NEGATIVE })
+}
