@@ -1,7 +1,71 @@
-//! `opguard-scaling`: not built yet.
+//! Which operators' cost grows with an experiment's numeric input (batch
+//! size, sequence length, ...), across independently captured trial traces.
 //!
-//! This crate is a placeholder in the opguard workspace; it exposes no API
-//! and claims no capability until its contract lands. See the workspace
-//! `DESIGN` notes in the repository README.
+//! A trial is one run at one input value, with one or more trace files. Per
+//! trial, [`trial_costs`] reads each trace with `opguard-trace` and totals a
+//! [`Metric`] per *semantic* frame (`semantic-frame/v1`: provider, category,
+//! normalized name, source location, canonical kernel identity) — never per
+//! occurrence, whose id names one event of one file. [`correlate`] then
+//! forms one series per (variant, semantic frame, metric, unit), computes
+//! Spearman's rho and its p-value ([`stats`]) for every series with at least
+//! three trials and two distinct inputs, and adjusts the p-values with
+//! Benjamini–Hochberg. Frames whose identity is partial are listed as
+//! [`Unmatched`], so "nothing correlates" and "identity prevented matching"
+//! look different. [`run_trials_file`] does all of it from a trials
+//! document ([`TrialsDocument`]).
+//!
+//! The same operator at 10, 20 and 30 ns in three separately written traces:
+//!
+//! ```
+//! use opguard_scaling::{run_trials_file, Metric};
+//! use opguard_trace::kineto_writer::KinetoTrace;
+//!
+//! let dir = tempfile::tempdir()?;
+//! for (i, cost) in [10, 20, 30].into_iter().enumerate() {
+//!     let mut t = KinetoTrace::new();
+//!     // Different timestamps and thread ids: different artifacts.
+//!     let thread = (1000 + i as i64, 7);
+//!     t.cpu_op(thread, "reverse_scan", 5_000 * i as i64, cost, Some(1));
+//!     t.cpu_op(thread, "aten::zeros", 100_000, 500, Some(2));
+//!     std::fs::write(dir.path().join(format!("t{}.json.gz", i + 1)), t.to_gzip()?)?;
+//! }
+//! let trials = r#"{"trials": [
+//!   {"id": "t1", "input": 1, "variant": "base", "traces": ["t1.json.gz"]},
+//!   {"id": "t2", "input": 2, "variant": "base", "traces": ["t2.json.gz"]},
+//!   {"id": "t3", "input": 3, "variant": "base", "traces": ["t3.json.gz"]}
+//! ], "metric": "inclusive_ns"}"#;
+//! std::fs::write(dir.path().join("trials.json"), trials)?;
+//!
+//! let report = run_trials_file(dir.path().join("trials.json"), Some(Metric::InclusiveNs))?;
+//! assert_eq!(report.hotspots.len(), 1);
+//! let hot = &report.hotspots[0];
+//! assert_eq!(hot.series.name, "reverse_scan");
+//! assert_eq!((hot.spearman_rho, hot.independent_trial_count), (1.0, 3));
+//! // aten::zeros costs the same everywhere: no rho, and not a rho of 0.
+//! assert_eq!(report.not_correlatable[0].series.name, "aten::zeros");
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
+
+mod correlate;
+mod cost;
+mod error;
+mod metric;
+mod report;
+mod run;
+pub mod stats;
+mod trials;
+
+pub use correlate::{correlate, MIN_DISTINCT_INPUTS, MIN_SAMPLES};
+pub use cost::{
+    self_times, trial_costs, FrameCost, TraceArtifact, TrialCosts, BUILD_ID_KEY, SOURCE_STATE_KEY,
+};
+pub use error::Error;
+pub use metric::{Metric, Unit};
+pub use report::{
+    Hotspot, Insufficient, InsufficientReason, NotCorrelatable, NotCorrelatableReason,
+    ScalingReport, SeriesInfo, Unmatched,
+};
+pub use run::{run_trials, run_trials_file};
+pub use trials::{TrialSpec, TrialsDocument, MAX_TRIALS_DOCUMENT_BYTES, TRIALS_FORMAT};

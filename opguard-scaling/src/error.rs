@@ -1,0 +1,122 @@
+//! The crate's one error type.
+
+use std::path::PathBuf;
+
+use crate::metric::{Metric, Unit};
+
+/// Everything that can stop a scaling run.
+///
+/// Each variant says what was being read, where (a JSON path such as
+/// `trials[2].input`, a line and column, a trial id and trace path) and what
+/// was expected. [`Error::code`] gives a stable machine-readable string per
+/// variant; the codes are part of the contract and never change meaning.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The trials document could not be read from disk.
+    #[error("cannot read trials document {path}: {source}", path = path.display())]
+    TrialsUnreadable {
+        /// The document.
+        path: PathBuf,
+        /// The underlying error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The trials document is not valid JSON or breaks its schema.
+    #[error("trials document {document}: {location}: {problem}; expected {expected}")]
+    TrialsInvalid {
+        /// The document (its path, or `<memory>`).
+        document: String,
+        /// A JSON path (`trials[2].input`) or `line L, column C`.
+        location: String,
+        /// What is wrong.
+        problem: String,
+        /// What the schema expects there.
+        expected: String,
+    },
+    /// A trial's trace could not be read by `opguard-trace`.
+    #[error("trial {trial:?}: cannot read trace {path}: [{code}] {source}", path = path.display(), code = source.code())]
+    TraceUnreadable {
+        /// The trial id.
+        trial: String,
+        /// The trace file.
+        path: PathBuf,
+        /// The reader's error (its own `code()` says why).
+        #[source]
+        source: opguard_trace::Error,
+    },
+    /// The same trace bytes were offered twice: as two trials (which would
+    /// not be independent samples) or twice inside one trial (which would
+    /// double its cost).
+    #[error("trace {path} (sha256 {sha256}) is used by trial {first_trial:?} and again by trial {trial:?}; every trial must be its own capture and every trace counted once", path = path.display())]
+    ArtifactReused {
+        /// SHA-256 of the trace bytes.
+        sha256: String,
+        /// The second path the bytes were read from.
+        path: PathBuf,
+        /// The trial that used them first.
+        first_trial: String,
+        /// The trial that used them again (may equal `first_trial`).
+        trial: String,
+    },
+    /// A trial's build id or source state is stated twice with different
+    /// values (in the document and a trace, or in two of its traces).
+    #[error("trial {trial:?}: {field} is {first:?} in {first_origin} but {second:?} in {second_origin}; a trial has one {field}")]
+    SourceStateConflict {
+        /// The trial id.
+        trial: String,
+        /// `build_id` or `source_state`.
+        field: &'static str,
+        /// The first value.
+        first: String,
+        /// Where it was stated.
+        first_origin: String,
+        /// The conflicting value.
+        second: String,
+        /// Where it was stated.
+        second_origin: String,
+    },
+    /// Two units in what must be one series (a trial's declared unit, the
+    /// document's unit, or the unit of the chosen metric disagree).
+    #[error("{location}: unit {found} where the series is measured in {expected}; a series has one unit and is never pooled across units")]
+    MixedUnits {
+        /// Where the other unit was found.
+        location: String,
+        /// The series' unit.
+        expected: Unit,
+        /// The other unit.
+        found: Unit,
+    },
+    /// Two metrics in what must be one series.
+    #[error("{location}: metric {found} where the series measures {expected}; a series has one metric and is never pooled across metrics")]
+    MixedMetrics {
+        /// Where the other metric was found.
+        location: String,
+        /// The series' metric.
+        expected: Metric,
+        /// The other metric.
+        found: Metric,
+    },
+    /// A metric name this crate does not define.
+    #[error("unknown metric {found:?}; expected one of inclusive_ns, self_ns, count")]
+    UnknownMetric {
+        /// The name given.
+        found: String,
+    },
+}
+
+impl Error {
+    /// The stable code of this error.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Error::TrialsUnreadable { .. } => "trials_unreadable",
+            Error::TrialsInvalid { .. } => "trials_invalid",
+            Error::TraceUnreadable { .. } => "trace_unreadable",
+            Error::ArtifactReused { .. } => "artifact_reused",
+            Error::SourceStateConflict { .. } => "source_state_conflict",
+            Error::MixedUnits { .. } => "mixed_units",
+            Error::MixedMetrics { .. } => "mixed_metrics",
+            Error::UnknownMetric { .. } => "unknown_metric",
+        }
+    }
+}

@@ -1,0 +1,39 @@
+//! The whole path: trials document → traces → per-trial costs → report.
+
+use std::path::Path;
+
+use opguard_trace::model::ModelOptions;
+
+use crate::correlate::correlate;
+use crate::cost::{trial_costs, TrialCosts};
+use crate::error::Error;
+use crate::metric::Metric;
+use crate::report::ScalingReport;
+use crate::trials::TrialsDocument;
+
+/// Reads a trials document and its traces and correlates every semantic
+/// frame's cost with the trials' inputs. `metric` overrides the document's
+/// (default `inclusive_ns`).
+pub fn run_trials_file(
+    path: impl AsRef<Path>,
+    metric: Option<Metric>,
+) -> Result<ScalingReport, Error> {
+    let doc = TrialsDocument::read(path)?;
+    run_trials(&doc, metric, &ModelOptions::new())
+}
+
+/// Runs an already parsed document, reading traces with `options` (reader
+/// limits; host operators must be kept for host frames to be measured).
+pub fn run_trials(
+    doc: &TrialsDocument,
+    metric: Option<Metric>,
+    options: &ModelOptions,
+) -> Result<ScalingReport, Error> {
+    let (metric, _unit) = doc.measure(metric)?;
+    let costs = doc
+        .trials
+        .iter()
+        .map(|t| trial_costs(t, metric, options))
+        .collect::<Result<Vec<TrialCosts>, Error>>()?;
+    correlate(&costs)
+}

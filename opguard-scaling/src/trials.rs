@@ -1,0 +1,557 @@
+//! The trials document: which traces belong to which trial, at which input.
+//!
+//! ```json
+//! {
+//!   "format": "opguard.scaling/trials-v1",
+//!   "metric": "inclusive_ns",
+//!   "unit": "ns",
+//!   "trials": [
+//!     {"id": "t1", "input": 1, "variant": "base", "traces": ["t1.json.gz"],
+//!      "build_id": "abc123", "source_state": "git:4f2c", "metric": "inclusive_ns", "unit": "ns"}
+//!   ]
+//! }
+//! ```
+//!
+//! Only `trials` and, per trial, `id`, `input`, `variant` and `traces` are
+//! required. Trace paths are relative to the document's folder. Unknown
+//! fields and repeated keys are refused, so a misspelt field is never
+//! silently ignored.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
+use serde_json::{Map, Value};
+
+use crate::error::Error;
+use crate::metric::{Metric, Unit};
+
+/// The value of the optional `format` field.
+pub const TRIALS_FORMAT: &str = "opguard.scaling/trials-v1";
+
+/// The largest trials document read, in bytes.
+pub const MAX_TRIALS_DOCUMENT_BYTES: u64 = 16 << 20;
+
+/// A parsed and checked trials document.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct TrialsDocument {
+    /// Where it was read from (`<memory>` otherwise), for messages.
+    pub source: String,
+    /// The metric it asks for (`None`: the caller's choice or `inclusive_ns`).
+    pub metric: Option<Metric>,
+    /// The unit it declares; must be the metric's unit.
+    pub unit: Option<Unit>,
+    /// The trials, in document order.
+    pub trials: Vec<TrialSpec>,
+}
+
+/// One trial: one run of the experiment at one input value.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct TrialSpec {
+    /// Unique id.
+    pub id: String,
+    /// The experiment's numeric input (batch size, sequence length, ...).
+    pub input: f64,
+    /// The variant label; series never mix variants.
+    pub variant: String,
+    /// Trace files, resolved against the document's folder.
+    pub traces: Vec<PathBuf>,
+    /// The build id, when declared (traces may carry it too).
+    pub build_id: Option<String>,
+    /// The source state (e.g. a commit), when declared.
+    pub source_state: Option<String>,
+    /// The metric this trial declares it was measured with, if any.
+    pub metric: Option<Metric>,
+    /// The unit this trial declares, if any.
+    pub unit: Option<Unit>,
+}
+
+impl TrialSpec {
+    /// A trial with the required fields; trace paths are used as given.
+    pub fn new(
+        id: impl Into<String>,
+        input: f64,
+        variant: impl Into<String>,
+        traces: Vec<PathBuf>,
+    ) -> Self {
+        TrialSpec {
+            id: id.into(),
+            input,
+            variant: variant.into(),
+            traces,
+            build_id: None,
+            source_state: None,
+            metric: None,
+            unit: None,
+        }
+    }
+    /// Declares the build id.
+    pub fn build_id(mut self, build_id: impl Into<String>) -> Self {
+        self.build_id = Some(build_id.into());
+        self
+    }
+    /// Declares the source state.
+    pub fn source_state(mut self, source_state: impl Into<String>) -> Self {
+        self.source_state = Some(source_state.into());
+        self
+    }
+}
+
+impl TrialsDocument {
+    /// Reads and checks a trials document; trace paths are resolved against
+    /// its folder.
+    pub fn read(path: impl AsRef<Path>) -> Result<TrialsDocument, Error> {
+        let path = path.as_ref();
+        let unreadable = |source| Error::TrialsUnreadable {
+            path: path.to_owned(),
+            source,
+        };
+        let file = std::fs::File::open(path).map_err(unreadable)?;
+        let mut bytes = Vec::new();
+        file.take(MAX_TRIALS_DOCUMENT_BYTES + 1)
+            .read_to_end(&mut bytes)
+            .map_err(unreadable)?;
+        let what = path.display().to_string();
+        if bytes.len() as u64 > MAX_TRIALS_DOCUMENT_BYTES {
+            return Err(invalid(
+                &what,
+                "$",
+                "the document is larger than the limit",
+                format!("at most {MAX_TRIALS_DOCUMENT_BYTES} bytes"),
+            ));
+        }
+        let base = match path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_owned(),
+            _ => PathBuf::from("."),
+        };
+        Self::from_json(&bytes, &base, &what)
+    }
+
+    /// Parses and checks a document held in memory. `base` resolves relative
+    /// trace paths; `what` names the document in errors.
+    pub fn from_json(bytes: &[u8], base: &Path, what: &str) -> Result<TrialsDocument, Error> {
+        let mut de = serde_json::Deserializer::from_slice(bytes);
+        let checked = NoDuplicateKeys {
+            path: "$".to_owned(),
+        }
+        .deserialize(&mut de)
+        .and_then(|()| de.end());
+        if let Err(e) = checked {
+            return Err(syntax(what, &e));
+        }
+        let value: Value = serde_json::from_slice(bytes).map_err(|e| syntax(what, &e))?;
+        Parser { what }.document(&value, base)
+    }
+
+    /// The run's metric and unit: `override_metric`, else the document's,
+    /// else `inclusive_ns`; every declared unit and trial metric must agree.
+    pub fn measure(&self, override_metric: Option<Metric>) -> Result<(Metric, Unit), Error> {
+        let metric = override_metric
+            .or(self.metric)
+            .unwrap_or(Metric::InclusiveNs);
+        let unit = metric.unit();
+        if let Some(found) = self.unit.filter(|&u| u != unit) {
+            return Err(Error::MixedUnits {
+                location: format!("trials document {}: unit", self.source),
+                expected: unit,
+                found,
+            });
+        }
+        for (i, t) in self.trials.iter().enumerate() {
+            if let Some(found) = t.metric.filter(|&m| m != metric) {
+                return Err(Error::MixedMetrics {
+                    location: format!("trials document {}: trials[{i}].metric", self.source),
+                    expected: metric,
+                    found,
+                });
+            }
+            if let Some(found) = t.unit.filter(|&u| u != unit) {
+                return Err(Error::MixedUnits {
+                    location: format!("trials document {}: trials[{i}].unit", self.source),
+                    expected: unit,
+                    found,
+                });
+            }
+        }
+        Ok((metric, unit))
+    }
+}
+
+fn invalid(
+    what: &str,
+    location: impl Into<String>,
+    problem: impl Into<String>,
+    expected: impl Into<String>,
+) -> Error {
+    Error::TrialsInvalid {
+        document: what.to_owned(),
+        location: location.into(),
+        problem: problem.into(),
+        expected: expected.into(),
+    }
+}
+
+fn syntax(what: &str, e: &serde_json::Error) -> Error {
+    let mut problem = e.to_string();
+    if let Some(cut) = problem.find(" at line ") {
+        problem.truncate(cut);
+    }
+    invalid(
+        what,
+        format!("line {}, column {}", e.line(), e.column()),
+        problem,
+        "a JSON object with a `trials` array and each key once per object",
+    )
+}
+
+fn json_type(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+struct Parser<'a> {
+    what: &'a str,
+}
+
+const DOCUMENT_FIELDS: &[&str] = &["format", "metric", "unit", "trials"];
+const TRIAL_FIELDS: &[&str] = &[
+    "id",
+    "input",
+    "variant",
+    "traces",
+    "build_id",
+    "source_state",
+    "metric",
+    "unit",
+];
+
+impl Parser<'_> {
+    fn wrong_type(&self, path: &str, v: &Value, expected: &str) -> Error {
+        invalid(self.what, path, format!("found {}", json_type(v)), expected)
+    }
+
+    fn object<'v>(
+        &self,
+        v: &'v Value,
+        path: &str,
+        fields: &[&str],
+    ) -> Result<&'v Map<String, Value>, Error> {
+        let Value::Object(map) = v else {
+            return Err(self.wrong_type(path, v, "an object"));
+        };
+        if let Some(k) = map.keys().find(|k| !fields.contains(&k.as_str())) {
+            return Err(invalid(
+                self.what,
+                format!("{path}.{k}"),
+                "not a field of this format",
+                format!("one of {}", fields.join(", ")),
+            ));
+        }
+        Ok(map)
+    }
+
+    fn string(&self, map: &Map<String, Value>, path: &str, key: &str) -> Result<Option<String>, Error> {
+        match map.get(key) {
+            None => Ok(None),
+            Some(Value::String(s)) if !s.trim().is_empty() => Ok(Some(s.clone())),
+            Some(Value::String(_)) => Err(invalid(
+                self.what,
+                format!("{path}.{key}"),
+                "the string is empty",
+                "a non-empty string",
+            )),
+            Some(v) => Err(self.wrong_type(&format!("{path}.{key}"), v, "a non-empty string")),
+        }
+    }
+
+    fn required(&self, value: Option<String>, path: &str, key: &str) -> Result<String, Error> {
+        value.ok_or_else(|| {
+            invalid(self.what, format!("{path}.{key}"), "missing", "a non-empty string")
+        })
+    }
+
+    fn metric(&self, map: &Map<String, Value>, path: &str) -> Result<Option<Metric>, Error> {
+        let Some(name) = self.string(map, path, "metric")? else {
+            return Ok(None);
+        };
+        name.parse().map(Some).map_err(|_| {
+            invalid(
+                self.what,
+                format!("{path}.metric"),
+                format!("unknown metric {name:?}"),
+                "one of inclusive_ns, self_ns, count",
+            )
+        })
+    }
+
+    fn unit(&self, map: &Map<String, Value>, path: &str) -> Result<Option<Unit>, Error> {
+        let Some(name) = self.string(map, path, "unit")? else {
+            return Ok(None);
+        };
+        Unit::from_name(&name).map(Some).ok_or_else(|| {
+            invalid(
+                self.what,
+                format!("{path}.unit"),
+                format!("unknown unit {name:?}"),
+                "ns or count",
+            )
+        })
+    }
+
+    fn document(&self, v: &Value, base: &Path) -> Result<TrialsDocument, Error> {
+        let map = self.object(v, "$", DOCUMENT_FIELDS)?;
+        if let Some(format) = self.string(map, "$", "format")? {
+            if format != TRIALS_FORMAT {
+                return Err(invalid(
+                    self.what,
+                    "$.format",
+                    format!("format is {format:?}"),
+                    format!("{TRIALS_FORMAT:?}"),
+                ));
+            }
+        }
+        let metric = self.metric(map, "$")?;
+        let unit = self.unit(map, "$")?;
+        let trials_value = map
+            .get("trials")
+            .ok_or_else(|| invalid(self.what, "$.trials", "missing", "an array of trials"))?;
+        let Value::Array(items) = trials_value else {
+            return Err(self.wrong_type("$.trials", trials_value, "an array of trials"));
+        };
+        if items.is_empty() {
+            return Err(invalid(
+                self.what,
+                "$.trials",
+                "the array is empty",
+                "at least one trial",
+            ));
+        }
+        let mut seen: HashMap<String, usize> = HashMap::new();
+        let mut trials = Vec::with_capacity(items.len());
+        for (i, item) in items.iter().enumerate() {
+            let path = format!("trials[{i}]");
+            let trial = self.trial(item, &path, base)?;
+            if let Some(first) = seen.get(trial.id.as_str()) {
+                return Err(invalid(
+                    self.what,
+                    format!("{path}.id"),
+                    format!("id {:?} is already used by trials[{first}]", trial.id),
+                    "a unique trial id",
+                ));
+            }
+            seen.insert(trial.id.clone(), i);
+            trials.push(trial);
+        }
+        Ok(TrialsDocument {
+            source: self.what.to_owned(),
+            metric,
+            unit,
+            trials,
+        })
+    }
+
+    fn trial(&self, v: &Value, path: &str, base: &Path) -> Result<TrialSpec, Error> {
+        let map = self.object(v, path, TRIAL_FIELDS)?;
+        let id = self.required(self.string(map, path, "id")?, path, "id")?;
+        let variant = self.required(self.string(map, path, "variant")?, path, "variant")?;
+        let input_path = format!("{path}.input");
+        let input = match map.get("input") {
+            None => return Err(invalid(self.what, input_path, "missing", "a finite number")),
+            Some(Value::Number(n)) => n.as_f64().filter(|x| x.is_finite()).ok_or_else(|| {
+                invalid(
+                    self.what,
+                    &input_path,
+                    format!("{n} is not a finite number"),
+                    "a finite number",
+                )
+            })?,
+            Some(other) => return Err(self.wrong_type(&input_path, other, "a finite number")),
+        };
+        let traces_path = format!("{path}.traces");
+        let traces = match map.get("traces") {
+            None => return Err(invalid(self.what, traces_path, "missing", "an array of trace paths")),
+            Some(Value::Array(items)) if items.is_empty() => {
+                return Err(invalid(
+                    self.what,
+                    traces_path,
+                    "the array is empty",
+                    "at least one trace path",
+                ))
+            }
+            Some(Value::Array(items)) => items
+                .iter()
+                .enumerate()
+                .map(|(j, t)| match t {
+                    Value::String(s) if !s.is_empty() => Ok(base.join(s)),
+                    other => Err(self.wrong_type(
+                        &format!("{traces_path}[{j}]"),
+                        other,
+                        "a non-empty path string",
+                    )),
+                })
+                .collect::<Result<Vec<_>, _>>()?,
+            Some(other) => return Err(self.wrong_type(&traces_path, other, "an array of trace paths")),
+        };
+        Ok(TrialSpec {
+            id,
+            // -0.0 and 0.0 are one input value.
+            input: input + 0.0,
+            variant,
+            traces,
+            build_id: self.string(map, path, "build_id")?,
+            source_state: self.string(map, path, "source_state")?,
+            metric: self.metric(map, path)?,
+            unit: self.unit(map, path)?,
+        })
+    }
+}
+
+/// Walks a JSON document and fails on an object that repeats a key (parsers
+/// disagree on which copy wins, so the document would mean two things).
+struct NoDuplicateKeys {
+    path: String,
+}
+
+impl<'de> DeserializeSeed<'de> for NoDuplicateKeys {
+    type Value = ();
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for NoDuplicateKeys {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_bool<E>(self, _: bool) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_str<E>(self, _: &str) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_unit<E>(self) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        let mut i = 0usize;
+        while seq
+            .next_element_seed(NoDuplicateKeys {
+                path: format!("{}[{i}]", self.path),
+            })?
+            .is_some()
+        {
+            i += 1;
+        }
+        Ok(())
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        let mut keys: Vec<String> = Vec::new();
+        while let Some(key) = map.next_key::<String>()? {
+            let path = format!("{}.{key}", self.path);
+            if keys.contains(&key) {
+                return Err(de::Error::custom(format!(
+                    "{path} appears twice in the same object"
+                )));
+            }
+            map.next_value_seed(NoDuplicateKeys { path })?;
+            keys.push(key);
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<TrialsDocument, Error> {
+        TrialsDocument::from_json(text.as_bytes(), Path::new("/data"), "test.json")
+    }
+
+    #[test]
+    fn the_minimal_document_is_accepted() {
+        let doc = parse(
+            r#"{"trials": [{"id": "t1", "input": 1, "variant": "base", "traces": ["t1.json.gz"]}], "metric": "inclusive_ns"}"#,
+        );
+        let doc = doc.unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(doc.metric, Some(Metric::InclusiveNs));
+        assert_eq!(doc.trials.len(), 1);
+        assert_eq!(doc.trials[0].traces, vec![PathBuf::from("/data/t1.json.gz")]);
+        assert_eq!(doc.trials[0].input, 1.0);
+    }
+
+    #[test]
+    fn schema_breaks_name_the_json_path() {
+        let cases = [
+            (r#"{"trials": []}"#, "$.trials"),
+            (r#"{"trials": [{"id": "a", "input": "2", "variant": "v", "traces": ["x"]}]}"#, "trials[0].input"),
+            (r#"{"trials": [{"id": "a", "input": 2, "variant": "v", "traces": []}]}"#, "trials[0].traces"),
+            (r#"{"trials": [{"id": "a", "input": 2, "variant": "v", "traces": ["x"], "inptu": 3}]}"#, "trials[0].inptu"),
+            (r#"{"trials": [{"id": "a", "input": 2, "traces": ["x"]}]}"#, "trials[0].variant"),
+            (r#"{"trials": [{"id": "a", "input": 1, "variant": "v", "traces": ["x"]}, {"id": "a", "input": 2, "variant": "v", "traces": ["y"]}]}"#, "trials[1].id"),
+            (r#"{"trials": [{"id": "a", "input": 1, "variant": "v", "traces": ["x"]}], "metric": "wall"}"#, "$.metric"),
+            (r#"{"format": "other/v2", "trials": [{"id": "a", "input": 1, "variant": "v", "traces": ["x"]}]}"#, "$.format"),
+        ];
+        for (text, location) in cases {
+            match parse(text) {
+                Err(Error::TrialsInvalid { location: l, .. }) => assert_eq!(l, location, "{text}"),
+                other => panic!("{text}: expected trials_invalid at {location}, got {other:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn repeated_keys_and_bad_syntax_are_refused_with_a_position() {
+        let dup = r#"{"trials": [{"id": "a", "input": 1, "input": 5, "variant": "v", "traces": ["x"]}]}"#;
+        let err = parse(dup).err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(err.contains("$.trials[0].input appears twice"), "{err}");
+        assert!(err.contains("line 1, column"), "{err}");
+        let truncated = r#"{"trials": [{"id": "a""#;
+        assert_eq!(parse(truncated).err().map(|e| e.code()), Some("trials_invalid"));
+    }
+
+    #[test]
+    fn declared_units_and_trial_metrics_must_agree_with_the_run() {
+        let doc = parse(
+            r#"{"metric": "count", "unit": "count", "trials": [
+              {"id": "a", "input": 1, "variant": "v", "traces": ["x"], "unit": "count"},
+              {"id": "b", "input": 2, "variant": "v", "traces": ["y"], "metric": "count"}]}"#,
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(doc.measure(None).ok(), Some((Metric::Count, Unit::Count)));
+        // The caller's metric overrides the document's, but the declared
+        // units and trial metrics still bind the series.
+        let err = doc.measure(Some(Metric::InclusiveNs)).err();
+        assert_eq!(err.map(|e| e.code()), Some("mixed_units"));
+        let doc = parse(
+            r#"{"trials": [
+              {"id": "a", "input": 1, "variant": "v", "traces": ["x"], "metric": "self_ns"},
+              {"id": "b", "input": 2, "variant": "v", "traces": ["y"], "metric": "inclusive_ns"}]}"#,
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        let err = doc.measure(None).err();
+        assert_eq!(err.as_ref().map(|e| e.code()), Some("mixed_metrics"));
+        let text = err.map(|e| e.to_string()).unwrap_or_default();
+        assert!(text.contains("trials[0].metric"), "{text}");
+    }
+}
