@@ -110,13 +110,13 @@ line N answers input line N; a line that is not UTF-8 stops with error[invalid_u
 Examples:
   opguard kernel-name canonical 'void (anonymous namespace)::clamp_position_kernel<long>(long*, int)'
   opguard kernel-name canonical --json --stdin < kernel_names.txt")]
-    Canonical(CanonicalArgs),
+    Canonical(SymbolArgs),
     /// The display name used in profile tables (at most 60 characters).
     #[command(after_help = "\
 Examples:
   opguard kernel-name short 'void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>>(int, float*)'
   opguard kernel-name short --stdin < kernel_names.txt")]
-    Short(ShortArgs),
+    Short(SymbolArgs),
     /// Whether WANT and GOT name the same kernel (exit 0), or not (exit 1), with the
     /// basis of a match or the reason for a mismatch.
     #[command(after_help = "\
@@ -129,28 +129,15 @@ Examples:
     Match(MatchArgs),
 }
 
-/// `opguard kernel-name canonical`.
+/// `opguard kernel-name canonical` and `short`.
 #[derive(Debug, Args)]
-pub struct CanonicalArgs {
+pub struct SymbolArgs {
     #[command(flatten)]
     pub output: OutputArgs,
     /// Read one symbol per line from stdin instead of SYMBOL arguments.
     #[arg(long, conflicts_with = "symbols")]
     pub stdin: bool,
     /// Kernel symbols, as a profiler shows them.
-    #[arg(value_name = "SYMBOL", required_unless_present = "stdin")]
-    pub symbols: Vec<String>,
-}
-
-/// `opguard kernel-name short`.
-#[derive(Debug, Args)]
-pub struct ShortArgs {
-    #[command(flatten)]
-    pub output: OutputArgs,
-    /// Read one symbol per line from stdin instead of SYMBOL arguments.
-    #[arg(long, conflicts_with = "symbols")]
-    pub stdin: bool,
-    /// Kernel symbols.
     #[arg(value_name = "SYMBOL", required_unless_present = "stdin")]
     pub symbols: Vec<String>,
 }

@@ -9,11 +9,11 @@ use opguard_kernel_name::{
 };
 use serde::Serialize;
 
-use crate::cli::{CanonicalArgs, MatchArgs, ShortArgs};
+use crate::cli::{MatchArgs, SymbolArgs};
 use crate::error::CliError;
 use crate::exit;
 use crate::out::Out;
-use crate::style::Style;
+use crate::style::{facts as facts_block, Style};
 
 /// Reads stdin line by line, handing each line (without its `\n` or `\r\n`)
 /// and its 1-based number to `each`. Every line is an input, empty ones
@@ -53,36 +53,41 @@ fn for_each_line(mut each: impl FnMut(&str, u64) -> Result<(), CliError>) -> Res
     }
 }
 
-/// Runs `opguard kernel-name canonical`.
-pub fn run_canonical(args: &CanonicalArgs) -> Result<u8, CliError> {
+/// Answers each symbol of `args` (arguments, or stdin lines flushed one by
+/// one) with `emit`, which is told whether the symbol is the first.
+fn for_each_symbol(
+    args: &SymbolArgs,
+    mut emit: impl FnMut(&str, bool, &mut Out) -> Result<(), CliError>,
+) -> Result<u8, CliError> {
     let mut out = Out::new();
-    let style = Style::for_stdout();
     let mut first = true;
-    let mut emit = |symbol: &str, out: &mut Out| -> Result<(), CliError> {
-        let c = canonicalize(symbol);
-        if args.output.json {
-            out.json_line(&c)?;
-        } else {
-            if !first {
-                out.text("\n")?;
-            }
-            out.text(&human_canonical(&c, style))?;
-        }
-        first = false;
-        Ok(())
-    };
     if args.stdin {
         for_each_line(|line, _| {
-            emit(line, &mut out)?;
+            emit(line, std::mem::take(&mut first), &mut out)?;
             out.flush()
         })?;
     } else {
         for symbol in &args.symbols {
-            emit(symbol, &mut out)?;
+            emit(symbol, std::mem::take(&mut first), &mut out)?;
         }
     }
     out.flush()?;
     Ok(exit::OK)
+}
+
+/// Runs `opguard kernel-name canonical`.
+pub fn run_canonical(args: &SymbolArgs) -> Result<u8, CliError> {
+    let style = Style::for_stdout();
+    for_each_symbol(args, |symbol, first, out| {
+        let c = canonicalize(symbol);
+        if args.output.json {
+            return out.json_line(&c);
+        }
+        if !first {
+            out.text("\n")?;
+        }
+        out.text(&human_canonical(&c, style))
+    })
 }
 
 fn human_canonical(c: &Canonical<'_>, style: Style) -> String {
@@ -134,14 +139,7 @@ fn human_canonical(c: &Canonical<'_>, style: Style) -> String {
     if !flags.is_empty() {
         facts.push(("flags", flags.join(", ")));
     }
-    let width = facts.iter().map(|(k, _)| k.len()).max().unwrap_or(0);
-    facts
-        .iter()
-        .map(|(k, v)| {
-            let pad = " ".repeat(width - k.len());
-            format!("{}{pad}  {v}\n", style.bold(k))
-        })
-        .collect()
+    facts_block(&facts, style, "")
 }
 
 #[derive(Serialize)]
@@ -151,32 +149,18 @@ struct ShortLine<'a> {
 }
 
 /// Runs `opguard kernel-name short`.
-pub fn run_short(args: &ShortArgs) -> Result<u8, CliError> {
-    let mut out = Out::new();
-    let emit = |symbol: &str, out: &mut Out| -> Result<(), CliError> {
+pub fn run_short(args: &SymbolArgs) -> Result<u8, CliError> {
+    for_each_symbol(args, |symbol, _, out| {
         let short = short_name(symbol);
         if args.output.json {
-            out.json_line(&ShortLine {
+            return out.json_line(&ShortLine {
                 symbol,
                 short_name: &short,
-            })
-        } else {
-            out.text(&short)?;
-            out.text("\n")
+            });
         }
-    };
-    if args.stdin {
-        for_each_line(|line, _| {
-            emit(line, &mut out)?;
-            out.flush()
-        })?;
-    } else {
-        for symbol in &args.symbols {
-            emit(symbol, &mut out)?;
-        }
-    }
-    out.flush()?;
-    Ok(exit::OK)
+        out.text(&short)?;
+        out.text("\n")
+    })
 }
 
 /// One `--json` line of `kernel-name match`.

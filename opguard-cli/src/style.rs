@@ -69,6 +69,19 @@ fn color_wanted(is_terminal: bool) -> bool {
     is_terminal && env_set("TERM").as_deref() != Some("dumb")
 }
 
+/// Labelled facts, one per line, values aligned after the longest label:
+/// `label  value`, labels in bold, each line prefixed with `indent`.
+pub fn facts(facts: &[(&str, String)], style: Style, indent: &str) -> String {
+    let width = facts.iter().map(|(k, _)| k.len()).max().unwrap_or(0);
+    facts
+        .iter()
+        .map(|(k, v)| {
+            let pad = " ".repeat(width - k.len());
+            format!("{indent}{}{pad}  {v}\n", style.bold(k))
+        })
+        .collect()
+}
+
 /// How a table column is aligned.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Align {

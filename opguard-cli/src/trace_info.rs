@@ -16,7 +16,7 @@ use crate::error::CliError;
 use crate::exit;
 use crate::out::Out;
 use crate::progress::Progress;
-use crate::style::{Align, Style, Table};
+use crate::style::{facts as facts_block, Align, Style, Table};
 
 /// One file's facts: the `--json` line.
 #[derive(Debug, Serialize)]
@@ -250,12 +250,7 @@ fn human(info: &TraceInfo, style: Style) -> String {
             ),
         ));
     }
-    let key_width = facts.iter().map(|(k, _)| k.len()).max().unwrap_or(0);
-    let mut out = String::new();
-    for (k, v) in &facts {
-        let pad = " ".repeat(key_width - k.len());
-        out.push_str(&format!("{}{pad}  {v}\n", style.bold(k)));
-    }
+    let mut out = facts_block(&facts, style, "");
     out.push('\n');
     let mut table = Table::new(&[
         ("count", Align::Right),

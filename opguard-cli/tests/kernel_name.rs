@@ -191,6 +191,23 @@ fn match_exits_0_on_a_match_and_1_on_no_match() {
     assert_eq!(r.json_lines()[0]["reason"], "degenerate_token");
 }
 
+/// Runs `match --json --stdin` over the fixture's `want<TAB>got` pairs.
+fn match_batch<'a>(cases: impl Iterator<Item = &'a Value>) -> crate::common::Run {
+    let input: String = cases
+        .map(|c| {
+            format!(
+                "{}\t{}\n",
+                c["want"].as_str().unwrap(),
+                c["got"].as_str().unwrap()
+            )
+        })
+        .collect();
+    run_cmd(
+        opguard(&["kernel-name", "match", "--json", "--stdin"]),
+        &input,
+    )
+}
+
 #[test]
 fn match_json_stdin_agrees_with_every_fixture_verdict() {
     let fx = fixture();
@@ -204,20 +221,7 @@ fn match_json_stdin_agrees_with_every_fixture_verdict() {
         .filter(|c| line_safe(c["want"].as_str().unwrap()) && line_safe(c["got"].as_str().unwrap()))
         .collect();
     assert!(batch.len() > 100);
-    let input: String = batch
-        .iter()
-        .map(|c| {
-            format!(
-                "{}\t{}\n",
-                c["want"].as_str().unwrap(),
-                c["got"].as_str().unwrap()
-            )
-        })
-        .collect();
-    let r = run_cmd(
-        opguard(&["kernel-name", "match", "--json", "--stdin"]),
-        &input,
-    );
+    let r = match_batch(batch.iter().copied());
     let lines = r.json_lines();
     assert_eq!(lines.len(), batch.len());
     let mut all = true;
@@ -237,20 +241,11 @@ fn match_json_stdin_agrees_with_every_fixture_verdict() {
     );
 
     // Only matching pairs: exit 0.
-    let matching: String = batch
-        .iter()
-        .filter(|c| c["expected"]["is_match"] == true)
-        .map(|c| {
-            format!(
-                "{}\t{}\n",
-                c["want"].as_str().unwrap(),
-                c["got"].as_str().unwrap()
-            )
-        })
-        .collect();
-    let r = run_cmd(
-        opguard(&["kernel-name", "match", "--json", "--stdin"]),
-        &matching,
+    let r = match_batch(
+        batch
+            .iter()
+            .copied()
+            .filter(|c| c["expected"]["is_match"] == true),
     );
     assert_eq!(r.status, 0, "{}", r.stderr);
 }
