@@ -436,6 +436,9 @@ def run_fixture(path):
 
 # ---------------------------------------------------------------- timing
 
+CATEGORIES = ("kernel", "Kernel", "gpu_memcpy", "gpu_memset", "cuda_profiler_range")
+
+
 def trace_names(trace_dir):
     names = {}
     for entry in sorted(os.listdir(trace_dir)):
@@ -447,11 +450,22 @@ def trace_names(trace_dir):
         doc = json.loads(raw.decode("utf-8", errors="replace"))
         events = doc.get("traceEvents", []) if isinstance(doc, dict) else doc
         for e in events:
-            if isinstance(e, dict) and e.get("cat") in ("kernel", "gpu_memcpy", "gpu_memset"):
+            if isinstance(e, dict) and e.get("cat") in CATEGORIES:
                 name = e.get("name")
                 if isinstance(name, str):
                     names.setdefault(name, None)
     return list(names)
+
+
+def _rate(label, fn, items, seconds):
+    done, start = 0, time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        for item in items:
+            fn(item)
+        done += len(items)
+    elapsed = time.perf_counter() - start
+    print(f"python {label}: {len(items)} items, {done / elapsed:,.0f}/s "
+          f"({elapsed / done * 1e9:,.0f} ns each)")
 
 
 def bench(trace_dir, seconds=3.0, fixture=None):
@@ -462,30 +476,20 @@ def bench(trace_dir, seconds=3.0, fixture=None):
             table = {c["symbol"].strip(): c["demangled"]
                      for c in json.load(f)["symbol_cases"] if c.get("demangled")}
     demangle = table.get
-    done, start = 0, time.perf_counter()
-    while time.perf_counter() - start < seconds:
-        for n in names:
-            canonicalize(n, demangle)
-        done += len(names)
-    elapsed = time.perf_counter() - start
-    print(f"python canonicalize: {len(names)} distinct names, {done / elapsed:,.0f} names/s "
-          f"({elapsed / done * 1e9:,.0f} ns/name)")
+    plain = [n for n in names if not n.startswith("_Z")]
+    print(f"{len(names)} distinct names ({len(names) - len(plain)} `_Z` mangled, demangled by "
+          f"table lookup, which costs Python nothing), mean length "
+          f"{sum(map(len, names)) // len(names)}")
+    _rate("canonicalize/all_distinct_names", lambda n: canonicalize(n, demangle), names, seconds)
+    _rate("canonicalize/without_mangled", lambda n: canonicalize(n, demangle), plain, seconds)
+    _rate("short_name/all_distinct_names", lambda n: short_name(n, demangle), names, seconds)
     canon = [canonicalize(n, demangle) for n in names]
-    pairs = [(canon[i], canon[(i * 7 + 3) % len(canon)]) for i in range(len(canon))]
-    done, start = 0, time.perf_counter()
-    while time.perf_counter() - start < seconds:
-        for a, b in pairs:
-            match_canonical(a, b)
-        done += len(pairs)
-    elapsed = time.perf_counter() - start
-    print(f"python match (pre-canonicalized pairs): {done / elapsed:,.0f} pairs/s")
-    done, start = 0, time.perf_counter()
-    while time.perf_counter() - start < seconds:
-        for i, n in enumerate(names):
-            matches(n, names[(i * 7 + 3) % len(names)], demangle)
-        done += len(names)
-    elapsed = time.perf_counter() - start
-    print(f"python matches (from symbols): {done / elapsed:,.0f} pairs/s")
+    k = len(names)
+    pairs = [p for i in range(k) for p in ((i, (i * 7 + 3) % k), (i, i))]
+    _rate("match/canonicalized_pairs", lambda p: match_canonical(canon[p[0]], canon[p[1]]),
+          pairs, seconds)
+    _rate("match/from_symbols", lambda p: matches(names[p[0]], names[p[1]], demangle), pairs,
+          seconds)
 
 
 def main(argv):

@@ -7,7 +7,7 @@
 //!   `Memcpy`/`Memset` row, and the *truncated* and *degenerate* flags.
 //! * [`short_name`] is the display name used in profile tables
 //!   (at most [`SHORT_NAME_LIMIT`] characters).
-//! * [`matches`] answers whether two symbols name the same kernel, as a
+//! * [`matches()`] answers whether two symbols name the same kernel, as a
 //!   [`Verdict`] carrying a stable [`Reason`] code when they do not and a
 //!   [`Basis`] when they do; [`is_match`] is the `bool` form.
 //! * [`Canonical::identity`] is a stable semantic identity string to hash.
@@ -87,3 +87,8 @@ pub use canonical::{
 pub use error::{Error, ErrorKind};
 pub use text::Fragment;
 pub use verdict::{is_match, matches, Basis, Reason, Verdict};
+
+/// The README's example is compiled and run as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

@@ -17,10 +17,10 @@ use crate::text::is_ident;
 pub(crate) enum TemplateSpan {
     /// No `<...>` group directly after the base identifier.
     None,
-    /// Content between `<` and its matching `>` (exclusive).
-    Complete(usize, usize),
-    /// Content from after an unclosed `<` to the end of the text.
-    Cut(usize),
+    /// Content between `<` and its matching `>` (exclusive), and what the scan saw.
+    Complete(usize, usize, Group),
+    /// Content from after an unclosed `<` to the end of the text, and what the scan saw.
+    Cut(usize, Group),
 }
 
 /// Byte spans of the parts of a name; all index into the scanned text.
@@ -51,24 +51,75 @@ fn is_close(b: u8) -> bool {
     matches!(b, b'>' | b')' | b']')
 }
 
-/// Index of the closer matching the opener at `open`, or `None` when it never closes.
-fn find_close(b: &[u8], open: usize) -> Option<usize> {
+const OPEN: u8 = 1;
+const CLOSE: u8 = 2;
+const COMMA: u8 = 4;
+const DOT: u8 = 8;
+
+/// Byte classes for the group scan (everything else is 0).
+static CLASS: [u8; 256] = {
+    let mut t = [0u8; 256];
+    t[b'<' as usize] = OPEN;
+    t[b'(' as usize] = OPEN;
+    t[b'[' as usize] = OPEN;
+    t[b'>' as usize] = CLOSE;
+    t[b')' as usize] = CLOSE;
+    t[b']' as usize] = CLOSE;
+    t[b',' as usize] = COMMA;
+    t[b'.' as usize] = DOT;
+    t
+};
+
+/// What one scan of a group found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Group {
+    /// Index of the matching closer, or `None` when the opener never closes.
+    pub(crate) close: Option<usize>,
+    /// Commas directly inside the group (argument separators).
+    pub(crate) commas: usize,
+    /// Index of the last such comma.
+    pub(crate) last_comma: Option<usize>,
+    /// Whether a `.` occurs anywhere inside (so an argument might end in `...`).
+    pub(crate) dots: bool,
+}
+
+/// Scans the group opened at `open`: its matching closer, its top-level commas.
+fn scan_group(b: &[u8], open: usize) -> Group {
     let mut stack: SmallVec<[u8; 32]> = SmallVec::new();
     stack.push(partner(b[open]));
+    let mut group = Group {
+        close: None,
+        commas: 0,
+        last_comma: None,
+        dots: false,
+    };
     let mut j = open + 1;
     while j < b.len() {
         let c = b[j];
-        if is_open(c) {
-            stack.push(partner(c));
-        } else if is_close(c) && stack.last() == Some(&c) {
-            stack.pop();
-            if stack.is_empty() {
-                return Some(j);
+        let class = CLASS[c as usize];
+        if class != 0 {
+            if class == OPEN {
+                stack.push(partner(c));
+            } else if class == CLOSE {
+                if stack.last() == Some(&c) {
+                    stack.pop();
+                    if stack.is_empty() {
+                        group.close = Some(j);
+                        return group;
+                    }
+                }
+            } else if class == COMMA {
+                if stack.len() == 1 {
+                    group.commas += 1;
+                    group.last_comma = Some(j);
+                }
+            } else {
+                group.dots = true;
             }
         }
         j += 1;
     }
-    None
+    group
 }
 
 /// Iterator over the top-level, comma-separated pieces of a template
@@ -231,11 +282,12 @@ pub(crate) fn scan(text: &str) -> Parsed {
             continue;
         }
         if is_open(c) {
-            let Some(close) = find_close(b, i) else {
+            let group = scan_group(b, i);
+            let Some(close) = group.close else {
                 // An opener that never closes cuts the name here.
                 if c == b'<' && s.prev == Prev::Ident && !s.frozen {
                     if let Some(chain) = &mut s.cur {
-                        chain.template = TemplateSpan::Cut(i + 1);
+                        chain.template = TemplateSpan::Cut(i + 1, group);
                     }
                 }
                 s.finish();
@@ -247,7 +299,7 @@ pub(crate) fn scan(text: &str) -> Parsed {
                     if s.prev == Prev::Ident {
                         if !s.frozen {
                             if let Some(chain) = &mut s.cur {
-                                chain.template = TemplateSpan::Complete(i + 1, close);
+                                chain.template = TemplateSpan::Complete(i + 1, close, group);
                             }
                         }
                         s.prev = Prev::Template;

@@ -70,7 +70,7 @@ impl Basis {
     }
 }
 
-/// The answer of [`matches`]: a match with its basis, or no match with its reason.
+/// The answer of [`matches()`]: a match with its basis, or no match with its reason.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
 pub struct Verdict {
     /// Whether the two symbols name the same kernel.
@@ -106,13 +106,13 @@ pub fn matches(want: &str, got: &str) -> Verdict {
     canonicalize(want).matches(&canonicalize(got))
 }
 
-/// [`matches`] as a plain `bool`.
+/// [`matches()`] as a plain `bool`.
 pub fn is_match(want: &str, got: &str) -> bool {
     matches(want, got).is_match
 }
 
 impl Canonical<'_> {
-    /// Compares two canonical forms; see [`matches`].
+    /// Compares two canonical forms; see [`matches()`].
     pub fn matches(&self, other: &Canonical<'_>) -> Verdict {
         match (self.memory_op(), other.memory_op()) {
             (None, None) => {}
@@ -158,7 +158,9 @@ fn templates_agree(a: &Template<'_>, b: &Template<'_>) -> Option<Basis> {
         (Absent, Absent) => Some(Basis::Exact),
         (Absent, _) | (_, Absent) => Some(Basis::BaseOnly),
         (Complete, Complete) => {
-            (a.len() == b.len() && a.args().eq(b.args())).then_some(Basis::Exact)
+            // Identical raw text is equal in normal form: skip the split.
+            let same = a.raw() == b.raw() || (a.len() == b.len() && a.args().eq(b.args()));
+            same.then_some(Basis::Exact)
         }
         (Elided, Complete) => elided_vs_complete(a, b).then_some(Basis::ElidedPrefix),
         (Complete, Elided) => elided_vs_complete(b, a).then_some(Basis::ElidedPrefix),
