@@ -5,7 +5,8 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use sha2::{Digest as _, Sha256};
 
-use crate::capture::{Capture, Dim, Replacement};
+use crate::capture::{Capture, Entry, Replacement};
+use crate::fxhash::FxMap;
 use crate::expr::{self, RelOp, Tok};
 
 /// The digest's domain tag; bump it if the byte stream below ever changes.
@@ -168,13 +169,13 @@ fn push_i64(buf: &mut Vec<u8>, v: i64) {
 /// Returns whether the entry mentions a symbol of `class`.
 fn canonical_entry<'a>(
     text: &'a str,
-    ids: &mut HashMap<&'a str, u32>,
+    ids: &mut FxMap<&'a str, u32>,
     class: &HashSet<String>,
     toks: &mut Vec<Tok<'a>>,
     out: &mut String,
 ) -> bool {
     out.clear();
-    let assign = |s: &'a str, ids: &mut HashMap<&'a str, u32>| -> u32 {
+    let assign = |s: &'a str, ids: &mut FxMap<&'a str, u32>| -> u32 {
         let next = ids.len() as u32;
         *ids.entry(s).or_insert(next)
     };
@@ -232,11 +233,15 @@ pub(crate) fn analyse(capture: &Capture) -> Structure {
     let mut hasher = Sha256::new();
     let mut buf: Vec<u8> = Vec::with_capacity(1 << 16);
     buf.extend_from_slice(DIGEST_TAG);
-    let mut ids: HashMap<&str, u32> = HashMap::new();
+    let mut ids: FxMap<&str, u32> = FxMap::default();
     let mut toks: Vec<Tok> = Vec::new();
     let mut text = String::new();
-    let mut concrete: HashMap<i64, u64> = HashMap::new();
-    let (mut entries_total, mut non_numeric, mut unknown, mut step_entries) = (0u64, 0u64, 0u64, 0u64);
+    // Canonical bytes of each interned expression, computed where it first appears:
+    // from then on its symbols all have ids, so its canonical form is fixed.
+    let exprs = capture.exprs();
+    let mut canon: Vec<Option<(Box<[u8]>, bool)>> = vec![None; exprs.len()];
+    let mut concrete: FxMap<i64, u64> = FxMap::default();
+    let (mut entries_total, mut unknown, mut step_entries) = (0u64, 0u64, 0u64);
     let names = capture.interned_names();
     let mut per_name = vec![NameStats::default(); names.len()];
     let entries = capture.entries();
@@ -260,28 +265,41 @@ pub(crate) fn analyse(capture: &Capture) -> Structure {
             push_u64(&mut buf, shape.len() as u64);
             buf.push(b';');
             stats.entries += shape.len() as u64;
-            for dim in shape {
-                match dim {
-                    Dim::Int(v) => {
-                        *concrete.entry(*v).or_insert(0) += 1;
+            for entry in shape {
+                match *entry {
+                    Entry::Int(v) => {
+                        *concrete.entry(v).or_insert(0) += 1;
                         buf.push(b'i');
-                        push_i64(&mut buf, *v);
+                        push_i64(&mut buf, v);
                         buf.push(b';');
                     }
-                    Dim::Unknown => {
+                    Entry::Unknown => {
                         stats.non_numeric += 1;
                         unknown += 1;
                         buf.extend_from_slice(b"n;");
                     }
-                    Dim::Symbolic(s) => {
+                    Entry::Expr(id) => {
                         stats.non_numeric += 1;
-                        if canonical_entry(s, &mut ids, &class, &mut toks, &mut text) {
+                        let slot = &mut canon[id as usize];
+                        let (bytes, mentions) = slot.get_or_insert_with(|| {
+                            let mentions = canonical_entry(
+                                &exprs[id as usize],
+                                &mut ids,
+                                &class,
+                                &mut toks,
+                                &mut text,
+                            );
+                            let mut b = Vec::with_capacity(text.len() + 8);
+                            b.push(b'e');
+                            push_u64(&mut b, text.len() as u64);
+                            b.push(b':');
+                            b.extend_from_slice(text.as_bytes());
+                            (b.into_boxed_slice(), mentions)
+                        });
+                        if *mentions {
                             step_entries += 1;
                         }
-                        buf.push(b'e');
-                        push_u64(&mut buf, text.len() as u64);
-                        buf.push(b':');
-                        buf.extend_from_slice(text.as_bytes());
+                        buf.extend_from_slice(bytes);
                     }
                 }
             }
@@ -294,7 +312,7 @@ pub(crate) fn analyse(capture: &Capture) -> Structure {
     }
     hasher.update(&buf);
     let digest = hex(&hasher.finalize());
-    non_numeric += per_name.iter().map(|s| s.non_numeric).sum::<u64>();
+    let non_numeric = per_name.iter().map(|s| s.non_numeric).sum::<u64>();
 
     let symbol_ids: HashMap<String, u32> =
         ids.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
@@ -330,7 +348,10 @@ fn step_info(
 ) -> StepInfo {
     let hint = i64::try_from(capture.step_hint()).ok();
     let mut info = StepInfo::default();
-    let mut shape_ids: Vec<u32> = class.iter().filter_map(|s| symbol_ids.get(s).copied()).collect();
+    let mut shape_ids: Vec<u32> = class
+        .iter()
+        .filter_map(|s| symbol_ids.get(s).copied())
+        .collect();
     shape_ids.sort_unstable();
     info.shape_ids = shape_ids;
     for (k, r) in capture.replacements() {

@@ -1,10 +1,10 @@
 //! `opguard.census/capture-v1` records: parsing and validation.
 
-use std::collections::HashMap;
 use std::io::Read;
 use std::path::Path;
 
 use crate::expr::{self, Tok};
+use crate::fxhash::FxMap;
 use crate::json::{self, Ctx, JPath, DEFAULT_MAX_BYTES, J};
 use crate::CensusError;
 
@@ -29,22 +29,30 @@ const TOP_FIELDS: &[&str] = &[
 ];
 
 /// One entry of a tensor shape.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Dim {
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dim<'c> {
     /// A concrete size (never negative).
     Int(i64),
     /// A symbolic expression as torch printed it: `s0`, `s0 + 1`, `28*s0`.
-    Symbolic(Box<str>),
+    Symbolic(&'c str),
     /// Unknown (`null` in the capture). Counted as non-numeric: an unknown entry
     /// could be anything, including the width in disguise.
     Unknown,
 }
 
-impl Dim {
+impl Dim<'_> {
     /// Whether this entry is a plain integer.
     pub fn is_numeric(&self) -> bool {
         matches!(self, Dim::Int(_))
     }
+}
+
+/// The stored form of an entry: symbolic expressions are interned per capture.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Entry {
+    Int(i64),
+    Expr(u32),
+    Unknown,
 }
 
 /// The value a symbol was replaced by (`replacements` in torch's `ShapeEnv`).
@@ -120,7 +128,8 @@ pub struct Capture {
     names: Vec<Box<str>>,
     ops: Vec<OpRec>,
     shapes: Vec<usize>,
-    entries: Vec<Dim>,
+    entries: Vec<Entry>,
+    exprs: Vec<Box<str>>,
     guards: Vec<String>,
     replacements: Vec<(String, Replacement)>,
     host_resolutions: Vec<HostResolution>,
@@ -139,7 +148,7 @@ impl<'c> OpView<'c> {
         &self.capture.names[self.capture.ops[self.index].name as usize]
     }
     /// The shapes of its tensor inputs then outputs.
-    pub fn shapes(&self) -> impl ExactSizeIterator<Item = &'c [Dim]> + 'c {
+    pub fn shapes(&self) -> impl ExactSizeIterator<Item = Shape<'c>> + 'c {
         let c = self.capture;
         let start = if self.index == 0 {
             0
@@ -149,8 +158,40 @@ impl<'c> OpView<'c> {
         let end = c.ops[self.index].shapes_end;
         (start..end).map(move |s| {
             let from = if s == 0 { 0 } else { c.shapes[s - 1] };
-            &c.entries[from..c.shapes[s]]
+            Shape {
+                capture: c,
+                entries: &c.entries[from..c.shapes[s]],
+            }
         })
+    }
+}
+
+/// One tensor shape of an operator call.
+#[derive(Clone, Copy)]
+pub struct Shape<'c> {
+    capture: &'c Capture,
+    entries: &'c [Entry],
+}
+
+impl<'c> Shape<'c> {
+    /// Number of entries (the tensor's rank).
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+    /// Whether the shape has no entries (a scalar tensor).
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+    /// The entries in order.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = Dim<'c>> + 'c {
+        let c = self.capture;
+        self.entries.iter().map(move |e| c.dim(*e))
+    }
+}
+
+impl std::fmt::Debug for Shape<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
     }
 }
 
@@ -249,8 +290,18 @@ impl Capture {
             (o.name, s)
         })
     }
-    pub(crate) fn entries(&self) -> &[Dim] {
+    pub(crate) fn entries(&self) -> &[Entry] {
         &self.entries
+    }
+    pub(crate) fn exprs(&self) -> &[Box<str>] {
+        &self.exprs
+    }
+    fn dim(&self, e: Entry) -> Dim<'_> {
+        match e {
+            Entry::Int(v) => Dim::Int(v),
+            Entry::Expr(i) => Dim::Symbolic(&self.exprs[i as usize]),
+            Entry::Unknown => Dim::Unknown,
+        }
     }
 
     /// The refusal of seed 004 finding 5: a capture at a width torch specialises
@@ -291,7 +342,10 @@ fn read_capture(ctx: &Ctx, tree: &J) -> Result<Capture, CensusError> {
     // The format first, so a family table or anything else offered as a capture
     // is named for what it is before its fields are read.
     let found_format = match tree {
-        J::Obj(entries) => entries.iter().find(|(k, _)| &**k == "format").map(|(_, v)| v),
+        J::Obj(entries) => entries
+            .iter()
+            .find(|(k, _)| &**k == "format")
+            .map(|(_, v)| v),
         other => return Err(ctx.wrong_type(&root, other, "a capture object")),
     };
     match found_format {
@@ -307,7 +361,11 @@ fn read_capture(ctx: &Ctx, tree: &J) -> Result<Capture, CensusError> {
     };
 
     let label = ctx
-        .non_empty_string(&root.key("label"), req("label", "a string")?, "a non-empty string")?
+        .non_empty_string(
+            &root.key("label"),
+            req("label", "a string")?,
+            "a non-empty string",
+        )?
         .to_string();
 
     let hint_expected = "the step width traced, a non-negative integer";
@@ -333,7 +391,10 @@ fn read_capture(ctx: &Ctx, tree: &J) -> Result<Capture, CensusError> {
     };
 
     let axis_path = root.key("step_axis");
-    let step_axis = match req("step_axis", "the step-width symbol, or null for a concrete capture")? {
+    let step_axis = match req(
+        "step_axis",
+        "the step-width symbol, or null for a concrete capture",
+    )? {
         J::Null => None,
         J::Str(s) => match expr::bare_symbol(s) {
             Some(sym) => Some(sym.to_string()),
@@ -396,6 +457,7 @@ fn read_capture(ctx: &Ctx, tree: &J) -> Result<Capture, CensusError> {
         ops: Vec::new(),
         shapes: Vec::new(),
         entries: Vec::new(),
+        exprs: Vec::new(),
         guards: Vec::new(),
         replacements: Vec::new(),
         host_resolutions: Vec::new(),
@@ -404,7 +466,10 @@ fn read_capture(ctx: &Ctx, tree: &J) -> Result<Capture, CensusError> {
     capture.guards = read_guards(ctx, req("guards", "an array of guard strings")?)?;
     capture.replacements = read_replacements(
         ctx,
-        req("replacements", "an object mapping symbols to their replacements")?,
+        req(
+            "replacements",
+            "an object mapping symbols to their replacements",
+        )?,
     )?;
     capture.host_resolutions = read_host_resolutions(
         ctx,
@@ -424,21 +489,25 @@ fn wrong_format(ctx: &Ctx, found: String) -> CensusError {
 fn valid_op_name(name: &str) -> bool {
     !name.is_empty()
         && name.split('.').all(|seg| !seg.is_empty())
-        && name
-            .chars()
-            .all(|c| !c.is_whitespace() && !c.is_control())
+        && name.chars().all(|c| !c.is_whitespace() && !c.is_control())
 }
 
 fn read_ops(ctx: &Ctx, v: &J, capture: &mut Capture) -> Result<(), CensusError> {
     let root = JPath::Root;
     let ops_path = root.key("ops");
     let items = ctx.array(&ops_path, v, "an array of operator calls")?;
-    let mut intern: HashMap<Box<str>, u32> = HashMap::new();
+    let mut intern: FxMap<&str, u32> = FxMap::default();
+    let mut expr_ids: FxMap<&str, u32> = FxMap::default();
     let mut toks: Vec<Tok> = Vec::new();
     capture.ops.reserve(items.len());
     for (i, item) in items.iter().enumerate() {
         let op_path = ops_path.index(i);
-        let f = ctx.fields(&op_path, item, &["name", "shapes"], "an operator call object")?;
+        let f = ctx.fields(
+            &op_path,
+            item,
+            &["name", "shapes"],
+            "an operator call object",
+        )?;
         let name_path = op_path.key("name");
         let name = ctx.string(
             &name_path,
@@ -458,22 +527,35 @@ fn read_ops(ctx: &Ctx, v: &J, capture: &mut Capture) -> Result<(), CensusError> 
             None => {
                 let id = capture.names.len() as u32;
                 capture.names.push(name.into());
-                intern.insert(name.into(), id);
+                intern.insert(name, id);
                 id
             }
         };
         let shapes_path = op_path.key("shapes");
         let shapes = ctx.array(
             &shapes_path,
-            f.get("shapes")
-                .ok_or_else(|| ctx.missing(&shapes_path, "the shapes of its tensor inputs then outputs"))?,
+            f.get("shapes").ok_or_else(|| {
+                ctx.missing(&shapes_path, "the shapes of its tensor inputs then outputs")
+            })?,
             "an array of shapes",
         )?;
         for (s, shape) in shapes.iter().enumerate() {
             let shape_path = shapes_path.index(s);
             let entries = ctx.array(&shape_path, shape, "a shape: an array of size entries")?;
             for (e, entry) in entries.iter().enumerate() {
-                let dim = read_dim(ctx, &shape_path.index(e), entry, &mut toks)?;
+                let dim = match entry {
+                    J::Str(s) => match expr_ids.get(&**s) {
+                        Some(&id) => Entry::Expr(id),
+                        None => {
+                            check_entry_expression(ctx, &shape_path.index(e), s, &mut toks)?;
+                            let id = capture.exprs.len() as u32;
+                            capture.exprs.push((**s).into());
+                            expr_ids.insert(s, id);
+                            Entry::Expr(id)
+                        }
+                    },
+                    other => read_dim(ctx, &shape_path.index(e), other)?,
+                };
                 capture.entries.push(dim);
             }
             capture.shapes.push(capture.entries.len());
@@ -488,14 +570,9 @@ fn read_ops(ctx: &Ctx, v: &J, capture: &mut Capture) -> Result<(), CensusError> 
 
 const DIM_EXPECTED: &str = "a non-negative integer, a symbolic expression string, or null";
 
-fn read_dim<'a>(
-    ctx: &Ctx,
-    path: &JPath,
-    v: &'a J,
-    toks: &mut Vec<Tok<'a>>,
-) -> Result<Dim, CensusError> {
+fn read_dim(ctx: &Ctx, path: &JPath, v: &J) -> Result<Entry, CensusError> {
     match v {
-        J::Int(i) if *i >= 0 => Ok(Dim::Int(*i)),
+        J::Int(i) if *i >= 0 => Ok(Entry::Int(*i)),
         J::Int(i) => Err(ctx.invalid(path, format!("size {i} is negative"), DIM_EXPECTED)),
         J::BigUint(u) => Err(ctx.invalid(
             path,
@@ -503,20 +580,26 @@ fn read_dim<'a>(
             DIM_EXPECTED,
         )),
         J::Float(x) => Err(ctx.invalid(path, format!("size {x} is not an integer"), DIM_EXPECTED)),
-        J::Null => Ok(Dim::Unknown),
-        J::Str(s) => {
-            check_expression(ctx, path, s, toks)?;
-            if expr::integer_literal(s).is_some() {
-                return Err(ctx.invalid(
-                    path,
-                    format!("{s:?} is a number written as a string"),
-                    "a concrete size written as a JSON integer",
-                ));
-            }
-            Ok(Dim::Symbolic(s.clone()))
-        }
+        J::Null => Ok(Entry::Unknown),
         other => Err(ctx.wrong_type(path, other, DIM_EXPECTED)),
     }
+}
+
+fn check_entry_expression<'a>(
+    ctx: &Ctx,
+    path: &JPath,
+    s: &'a str,
+    toks: &mut Vec<Tok<'a>>,
+) -> Result<(), CensusError> {
+    check_expression(ctx, path, s, toks)?;
+    if expr::integer_literal(s).is_some() {
+        return Err(ctx.invalid(
+            path,
+            format!("{s:?} is a number written as a string"),
+            "a concrete size written as a JSON integer",
+        ));
+    }
+    Ok(())
 }
 
 fn check_expression<'a>(
@@ -575,9 +658,7 @@ fn read_replacements(ctx: &Ctx, v: &J) -> Result<Vec<(String, Replacement)>, Cen
                     None => Replacement::Expr(s.trim().to_string()),
                 }
             }
-            other => {
-                return Err(ctx.wrong_type(&p, other, "an expression string or an integer"))
-            }
+            other => return Err(ctx.wrong_type(&p, other, "an expression string or an integer")),
         };
         out.push((k.to_string(), r));
     }
@@ -596,12 +677,20 @@ fn read_host_resolutions(ctx: &Ctx, v: &J) -> Result<Vec<HostResolution>, Census
             .get("frames")
             .ok_or_else(|| ctx.missing(&frames_path, "the frames the conversion happened under"))?;
         let frames = ctx
-            .array(&frames_path, frames_v, "an array of \"file:line in function\" strings")?
+            .array(
+                &frames_path,
+                frames_v,
+                "an array of \"file:line in function\" strings",
+            )?
             .iter()
             .enumerate()
             .map(|(j, fr)| {
-                ctx.non_empty_string(&frames_path.index(j), fr, "a \"file:line in function\" string")
-                    .map(str::to_string)
+                ctx.non_empty_string(
+                    &frames_path.index(j),
+                    fr,
+                    "a \"file:line in function\" string",
+                )
+                .map(str::to_string)
             })
             .collect::<Result<Vec<_>, _>>()?;
         let value_path = p.key("value");

@@ -271,7 +271,13 @@ impl WidthComparison {
         let a = analysis::analyse(first);
         let b = analysis::analyse(second);
         let ctl = control.map(|c| (c, analysis::analyse(c)));
-        Ok(build(first, &a, second, &b, ctl.as_ref().map(|(c, s)| (*c, s))))
+        Ok(build(
+            first,
+            &a,
+            second,
+            &b,
+            ctl.as_ref().map(|(c, s)| (*c, s)),
+        ))
     }
 }
 
@@ -322,9 +328,11 @@ fail. (Choose a second width that equals no engine constant.)";
 const PROVES_FIRST_ABSENT: &str = "The first width does not appear as a concrete dimension, or \
 appears exactly as often at the second width too, where it cannot be the step's width: an engine \
 constant of the same value (a group width, a layer count), not the step.";
-const PROVES_IN_SHAPES: &str = "The step symbol is carried by shape entries at both widths, as the \
+const PROVES_IN_SHAPES: &str =
+    "The step symbol is carried by shape entries at both widths, as the \
 same canonical symbol. A capture whose axis reaches no shape says nothing about the width.";
-const PROVES_REPLACEMENTS: &str = "No replacement solves the step axis, or a symbol unified with it \
+const PROVES_REPLACEMENTS: &str =
+    "No replacement solves the step axis, or a symbol unified with it \
 (symbol-to-symbol replacements such as {\"s52\": \"s0\"} are unifications, not specialisations), \
 to a number, and no other symbol is solved to the step's own width at both widths. Weak evidence \
 on its own (seed 004 finding 10): an empty replacements map cannot see a symbol lost rather than \
@@ -343,7 +351,8 @@ width in disguise and no other check can see inside it.";
 const PROVES_CONTROL_CONCRETE: &str = "The same step traced with the width left an integer has no \
 non-numeric shape entries: the census reports zero where there is no symbol, so the non-numeric \
 entries of the symbolic captures come from the step symbol, not from the capture tooling.";
-const PROVES_CONTROL_WIDTH: &str = "The control was traced at one of the compared widths, so it is \
+const PROVES_CONTROL_WIDTH: &str =
+    "The control was traced at one of the compared widths, so it is \
 the same step and its operator list can be set beside that capture's.";
 
 fn build(
@@ -496,23 +505,22 @@ fn build(
         .iter()
         .filter(|g| g.relation == GuardRelation::Identical)
         .count();
-    let guards_match_modulo_hint = check(
-        differing.is_empty(),
-        PROVES_GUARDS,
-        {
-            let mut s = format!(
-                "{} guard(s) at width {h1}, {} at width {h2}: {identical} identical, \
+    let guards_match_modulo_hint = check(differing.is_empty(), PROVES_GUARDS, {
+        let mut s = format!(
+            "{} guard(s) at width {h1}, {} at width {h2}: {identical} identical, \
                  {hint_dependent} mentioning the hint",
-                c1.guards().len(),
-                c2.guards().len()
-            );
-            for g in guards.iter().filter(|g| g.relation != GuardRelation::Identical) {
-                s.push_str("; ");
-                s.push_str(&g.note);
-            }
-            s
-        },
-    );
+            c1.guards().len(),
+            c2.guards().len()
+        );
+        for g in guards
+            .iter()
+            .filter(|g| g.relation != GuardRelation::Identical)
+        {
+            s.push_str("; ");
+            s.push_str(&g.note);
+        }
+        s
+    });
 
     let no_unknown_entries = check(
         s1.unknown == 0 && s2.unknown == 0,
@@ -523,38 +531,33 @@ fn build(
         ),
     );
 
-    let (control_fully_concrete, control_same_width, control_summary, control_diffs) =
-        match control {
-            None => (None, None, None, Vec::new()),
-            Some((cc, cs)) => {
-                let hc = hint_i64(cc.step_hint());
-                let fully = check(
-                    cs.non_numeric == 0,
-                    PROVES_CONTROL_CONCRETE,
-                    format!(
-                        "control {} at width {hc}: {} non-numeric of {} shape entries over {} \
+    let (control_fully_concrete, control_same_width, control_summary, control_diffs) = match control
+    {
+        None => (None, None, None, Vec::new()),
+        Some((cc, cs)) => {
+            let hc = hint_i64(cc.step_hint());
+            let fully = check(
+                cs.non_numeric == 0,
+                PROVES_CONTROL_CONCRETE,
+                format!(
+                    "control {} at width {hc}: {} non-numeric of {} shape entries over {} \
                          operator calls",
-                        cc.label(),
-                        cs.non_numeric,
-                        cs.entries,
-                        cc.op_count()
-                    ),
-                );
-                let same_width = check(
-                    hc == h1 || hc == h2,
-                    PROVES_CONTROL_WIDTH,
-                    format!("control traced at width {hc}; compared widths {h1} and {h2}"),
-                );
-                let peer = if hc == h2 { c2 } else { c1 };
-                let diffs = op_count_diffs(cc, peer);
-                (
-                    Some(fully),
-                    Some(same_width),
-                    Some(summary(cc, cs)),
-                    diffs,
-                )
-            }
-        };
+                    cc.label(),
+                    cs.non_numeric,
+                    cs.entries,
+                    cc.op_count()
+                ),
+            );
+            let same_width = check(
+                hc == h1 || hc == h2,
+                PROVES_CONTROL_WIDTH,
+                format!("control traced at width {hc}; compared widths {h1} and {h2}"),
+            );
+            let peer = if hc == h2 { c2 } else { c1 };
+            let diffs = op_count_diffs(cc, peer);
+            (Some(fully), Some(same_width), Some(summary(cc, cs)), diffs)
+        }
+    };
 
     let evidence = Evidence {
         same_digest,
@@ -618,7 +621,10 @@ fn concrete_difference(a: &BTreeMap<i64, u64>, b: &BTreeMap<i64, u64>) -> String
     let diffs: Vec<String> = keys
         .into_iter()
         .filter_map(|k| {
-            let (x, y) = (a.get(&k).copied().unwrap_or(0), b.get(&k).copied().unwrap_or(0));
+            let (x, y) = (
+                a.get(&k).copied().unwrap_or(0),
+                b.get(&k).copied().unwrap_or(0),
+            );
             (x != y).then(|| format!("{k}: {x} → {y}"))
         })
         .collect();
@@ -642,7 +648,10 @@ fn op_count_diffs(a: &Capture, b: &Capture) -> Vec<OpCountDiff> {
     let keys: std::collections::BTreeSet<&str> = ma.keys().chain(mb.keys()).copied().collect();
     keys.into_iter()
         .filter_map(|k| {
-            let (x, y) = (ma.get(k).copied().unwrap_or(0), mb.get(k).copied().unwrap_or(0));
+            let (x, y) = (
+                ma.get(k).copied().unwrap_or(0),
+                mb.get(k).copied().unwrap_or(0),
+            );
             (x != y).then(|| OpCountDiff {
                 op: k.to_string(),
                 first: x,
@@ -721,9 +730,15 @@ fn describe_replacements(c: &Capture, s: &Structure) -> String {
         .iter()
         .filter(|(_, r)| matches!(r, crate::Replacement::Expr(e) if expr::bare_symbol(e).is_some()))
         .count();
-    let mut out = format!("{total} replacement(s), {unifications} of them symbol-to-symbol unifications");
+    let mut out =
+        format!("{total} replacement(s), {unifications} of them symbol-to-symbol unifications");
     if !s.step.solved.is_empty() {
-        let v: Vec<String> = s.step.solved.iter().map(|(k, n)| format!("{k} → {n}")).collect();
+        let v: Vec<String> = s
+            .step
+            .solved
+            .iter()
+            .map(|(k, n)| format!("{k} → {n}"))
+            .collect();
         out.push_str(&format!("; the step axis is solved: {}", v.join(", ")));
     }
     let others: Vec<String> = s
@@ -747,7 +762,10 @@ fn describe_pins(s: &Structure) -> String {
     let mut parts = Vec::new();
     if !s.step.pinned.is_empty() {
         let v: Vec<&str> = s.step.pinned.iter().map(|(g, _)| g.as_str()).collect();
-        parts.push(format!("guards equating the step axis with a number: {}", v.join(", ")));
+        parts.push(format!(
+            "guards equating the step axis with a number: {}",
+            v.join(", ")
+        ));
     }
     let others: Vec<&str> = s
         .step
@@ -880,11 +898,18 @@ fn canon_guards(c: &Capture, s: &Structure) -> Vec<CanonGuard> {
                 }
                 .normalise()
             };
-            Some((map(expr::parse_linear(l)?)?, op, map(expr::parse_linear(r)?)?))
+            Some((
+                map(expr::parse_linear(l)?)?,
+                op,
+                map(expr::parse_linear(r)?)?,
+            ))
         });
         let pins_to_hint = relation.as_ref().is_some_and(|(l, op, r)| {
             let sym_eq_num = |a: &Linear<CSym>, b: &Linear<CSym>| {
-                a.terms.len() == 1 && a.terms[0].1 == 1 && a.constant == 0 && b.terms.is_empty()
+                a.terms.len() == 1
+                    && a.terms[0].1 == 1
+                    && a.constant == 0
+                    && b.terms.is_empty()
                     && b.constant == hint
             };
             *op == RelOp::Eq && (sym_eq_num(l, r) || sym_eq_num(r, l))
@@ -914,17 +939,25 @@ fn canon_guards(c: &Capture, s: &Structure) -> Vec<CanonGuard> {
             }
             None => {
                 let mut literal = String::new();
-                expr::render_tokens(&toks, &mut literal, |s, o| push_csym(&names[s], o), |v, o| {
-                    o.push_str(v)
-                });
+                expr::render_tokens(
+                    &toks,
+                    &mut literal,
+                    |s, o| push_csym(&names[s], o),
+                    |v, o| o.push_str(v),
+                );
                 let mut relative = String::new();
-                expr::render_tokens(&toks, &mut relative, |s, o| push_csym(&names[s], o), |v, o| {
-                    if v.parse::<i64>().ok() == Some(hint) {
-                        o.push_str("$HINT");
-                    } else {
-                        o.push_str(v);
-                    }
-                });
+                expr::render_tokens(
+                    &toks,
+                    &mut relative,
+                    |s, o| push_csym(&names[s], o),
+                    |v, o| {
+                        if v.parse::<i64>().ok() == Some(hint) {
+                            o.push_str("$HINT");
+                        } else {
+                            o.push_str(v);
+                        }
+                    },
+                );
                 (literal, relative, None)
             }
         };
@@ -991,9 +1024,10 @@ fn compare_guards(c1: &Capture, s1: &Structure, c2: &Capture, s2: &Structure) ->
     let mut left1b = Vec::new();
     for i in left1 {
         let a = &g1[i];
-        let found = a.relative.contains("$HINT").then(|| {
-            (0..g2.len()).find(|&j| !used2[j] && g2[j].relative == a.relative)
-        });
+        let found = a
+            .relative
+            .contains("$HINT")
+            .then(|| (0..g2.len()).find(|&j| !used2[j] && g2[j].relative == a.relative));
         if let Some(Some(j)) = found {
             used2[j] = true;
             let (relation, note) = if a.pins_to_hint {
@@ -1031,8 +1065,7 @@ fn compare_guards(c1: &Capture, s1: &Structure, c2: &Capture, s2: &Structure) ->
     }
     let one_sided = |g: &CanonGuard, own: i64, other: i64, first: bool| -> GuardRow {
         let hint_dep = g.relative.contains("$HINT")
-            && g
-                .step_only
+            && g.step_only
                 .as_ref()
                 .is_some_and(|rel| vacuous_at(rel, own, other));
         let (relation, note) = if hint_dep {

@@ -238,7 +238,8 @@ pub(crate) fn split_relation<'t, 'a>(
     toks: &'t [Tok<'a>],
 ) -> Option<(&'t [Tok<'a>], RelOp, &'t [Tok<'a>])> {
     // Eq(a, b) / Ne(a, b), the whole guard.
-    if let (Some(Tok::Ident(f @ ("Eq" | "Ne"))), Some(Tok::Punct("("))) = (toks.first(), toks.get(1))
+    if let (Some(Tok::Ident(f @ ("Eq" | "Ne"))), Some(Tok::Punct("("))) =
+        (toks.first(), toks.get(1))
     {
         if toks.last() != Some(&Tok::Punct(")")) {
             return None;
@@ -323,8 +324,23 @@ pub(crate) fn render_tokens(
             && matches!(
                 prev,
                 None | Some(Tok::Punct(
-                    "(" | "[" | "," | "+" | "-" | "*" | "/" | "//" | "%" | "**" | "<" | "<="
-                        | ">" | ">=" | "==" | "!=" | "&" | "|"
+                    "(" | "["
+                        | ","
+                        | "+"
+                        | "-"
+                        | "*"
+                        | "/"
+                        | "//"
+                        | "%"
+                        | "**"
+                        | "<"
+                        | "<="
+                        | ">"
+                        | ">="
+                        | "=="
+                        | "!="
+                        | "&"
+                        | "|"
                 ))
             );
         match t {
@@ -375,7 +391,10 @@ mod tests {
         assert_eq!(r.len(), 3);
         let t = toks("Eq(s52, s0)");
         let (l, op, r) = split_relation(&t).unwrap();
-        assert_eq!((l, op, r), (&[Tok::Ident("s52")][..], RelOp::Eq, &[Tok::Ident("s0")][..]));
+        assert_eq!(
+            (l, op, r),
+            (&[Tok::Ident("s52")][..], RelOp::Eq, &[Tok::Ident("s0")][..])
+        );
         assert!(split_relation(&toks("Eq(Mod(s0, 2), 0)")).is_some());
         assert!(split_relation(&toks("Mod(s0, 2)")).is_none());
     }

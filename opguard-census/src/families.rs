@@ -226,11 +226,15 @@ impl FamilyTable {
         let parts: Vec<&str> = op.split('.').collect();
         if op.is_empty()
             || parts.iter().any(|p| p.is_empty())
-            || op.chars().any(|c| c.is_whitespace() || c.is_control() || c == '*')
+            || op
+                .chars()
+                .any(|c| c.is_whitespace() || c.is_control() || c == '*')
         {
             return Err(ctx.invalid(
                 path,
-                format!("{op:?} is not a whole operator name (prefixes and wildcards are not matched)"),
+                format!(
+                    "{op:?} is not a whole operator name (prefixes and wildcards are not matched)"
+                ),
                 expected,
             ));
         }
@@ -267,9 +271,7 @@ impl FamilyTable {
     }
 
     pub(crate) fn family_index(&self, operator: &str) -> Option<usize> {
-        self.by_operator
-            .get(operator_base_name(operator))
-            .copied()
+        self.by_operator.get(operator_base_name(operator)).copied()
     }
 
     /// The families in table order, each with its operator names.

@@ -98,11 +98,7 @@ impl DeclaredHostResolutions {
 
 fn check_line(ctx: &Ctx, p: &JPath, line: &str, count: u64) -> Result<(), CensusError> {
     if line.trim().is_empty() {
-        return Err(ctx.invalid(
-            p,
-            "the line is empty".into(),
-            "\"file:line in function\"",
-        ));
+        return Err(ctx.invalid(p, "the line is empty".into(), "\"file:line in function\""));
     }
     if count == 0 {
         return Err(ctx.invalid(

@@ -1,6 +1,7 @@
 //! A small JSON tree that keeps every key (so duplicates can be refused with their
 //! JSON path), plus the path-carrying readers every document in this crate uses.
 
+use std::borrow::Cow;
 use std::fmt;
 use std::io::Read;
 use std::path::Path;
@@ -14,18 +15,18 @@ pub const DEFAULT_MAX_BYTES: u64 = 256 * 1024 * 1024;
 
 /// A parsed JSON value. Objects keep their keys in order, duplicates included.
 #[derive(Debug)]
-pub(crate) enum J {
+pub(crate) enum J<'a> {
     Null,
     Bool,
     Int(i64),
     BigUint(u64),
     Float(f64),
-    Str(Box<str>),
-    Arr(Vec<J>),
-    Obj(Vec<(Box<str>, J)>),
+    Str(Cow<'a, str>),
+    Arr(Vec<J<'a>>),
+    Obj(Vec<(Cow<'a, str>, J<'a>)>),
 }
 
-impl J {
+impl J<'_> {
     pub(crate) fn type_name(&self) -> &'static str {
         match self {
             J::Null => "null",
@@ -41,62 +42,93 @@ impl J {
 
 struct JVisitor;
 
+/// A string borrowed from the input when it has no escapes.
+struct Text<'a>(Cow<'a, str>);
+
+struct TextVisitor;
+
+impl<'de> Visitor<'de> for TextVisitor {
+    type Value = Text<'de>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a string")
+    }
+    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Text<'de>, E> {
+        Ok(Text(Cow::Borrowed(v)))
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Text<'de>, E> {
+        Ok(Text(Cow::Owned(v.to_string())))
+    }
+    fn visit_string<E: de::Error>(self, v: String) -> Result<Text<'de>, E> {
+        Ok(Text(Cow::Owned(v)))
+    }
+}
+
+impl<'de> Deserialize<'de> for Text<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Text<'de>, D::Error> {
+        d.deserialize_str(TextVisitor)
+    }
+}
+
 impl<'de> Visitor<'de> for JVisitor {
-    type Value = J;
+    type Value = J<'de>;
 
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("any JSON value")
     }
-    fn visit_unit<E: de::Error>(self) -> Result<J, E> {
+    fn visit_unit<E: de::Error>(self) -> Result<J<'de>, E> {
         Ok(J::Null)
     }
-    fn visit_bool<E: de::Error>(self, _v: bool) -> Result<J, E> {
+    fn visit_bool<E: de::Error>(self, _v: bool) -> Result<J<'de>, E> {
         Ok(J::Bool)
     }
-    fn visit_i64<E: de::Error>(self, v: i64) -> Result<J, E> {
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<J<'de>, E> {
         Ok(J::Int(v))
     }
-    fn visit_u64<E: de::Error>(self, v: u64) -> Result<J, E> {
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<J<'de>, E> {
         Ok(match i64::try_from(v) {
             Ok(v) => J::Int(v),
             Err(_) => J::BigUint(v),
         })
     }
-    fn visit_f64<E: de::Error>(self, v: f64) -> Result<J, E> {
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<J<'de>, E> {
         Ok(J::Float(v))
     }
-    fn visit_str<E: de::Error>(self, v: &str) -> Result<J, E> {
-        Ok(J::Str(v.into()))
+    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<J<'de>, E> {
+        Ok(J::Str(Cow::Borrowed(v)))
     }
-    fn visit_string<E: de::Error>(self, v: String) -> Result<J, E> {
-        Ok(J::Str(v.into_boxed_str()))
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<J<'de>, E> {
+        Ok(J::Str(Cow::Owned(v.to_string())))
     }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<J, A::Error> {
+    fn visit_string<E: de::Error>(self, v: String) -> Result<J<'de>, E> {
+        Ok(J::Str(Cow::Owned(v)))
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<J<'de>, A::Error> {
         let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(4096));
-        while let Some(v) = seq.next_element::<J>()? {
+        while let Some(v) = seq.next_element::<J<'de>>()? {
             out.push(v);
         }
         Ok(J::Arr(out))
     }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<J, A::Error> {
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<J<'de>, A::Error> {
         let mut out = Vec::new();
-        while let Some(k) = map.next_key::<Box<str>>()? {
-            let v = map.next_value::<J>()?;
+        while let Some(Text(k)) = map.next_key::<Text<'de>>()? {
+            let v = map.next_value::<J<'de>>()?;
             out.push((k, v));
         }
         Ok(J::Obj(out))
     }
 }
 
-impl<'de> Deserialize<'de> for J {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<J, D::Error> {
+impl<'de> Deserialize<'de> for J<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<J<'de>, D::Error> {
         d.deserialize_any(JVisitor)
     }
 }
 
 /// Parse bytes into a tree, mapping serde_json's error to [`CensusError::Syntax`].
-pub(crate) fn parse(bytes: &[u8], what: &str) -> Result<J, CensusError> {
-    serde_json::from_slice::<J>(bytes).map_err(|e| CensusError::Syntax {
+pub(crate) fn parse<'a>(bytes: &'a [u8], what: &str) -> Result<J<'a>, CensusError> {
+    serde_json::from_slice::<J<'a>>(bytes).map_err(|e| CensusError::Syntax {
         what: what.to_string(),
         line: e.line(),
         column: e.column(),
@@ -113,7 +145,9 @@ pub(crate) fn read_limited<R: Read>(
 ) -> Result<Vec<u8>, CensusError> {
     let mut buf = Vec::new();
     let io_err = |source| CensusError::Io {
-        path: path.map(Path::to_path_buf).unwrap_or_else(|| "<reader>".into()),
+        path: path
+            .map(Path::to_path_buf)
+            .unwrap_or_else(|| "<reader>".into()),
         source,
     };
     reader
@@ -212,7 +246,7 @@ impl Ctx<'_> {
         path: &JPath,
         v: &'v J,
         expected: &str,
-    ) -> Result<&'v [(Box<str>, J)], CensusError> {
+    ) -> Result<&'v [(Cow<'v, str>, J<'v>)], CensusError> {
         match v {
             J::Obj(entries) => {
                 check_duplicates(entries).map_or(Ok(()), |k| {
@@ -253,7 +287,7 @@ impl Ctx<'_> {
         path: &JPath,
         v: &'v J,
         expected: &str,
-    ) -> Result<&'v [J], CensusError> {
+    ) -> Result<&'v [J<'v>], CensusError> {
         match v {
             J::Arr(items) => Ok(items),
             other => Err(self.wrong_type(path, other, expected)),
@@ -296,7 +330,7 @@ impl Ctx<'_> {
 }
 
 /// First key that appears twice, if any.
-fn check_duplicates(entries: &[(Box<str>, J)]) -> Option<&str> {
+fn check_duplicates<'e>(entries: &'e [(Cow<'_, str>, J<'_>)]) -> Option<&'e str> {
     if entries.len() <= 16 {
         for (i, (k, _)) in entries.iter().enumerate() {
             if entries[..i].iter().any(|(p, _)| p == k) {
@@ -314,11 +348,11 @@ fn check_duplicates(entries: &[(Box<str>, J)]) -> Option<&str> {
 
 /// Lookup over an object's fields.
 pub(crate) struct Fields<'v> {
-    entries: &'v [(Box<str>, J)],
+    entries: &'v [(Cow<'v, str>, J<'v>)],
 }
 
 impl<'v> Fields<'v> {
-    pub(crate) fn get(&self, key: &str) -> Option<&'v J> {
+    pub(crate) fn get(&self, key: &str) -> Option<&'v J<'v>> {
         self.entries
             .iter()
             .find(|(k, _)| &**k == key)

@@ -78,11 +78,12 @@ mod compare;
 mod error;
 mod expr;
 mod families;
+mod fxhash;
 mod host;
 mod json;
 
 pub use capture::{
-    Capture, Dim, FramesOrder, HostResolution, OpView, Replacement, CAPTURE_FORMAT,
+    Capture, Dim, FramesOrder, HostResolution, OpView, Replacement, Shape, CAPTURE_FORMAT,
     MIN_SYMBOLIC_WIDTH,
 };
 pub use census::{
