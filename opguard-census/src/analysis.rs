@@ -6,8 +6,8 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use sha2::{Digest as _, Sha256};
 
 use crate::capture::{Capture, Entry, Replacement};
-use crate::fxhash::FxMap;
 use crate::expr::{self, RelOp, Tok};
+use crate::fxhash::FxMap;
 
 /// The digest's domain tag; bump it if the byte stream below ever changes.
 pub(crate) const DIGEST_TAG: &[u8] = b"opguard.census/digest-v1\0";

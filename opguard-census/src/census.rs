@@ -289,9 +289,19 @@ fn step_axis_report(capture: &Capture, s: &Structure) -> StepAxisReport {
         .map(|(_, n)| *n)
         .or_else(|| st.pinned.first().map(|(_, n)| *n));
     let (status, note) = match capture.step_axis() {
+        None if s.non_numeric == 0 => (
+            StepAxisStatus::Concrete,
+            "no step axis: a concrete capture (a control); the width is an integer in every \
+             shape"
+                .to_string(),
+        ),
         None => (
             StepAxisStatus::Concrete,
-            "no step axis: a concrete capture (a control); the width is an integer".to_string(),
+            format!(
+                "no step axis declared, yet {} shape entries are not plain integers: as a \
+                 control this capture is not concrete",
+                s.non_numeric
+            ),
         ),
         Some(axis) if !st.solved.is_empty() || !st.pinned.is_empty() => {
             let mut why: Vec<String> = st

@@ -39,7 +39,11 @@ fn a_control_with_symbolic_entries_fails_its_check() {
     let check = cmp.evidence.control_fully_concrete.as_ref().unwrap();
     assert!(!check.held);
     assert!(!cmp.free_symbol);
-    assert!(cmp.verdict.contains("control_fully_concrete"), "{}", cmp.verdict);
+    assert!(
+        cmp.verdict.contains("control_fully_concrete"),
+        "{}",
+        cmp.verdict
+    );
 }
 
 #[test]
@@ -55,7 +59,10 @@ fn the_verdict_does_not_depend_on_symbol_names() {
     assert!(cmp.free_symbol, "{}", cmp.verdict);
     let b2 = parse(&symbolic(1, WIDE));
     assert_eq!(
-        WidthComparison::compare(&a, &b2, None).unwrap().first.digest,
+        WidthComparison::compare(&a, &b2, None)
+            .unwrap()
+            .first
+            .digest,
         cmp.second.digest
     );
 }
@@ -84,7 +91,10 @@ fn every_output_serialises_with_its_named_fields() {
     let names: Vec<&str> = cmp.evidence.checks().into_iter().map(|(n, _)| n).collect();
     for n in &names {
         let c = &v["evidence"][n];
-        assert!(c["held"].is_boolean() && c["proves"].is_string() && c["observed"].is_string(), "{n}");
+        assert!(
+            c["held"].is_boolean() && c["proves"].is_string() && c["observed"].is_string(),
+            "{n}"
+        );
     }
     assert_eq!(names.len(), 12);
     let census = opguard_census::Census::compute(&a, &opguard_census::FamilyTable::default());
@@ -102,7 +112,11 @@ fn every_output_serialises_with_its_named_fields() {
         assert!(v.get(k).is_some(), "{k}");
     }
     assert_eq!(
-        v["families"][0].as_object().unwrap().keys().collect::<Vec<_>>(),
+        v["families"][0]
+            .as_object()
+            .unwrap()
+            .keys()
+            .collect::<Vec<_>>(),
         vec!["family", "non_numeric", "ops", "shape_entries"],
         "a family row is exactly these four fields (listed sorted)"
     );

@@ -27,12 +27,20 @@ type Ops = Vec<(u8, Vec<Vec<Ent>>)>;
 
 fn ops() -> impl Strategy<Value = Ops> {
     prop::collection::vec(
-        (0u8..4, prop::collection::vec(prop::collection::vec(ent(), 0..4), 0..4)),
+        (
+            0u8..4,
+            prop::collection::vec(prop::collection::vec(ent(), 0..4), 0..4),
+        ),
         1..20,
     )
 }
 
-const NAMES: [&str; 4] = ["aten.mm.default", "aten.add.Tensor", "aten.view.default", "aiter.gemm_a16w16.default"];
+const NAMES: [&str; 4] = [
+    "aten.mm.default",
+    "aten.add.Tensor",
+    "aten.view.default",
+    "aiter.gemm_a16w16.default",
+];
 
 fn to_json(ops: &Ops, names: &[String]) -> Value {
     let e = |x: &Ent| match x {

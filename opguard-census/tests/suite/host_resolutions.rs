@@ -1,7 +1,9 @@
 //! The host-resolution log against a declared set (seed 004 finding 1): asserted as
 //! a multiset, so a seventeenth line fails and so does a line converting twice.
 
-use opguard_census::{host_resolutions_by_line, Capture, Census, DeclaredHostResolutions, NO_FRAME};
+use opguard_census::{
+    host_resolutions_by_line, Capture, Census, DeclaredHostResolutions, NO_FRAME,
+};
 use serde_json::json;
 
 use crate::support::builder::parse;
@@ -42,7 +44,10 @@ fn a_seventeenth_line_breaks_the_declared_set() {
     let diff = c.host_resolution_diff(&declared());
     assert!(!diff.matches);
     assert_eq!(diff.extra.len(), 1);
-    assert_eq!((diff.extra[0].line.as_str(), diff.extra[0].observed), (line, 1));
+    assert_eq!(
+        (diff.extra[0].line.as_str(), diff.extra[0].observed),
+        (line, 1)
+    );
     assert!(diff.missing.is_empty() && diff.changed.is_empty());
     assert_eq!((diff.observed_conversions, diff.observed_lines), (21, 17));
     let err = c.require_host_resolutions(&declared()).unwrap_err();
@@ -60,7 +65,11 @@ fn a_line_converting_twice_breaks_the_declared_set() {
     assert!(diff.extra.is_empty() && diff.missing.is_empty());
     assert_eq!(diff.changed.len(), 1);
     assert_eq!(
-        (diff.changed[0].line.as_str(), diff.changed[0].declared, diff.changed[0].observed),
+        (
+            diff.changed[0].line.as_str(),
+            diff.changed[0].declared,
+            diff.changed[0].observed
+        ),
         (line, 1, 2)
     );
     // A set comparison would have passed this: the lines are the same 16.
@@ -80,7 +89,9 @@ fn a_missing_line_breaks_the_declared_set() {
     let c = Census::compute(&parse(&v), &families());
     let diff = c.host_resolution_diff(&declared());
     assert_eq!(diff.missing.len(), 1);
-    assert!(diff.missing[0].line.ends_with("gdn_attn.py:1237 in _attach_gdn_decode_metadata"));
+    assert!(diff.missing[0]
+        .line
+        .ends_with("gdn_attn.py:1237 in _attach_gdn_decode_metadata"));
 }
 
 #[test]
@@ -92,14 +103,18 @@ fn frames_order_innermost_first_keys_the_other_end() {
     });
     let last = parse(&base);
     assert_eq!(
-        host_resolutions_by_line(&last).into_iter().collect::<Vec<_>>(),
+        host_resolutions_by_line(&last)
+            .into_iter()
+            .collect::<Vec<_>>(),
         vec![("pkg/b.py:40 in step".to_string(), 1)]
     );
     let mut first = base.clone();
     first["frames_order"] = json!("innermost_first");
     let first = parse(&first);
     assert_eq!(
-        host_resolutions_by_line(&first).into_iter().collect::<Vec<_>>(),
+        host_resolutions_by_line(&first)
+            .into_iter()
+            .collect::<Vec<_>>(),
         vec![("pkg/a.py:1106 in prepare_decode".to_string(), 1)]
     );
 }

@@ -17,23 +17,94 @@ fn err(v: &Value) -> opguard_census::CensusError {
 
 #[test]
 fn errors_carry_a_json_path_and_a_stable_code() {
-    let cases: Vec<(Box<dyn Fn(&mut Value)>, &str, &str)> = vec![
-        (Box::new(|v| v["ops"][12]["shapes"][1][0] = json!(-1)), "invalid_value", "ops[12].shapes[1][0]"),
-        (Box::new(|v| v["ops"][12]["shapes"][1][0] = json!(1.5)), "invalid_value", "ops[12].shapes[1][0]"),
-        (Box::new(|v| v["ops"][12]["shapes"][1][0] = json!("64")), "invalid_value", "ops[12].shapes[1][0]"),
-        (Box::new(|v| v["ops"][12]["shapes"][1][0] = json!(true)), "wrong_type", "ops[12].shapes[1][0]"),
-        (Box::new(|v| v["ops"][12]["shapes"][1][0] = json!("s0 # 1")), "invalid_expression", "ops[12].shapes[1][0]"),
-        (Box::new(|v| v["ops"][3]["dtype"] = json!("bf16")), "unknown_field", "ops[3].dtype"),
-        (Box::new(|v| v["shape_env_guards"] = json!([])), "unknown_field", "shape_env_guards"),
-        (Box::new(|v| { v.as_object_mut().unwrap().remove("host_resolutions"); }), "missing_field", "host_resolutions"),
-        (Box::new(|v| { v.as_object_mut().unwrap().remove("replacements"); }), "missing_field", "replacements"),
-        (Box::new(|v| { v.as_object_mut().unwrap().remove("step_axis"); }), "missing_field", "step_axis"),
-        (Box::new(|v| v["ops"][2]["name"] = json!("aten..mm")), "invalid_value", "ops[2].name"),
-        (Box::new(|v| v["replacements"] = json!({"s52 + 1": "s0"})), "invalid_value", "replacements[\"s52 + 1\"]"),
-        (Box::new(|v| v["host_resolutions"] = json!([{"frames": ["a.py:1 in f"]}])), "missing_field", "host_resolutions[0].value"),
-        (Box::new(|v| v["frames_order"] = json!("outermost")), "invalid_value", "frames_order"),
-        (Box::new(|v| v["step_axis_hint"] = json!(8)), "conflicting_fields", "step_axis_hint"),
-        (Box::new(|v| v["format"] = json!("opguard.census/capture-v2")), "wrong_format", "capture-v2"),
+    type Mutation = Box<dyn Fn(&mut Value)>;
+    let cases: Vec<(Mutation, &str, &str)> = vec![
+        (
+            Box::new(|v| v["ops"][12]["shapes"][1][0] = json!(-1)),
+            "invalid_value",
+            "ops[12].shapes[1][0]",
+        ),
+        (
+            Box::new(|v| v["ops"][12]["shapes"][1][0] = json!(1.5)),
+            "invalid_value",
+            "ops[12].shapes[1][0]",
+        ),
+        (
+            Box::new(|v| v["ops"][12]["shapes"][1][0] = json!("64")),
+            "invalid_value",
+            "ops[12].shapes[1][0]",
+        ),
+        (
+            Box::new(|v| v["ops"][12]["shapes"][1][0] = json!(true)),
+            "wrong_type",
+            "ops[12].shapes[1][0]",
+        ),
+        (
+            Box::new(|v| v["ops"][12]["shapes"][1][0] = json!("s0 # 1")),
+            "invalid_expression",
+            "ops[12].shapes[1][0]",
+        ),
+        (
+            Box::new(|v| v["ops"][3]["dtype"] = json!("bf16")),
+            "unknown_field",
+            "ops[3].dtype",
+        ),
+        (
+            Box::new(|v| v["shape_env_guards"] = json!([])),
+            "unknown_field",
+            "shape_env_guards",
+        ),
+        (
+            Box::new(|v| {
+                v.as_object_mut().unwrap().remove("host_resolutions");
+            }),
+            "missing_field",
+            "host_resolutions",
+        ),
+        (
+            Box::new(|v| {
+                v.as_object_mut().unwrap().remove("replacements");
+            }),
+            "missing_field",
+            "replacements",
+        ),
+        (
+            Box::new(|v| {
+                v.as_object_mut().unwrap().remove("step_axis");
+            }),
+            "missing_field",
+            "step_axis",
+        ),
+        (
+            Box::new(|v| v["ops"][2]["name"] = json!("aten..mm")),
+            "invalid_value",
+            "ops[2].name",
+        ),
+        (
+            Box::new(|v| v["replacements"] = json!({"s52 + 1": "s0"})),
+            "invalid_value",
+            "replacements[\"s52 + 1\"]",
+        ),
+        (
+            Box::new(|v| v["host_resolutions"] = json!([{"frames": ["a.py:1 in f"]}])),
+            "missing_field",
+            "host_resolutions[0].value",
+        ),
+        (
+            Box::new(|v| v["frames_order"] = json!("outermost")),
+            "invalid_value",
+            "frames_order",
+        ),
+        (
+            Box::new(|v| v["step_axis_hint"] = json!(8)),
+            "conflicting_fields",
+            "step_axis_hint",
+        ),
+        (
+            Box::new(|v| v["format"] = json!("opguard.census/capture-v2")),
+            "wrong_format",
+            "capture-v2",
+        ),
     ];
     for (mutate, code, needle) in cases {
         let mut v = base();
@@ -49,9 +120,19 @@ fn step_axis_hint_is_accepted_for_step_hint() {
     let mut v = base();
     v.as_object_mut().unwrap().remove("step_hint");
     v["step_axis_hint"] = json!(2);
-    assert_eq!(Capture::from_slice(&serde_json::to_vec(&v).unwrap()).unwrap().step_hint(), 2);
+    assert_eq!(
+        Capture::from_slice(&serde_json::to_vec(&v).unwrap())
+            .unwrap()
+            .step_hint(),
+        2
+    );
     v["step_hint"] = json!(2);
-    assert_eq!(Capture::from_slice(&serde_json::to_vec(&v).unwrap()).unwrap().step_hint(), 2);
+    assert_eq!(
+        Capture::from_slice(&serde_json::to_vec(&v).unwrap())
+            .unwrap()
+            .step_hint(),
+        2
+    );
     v.as_object_mut().unwrap().remove("step_hint");
     v.as_object_mut().unwrap().remove("step_axis_hint");
     assert_eq!(err(&v).code(), "missing_field");
@@ -83,7 +164,7 @@ fn a_reader_limit_at_n_passes_and_at_n_minus_one_fails() {
     assert!(Capture::from_reader(&bytes[..], n).is_ok());
     let e = Capture::from_reader(&bytes[..], n - 1).unwrap_err();
     assert_eq!(e.code(), "too_large");
-    assert!(DEFAULT_MAX_BYTES >= 256 * 1024 * 1024);
+    assert_eq!(DEFAULT_MAX_BYTES, 256 * 1024 * 1024);
 }
 
 #[test]
@@ -97,18 +178,48 @@ fn a_missing_file_is_an_io_error_naming_it() {
 fn family_tables_refuse_overloads_prefixes_and_duplicates() {
     let t = |families: Value| {
         FamilyTable::from_slice(
-            &serde_json::to_vec(&json!({"format": "opguard.census/families-v1", "families": families}))
-                .unwrap(),
+            &serde_json::to_vec(
+                &json!({"format": "opguard.census/families-v1", "families": families}),
+            )
+            .unwrap(),
         )
     };
     let cases = [
-        (json!([{"family": "x", "operators": ["aten.add.Tensor"]}]), "invalid_value", "names an overload"),
-        (json!([{"family": "x", "operators": ["_c10d_functional."]}]), "invalid_value", "prefixes"),
-        (json!([{"family": "x", "operators": ["aten.*"]}]), "invalid_value", "wildcards"),
-        (json!([{"family": "x", "operators": ["aten.mm"]}, {"family": "y", "operators": ["aten.mm"]}]), "duplicate_operator", "families[1].operators[0]"),
-        (json!([{"family": "x", "operators": []}, {"family": "x", "operators": []}]), "duplicate_family", "families[1].family"),
-        (json!([{"family": "unclassified", "operators": []}]), "invalid_value", "reserved"),
-        (json!([{"family": "x", "operators": [], "match": "prefix"}]), "unknown_field", "families[0].match"),
+        (
+            json!([{"family": "x", "operators": ["aten.add.Tensor"]}]),
+            "invalid_value",
+            "names an overload",
+        ),
+        (
+            json!([{"family": "x", "operators": ["_c10d_functional."]}]),
+            "invalid_value",
+            "prefixes",
+        ),
+        (
+            json!([{"family": "x", "operators": ["aten.*"]}]),
+            "invalid_value",
+            "wildcards",
+        ),
+        (
+            json!([{"family": "x", "operators": ["aten.mm"]}, {"family": "y", "operators": ["aten.mm"]}]),
+            "duplicate_operator",
+            "families[1].operators[0]",
+        ),
+        (
+            json!([{"family": "x", "operators": []}, {"family": "x", "operators": []}]),
+            "duplicate_family",
+            "families[1].family",
+        ),
+        (
+            json!([{"family": "unclassified", "operators": []}]),
+            "invalid_value",
+            "reserved",
+        ),
+        (
+            json!([{"family": "x", "operators": [], "match": "prefix"}]),
+            "unknown_field",
+            "families[0].match",
+        ),
     ];
     for (fams, code, needle) in cases {
         let e = t(fams).unwrap_err();
@@ -121,7 +232,9 @@ fn family_tables_refuse_overloads_prefixes_and_duplicates() {
     let built = FamilyTable::from_families([("gemm", ["aten.mm", "aten.bmm"])]).unwrap();
     assert_eq!(built.family_of("aten.bmm.default"), Some("gemm"));
     assert_eq!(
-        FamilyTable::from_families([("gemm", ["aten.mm.default"])]).unwrap_err().code(),
+        FamilyTable::from_families([("gemm", ["aten.mm.default"])])
+            .unwrap_err()
+            .code(),
         "invalid_value"
     );
 }

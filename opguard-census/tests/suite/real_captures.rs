@@ -35,7 +35,10 @@ fn real_clean_width_2_and_8_compare_as_free_with_control() {
         .contains("6 time(s) at width 2 and 6 time(s) at width 8"));
     // torch adds one aten.sym_size.int in the symbolic pass.
     assert_eq!(cmp.control_distinct_ops_differences.len(), 1);
-    assert_eq!(cmp.control_distinct_ops_differences[0].op, "aten.sym_size.int");
+    assert_eq!(
+        cmp.control_distinct_ops_differences[0].op,
+        "aten.sym_size.int"
+    );
     let census = Census::compute(&w2, &FamilyTable::default());
     assert_eq!(census.step_axis.status, StepAxisStatus::Symbolic);
     assert_eq!(census.step_axis.entries, 214);
@@ -81,12 +84,22 @@ fn real_hostres_widths_are_not_free_and_the_report_names_why() {
     assert!(!e.no_replacement_solves_step_axis.held);
     assert!(!e.no_guard_pins_step_axis.held);
     // The report names the specialisation: Eq(s52, W) and s52 -> W at each width.
-    assert!(e.no_replacement_solves_step_axis.observed.contains("s52 → 2"));
-    assert!(e.no_replacement_solves_step_axis.observed.contains("s52 → 8"));
+    assert!(e
+        .no_replacement_solves_step_axis
+        .observed
+        .contains("s52 → 2"));
+    assert!(e
+        .no_replacement_solves_step_axis
+        .observed
+        .contains("s52 → 8"));
     assert!(e.no_guard_pins_step_axis.observed.contains("Eq(s52, 2)"));
     assert!(e.no_guard_pins_step_axis.observed.contains("Eq(s52, 8)"));
     assert!(e.second_width_absent.observed.contains("179 time(s)"));
-    for name in ["same_digest", "no_replacement_solves_step_axis", "no_guard_pins_step_axis"] {
+    for name in [
+        "same_digest",
+        "no_replacement_solves_step_axis",
+        "no_guard_pins_step_axis",
+    ] {
         assert!(cmp.verdict.contains(name), "{}", cmp.verdict);
     }
     let census = Census::compute(&h2, &FamilyTable::default());
@@ -97,7 +110,13 @@ fn real_hostres_widths_are_not_free_and_the_report_names_why() {
 
 #[test]
 fn real_captures_are_fully_classified_by_the_default_table() {
-    for stem in ["clean_sym_w2", "clean_sym_w8", "clean_control_w2", "hostres_sym_w2", "hostres_sym_w8"] {
+    for stem in [
+        "clean_sym_w2",
+        "clean_sym_w8",
+        "clean_control_w2",
+        "hostres_sym_w2",
+        "hostres_sym_w8",
+    ] {
         let Some(c) = load(stem) else {
             return;
         };

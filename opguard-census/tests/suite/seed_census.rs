@@ -110,7 +110,12 @@ fn tp2_group_width_two_is_an_engine_constant_not_the_step() {
     .unwrap();
     let e = &cmp.evidence.first_width_absent_or_engine_constant;
     assert!(e.held);
-    assert!(e.observed.contains("73 time(s) at width 2 and 73 time(s) at width 8"), "{}", e.observed);
+    assert!(
+        e.observed
+            .contains("73 time(s) at width 2 and 73 time(s) at width 8"),
+        "{}",
+        e.observed
+    );
     // And at TP1 the first width is simply absent.
     let tp1 = Census::compute(&parse(&symbolic(1, NARROW)), &families());
     assert_eq!(tp1.concrete_dims_map().get(&2), None);
@@ -161,7 +166,8 @@ fn pin_breaks_when_one_host_resolution_line_moves() {
         .iter()
         .position(|h| h["frames"][1].as_str().unwrap().contains(":1106 in"))
         .unwrap();
-    hr[i]["frames"][1] = json!("atom/model_ops/attentions/aiter_attention.py:1107 in prepare_decode");
+    hr[i]["frames"][1] =
+        json!("atom/model_ops/attentions/aiter_attention.py:1107 in prepare_decode");
     let c = Census::compute(&parse(&v), &families());
     let diff = c.host_resolution_diff(&declared);
     assert!(!diff.matches);
@@ -171,7 +177,10 @@ fn pin_breaks_when_one_host_resolution_line_moves() {
         "atom/model_ops/attentions/aiter_attention.py:1107 in prepare_decode"
     );
     assert_eq!((diff.changed[0].declared, diff.changed[0].observed), (2, 1));
-    assert_eq!(c.require_host_resolutions(&declared).unwrap_err().code(), "host_resolutions_differ");
+    assert_eq!(
+        c.require_host_resolutions(&declared).unwrap_err().code(),
+        "host_resolutions_differ"
+    );
 }
 
 #[test]
@@ -181,6 +190,9 @@ fn lift_fresh_to_scalar_tensor_is_found_by_distinct_ops_not_the_digest() {
     let sym = Census::compute(&parse(&symbolic(1, NARROW)), &families());
     let ctl = Census::compute(&parse(&control(1, NARROW)), &families());
     assert_eq!(sym.distinct_ops.get("aten.scalar_tensor.default"), Some(&1));
-    assert_eq!(ctl.distinct_ops.get("aten.lift_fresh_copy.default"), Some(&1));
+    assert_eq!(
+        ctl.distinct_ops.get("aten.lift_fresh_copy.default"),
+        Some(&1)
+    );
     assert_eq!(sym.distinct_ops.get("aten.lift_fresh_copy.default"), None);
 }

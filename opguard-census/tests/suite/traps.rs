@@ -1,7 +1,9 @@
 //! The seed's traps: prefix-matched families, width-1 captures, hint-dependent
 //! guards, and the ways a free-symbol verdict could be bought cheaply.
 
-use opguard_census::{Capture, Census, FamilyTable, GuardRelation, StepAxisStatus, WidthComparison};
+use opguard_census::{
+    Capture, Census, FamilyTable, GuardRelation, StepAxisStatus, WidthComparison,
+};
 
 use crate::support::fixture;
 use crate::support::seed004::families;
@@ -61,7 +63,10 @@ fn width_one_capture_claiming_a_symbol_is_refused() {
 fn numeric_step_axis_is_refused() {
     let err = Capture::from_path(fixture("width1_numeric_axis.capture.json")).unwrap_err();
     assert_eq!(err.code(), "step_axis_not_symbolic");
-    assert!(err.to_string().contains("not a symbol but a number"), "{err}");
+    assert!(
+        err.to_string().contains("not a symbol but a number"),
+        "{err}"
+    );
     // An integer step_axis and an expression are refused the same way.
     for axis in ["1", "0", "\"s0 + 1\"", "\"2\""] {
         let doc = format!(
@@ -116,14 +121,38 @@ fn a_guard_not_explained_by_the_hint_fails_the_guard_check() {
     assert!(!cmp.evidence.guards_match_modulo_hint.held);
     assert!(!cmp.free_symbol);
     assert_eq!(
-        cmp.guards.iter().filter(|g| g.relation == GuardRelation::Differs).count(),
+        cmp.guards
+            .iter()
+            .filter(|g| g.relation == GuardRelation::Differs)
+            .count(),
         2
     );
     // A hint-mentioning guard that is not vacuous at the other width differs too.
-    let c = doc("c", "s9", 8, r#"[["s9", 64]]"#, r#"["s0 < 128", "s9 <= 8"]"#, "{}");
+    let c = doc(
+        "c",
+        "s9",
+        8,
+        r#"[["s9", 64]]"#,
+        r#"["s9 < 128", "s9 <= 8"]"#,
+        "{}",
+    );
     let a2 = doc("a2", "s0", 2, r#"[["s0", 64]]"#, r#"["s0 < 128"]"#, "{}");
     let cmp = WidthComparison::compare(&a2, &c, None).unwrap();
-    assert!(!cmp.evidence.guards_match_modulo_hint.held, "{:#?}", cmp.guards);
+    assert!(
+        !cmp.evidence.guards_match_modulo_hint.held,
+        "{:#?}",
+        cmp.guards
+    );
+    let row = cmp
+        .guards
+        .iter()
+        .find(|g| g.second.as_deref() == Some("s9 <= 8"))
+        .unwrap();
+    assert_eq!(
+        row.relation,
+        GuardRelation::Differs,
+        "s9 <= 8 is not vacuous at width 2"
+    );
 }
 
 #[test]
@@ -138,7 +167,11 @@ fn a_lost_symbol_records_no_replacement_but_the_digest_sees_it() {
     assert!(!cmp.evidence.same_digest.held);
     assert!(!cmp.evidence.second_width_absent.held);
     assert!(!cmp.free_symbol, "{}", cmp.verdict);
-    assert!(cmp.evidence.no_replacement_solves_step_axis.proves.contains("load-bearing"));
+    assert!(cmp
+        .evidence
+        .no_replacement_solves_step_axis
+        .proves
+        .contains("load-bearing"));
 }
 
 #[test]
@@ -163,7 +196,10 @@ fn a_replacement_to_a_number_is_a_specialisation_a_unification_is_not() {
     assert!(!cmp.evidence.no_replacement_solves_step_axis.held);
     assert!(!cmp.free_symbol);
     let s = &cmp.specialisations[0];
-    assert_eq!((s.symbol.as_str(), s.value, s.reason), ("s52", 8, "step_axis"));
+    assert_eq!(
+        (s.symbol.as_str(), s.value, s.reason),
+        ("s52", 8, "step_axis")
+    );
     let census = Census::compute(&spec, &FamilyTable::default());
     assert_eq!(census.step_axis.status, StepAxisStatus::Specialised);
     assert_eq!(census.step_axis.solved_to, Some(8));
@@ -174,11 +210,22 @@ fn a_guard_pinning_a_symbol_unified_by_replacement_is_a_pin() {
     // s52 is unified with the axis by the replacement {"s52": "s0"}; a guard that
     // equates s52 with a number pins the axis, even though it never names s0.
     let a = doc("a", "s0", 2, r#"[["s0", 64]]"#, "[]", r#"{"s52": "s0"}"#);
-    let b = doc("b", "s0", 8, r#"[["s0", 64]]"#, r#"["Eq(s52, 16)"]"#, r#"{"s52": "s0"}"#);
+    let b = doc(
+        "b",
+        "s0",
+        8,
+        r#"[["s0", 64]]"#,
+        r#"["Eq(s52, 16)"]"#,
+        r#"{"s52": "s0"}"#,
+    );
     let cmp = WidthComparison::compare(&a, &b, None).unwrap();
     assert!(!cmp.evidence.no_guard_pins_step_axis.held);
     assert!(!cmp.free_symbol);
-    assert!(cmp.evidence.no_guard_pins_step_axis.observed.contains("Eq(s52, 16)"));
+    assert!(cmp
+        .evidence
+        .no_guard_pins_step_axis
+        .observed
+        .contains("Eq(s52, 16)"));
 }
 
 #[test]

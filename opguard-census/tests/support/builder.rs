@@ -91,7 +91,13 @@ pub fn build(rows: &[Row], shot: &Shot) -> Value {
         let shapes: Vec<Value> = r
             .shapes
             .iter()
-            .map(|s| Value::Array(s.iter().map(|&e| entry(e, shot.width, shot.symbol)).collect()))
+            .map(|s| {
+                Value::Array(
+                    s.iter()
+                        .map(|&e| entry(e, shot.width, shot.symbol))
+                        .collect(),
+                )
+            })
             .collect();
         for _ in 0..r.count {
             ops.push(json!({"name": r.name, "shapes": shapes.clone()}));

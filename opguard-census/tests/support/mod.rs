@@ -13,7 +13,10 @@ pub fn data_dir() -> Option<PathBuf> {
         return Some(p);
     }
     if std::env::var("CI").as_deref() == Ok("true") {
-        panic!("CI=true but the shared data directory {} is missing", p.display());
+        panic!(
+            "CI=true but the shared data directory {} is missing",
+            p.display()
+        );
     }
     eprintln!("skipping: shared data directory {} is missing", p.display());
     None
