@@ -1,7 +1,103 @@
-//! `opguard-align`: not built yet.
+//! Align the operations of two runs of "the same" program, let a reviewer
+//! record which pairs are comparable, and render a reviewed view to open in
+//! Perfetto (seed 000, alignment maps v1).
 //!
-//! This crate is a placeholder in the opguard workspace; it exposes no API
-//! and claims no capability until its contract lands. See the workspace
-//! `DESIGN` notes in the repository README.
+//! - [`Record`]: one operation of one run and rank — id, sequence, operator,
+//!   callsite and stack, and flattened tensor summaries `io.inputs` /
+//!   `io.outputs`. They come from an `opguard.records/v1` file
+//!   ([`RecordsWriter`], [`read_records`]) or straight from PyTorch profiler
+//!   traces recorded with shapes ([`records_from_profile`]).
+//! - [`export`] pairs the two runs per rank by an order-aware alignment
+//!   ([`align_sequences`]) of run-invariant signatures and writes an
+//!   `opguard.export/v1` view: one `X` event per operation, flows for
+//!   active pairs, status lanes, first-observed difference markers.
+//! - [`apply`] checks an [`AlignmentMap`] against such a view and renders a
+//!   new one; nothing is written unless every rule holds, the original is
+//!   never modified, and the [`Response`] says `verdict: not_evaluated`.
+//! - [`validate_export`] checks a view's structure.
+//!
+//! ```
+//! use opguard_align::{apply, export_records, validate_export, Record, RecordsWriter, TensorSummary};
+//!
+//! let dir = tempfile::tempdir()?;
+//! let op = |run: &str, seq: u64, name: &str, dtype: &str| Record {
+//!     record_id: format!("{run}/{seq}"), run: run.into(), rank: 0, sequence: seq,
+//!     op: name.into(), callsite: None, stack: vec![],
+//!     io: opguard_align::Io {
+//!         inputs: vec![TensorSummary { shape: vec![4, 8], dtype: dtype.into(), ..Default::default() }],
+//!         outputs: vec![],
+//!     },
+//!     thread: None, ts_ns: None, dur_ns: None, origin: None,
+//! };
+//! let mut w = RecordsWriter::new(std::fs::File::create(dir.path().join("runs.jsonl"))?)?;
+//! for r in [op("a", 0, "aten::mm", "float"), op("a", 1, "aten::relu", "float"),
+//!           op("b", 0, "aten::to", "float"), op("b", 1, "aten::mm", "c10::Half"),
+//!           op("b", 2, "aten::relu", "float")] {
+//!     w.write(&r)?;
+//! }
+//! w.finish()?;
+//!
+//! let view = dir.path().join("view.json");
+//! let summary = export_records(&dir.path().join("runs.jsonl"), &view)?;
+//! assert_eq!((summary.pairs, summary.statuses.ok, summary.statuses.differs), (2, 2, 2));
+//! assert_eq!(summary.statuses.unpaired, 1); // the extra aten::to shifts nothing
+//! assert!(validate_export(&view)?.is_valid());
+//!
+//! // Reject the mm pair (operations 0 and 3 of the export).
+//! let map = serde_json::json!({
+//!     "version": 1,
+//!     "artifact_sha256": summary.output_sha256,
+//!     "reviews": [{
+//!         "left_ref": format!("{}:0", summary.output_sha256),
+//!         "right_ref": format!("{}:3", summary.output_sha256),
+//!         "decision": "not_comparable",
+//!         "reason": "the candidate computes in half precision by design",
+//!         "evidence": [{"basis": "source_inference", "reference": "model.py:12"}]
+//!     }]
+//! });
+//! std::fs::write(dir.path().join("map.json"), map.to_string())?;
+//! let reviewed = dir.path().join("reviewed.json.gz");
+//! let response = apply(&view, &dir.path().join("map.json"), &reviewed)?;
+//! assert_eq!(response.verdict, "not_evaluated");
+//! assert_eq!((response.pairs, response.statuses.not_comparable), (1, 2));
+//! assert!(validate_export(&reviewed)?.is_valid());
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
+
+mod align;
+mod apply;
+mod compare;
+mod error;
+mod export;
+mod format;
+mod map;
+mod output;
+mod profile;
+mod record;
+mod validate;
+
+pub use align::{align_sequences, Alignment, DEFAULT_ALIGNMENT_BUDGET};
+pub use apply::{
+    apply, apply_request, apply_request_file, apply_with, parse_request, ApplyOptions,
+    DecisionCounts, Request, Response, BASIS_MAP, MAX_REQUEST_BYTES, PROTOCOL_VERSION,
+};
+pub use error::{Error, ErrorKind};
+pub use export::{
+    export, export_profiles, export_records, export_request_file, export_with, CallsiteMatch,
+    ExportOptions, ExportRequest, ExportSummary, BASIS_AUTOMATIC,
+};
+pub use format::{
+    Correspondence, ExportMetadata, FirstDifference, Peer, Selector, Selectors, Side, SourceInfo,
+    Status, StatusCounts, Validation, ValidationCounts, CAT_FLOW, CAT_MARKER, CAT_OPERATION,
+    CAT_STATUS, EXPORT_FORMAT, MAX_EXPORT_BYTES, MAX_MAP_BYTES, OK_MEANING, PRESENTATION_NOTE,
+    SLICE_NS, SLOT_NS, TENSOR_EQUALITY, TID_MARKERS, TID_OPERATIONS, TID_STATUS, VERDICT,
+};
+pub use map::{AlignmentMap, Basis, Decision, Evidence, Review, MAP_VERSION};
+pub use output::GZIP_LEVEL;
+pub use profile::{records_from_profile, ProfileInput, ProfileRecords};
+pub use record::{
+    read_records, Callsite, Frame, Io, Record, RecordsWriter, TensorSummary, RECORDS_FORMAT,
+};
+pub use validate::{validate_export, ValidationReport};

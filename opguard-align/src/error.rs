@@ -1,0 +1,315 @@
+//! The one error type of this crate.
+
+use std::fmt;
+use std::io;
+use std::path::{Path, PathBuf};
+
+/// A failure of export, apply or validation: what went wrong, and which file
+/// it concerns. Every error has a stable [`code`](Error::code); the CLI
+/// prints `{"error": {"code", "message"}}` from [`Error::code`] and the
+/// `Display` text.
+///
+/// Every failure happens before the output is linked into place, so an
+/// error always means that no output file (and no temporary file) exists.
+pub struct Error {
+    inner: Box<ErrorImpl>,
+}
+
+struct ErrorImpl {
+    kind: ErrorKind,
+    path: Option<PathBuf>,
+}
+
+/// What went wrong.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// Reading an input or writing the output failed.
+    #[error("I/O error while {during}: {source}")]
+    Io {
+        /// What was being done.
+        during: &'static str,
+        /// The underlying error.
+        source: io::Error,
+    },
+    /// The trace reader refused an input (bad JSON, bad gzip, limits...).
+    /// [`Error::code`] is the reader's own code, e.g. `limit_exceeded`.
+    #[error("{0}")]
+    Trace(opguard_trace::Error),
+    /// A size limit of this crate was exceeded.
+    #[error("{what} exceeds the limit of {limit} bytes")]
+    LimitExceeded {
+        /// What was too large.
+        what: &'static str,
+        /// The limit in bytes.
+        limit: u64,
+    },
+    /// The output path already exists; outputs are never overwritten.
+    #[error("the output already exists; choose a new path (outputs are never overwritten)")]
+    OutputExists,
+    /// The output path is itself a symbolic link.
+    #[error("the output path is a symbolic link; give a plain path")]
+    OutputIsSymlink,
+    /// A directory on the output path is a symbolic link.
+    #[error("the output path goes through the symbolic link {0}; give a path without links")]
+    OutputPathSymlink(PathBuf),
+    /// The output's directory does not exist.
+    #[error("the output directory does not exist")]
+    OutputDirMissing,
+    /// The output's directory cannot be written.
+    #[error("the output directory is not writable: {0}")]
+    OutputDirNotWritable(io::Error),
+    /// The artifact is not an `opguard.export/v1` file.
+    #[error("not an opguard.export/v1 artifact: {0}")]
+    NotAnExport(String),
+    /// The artifact claims `opguard.export/v1` but breaks its structure.
+    #[error("invalid opguard.export/v1 artifact: {0}")]
+    InvalidExport(String),
+    /// The alignment map is malformed (JSON, schema, reason, evidence...).
+    #[error("invalid alignment map: {0}")]
+    InvalidMap(String),
+    /// The map was written for another artifact.
+    #[error("stale alignment map: artifact_sha256 is {map} but the artifact's SHA-256 is {artifact}")]
+    StaleArtifactHash {
+        /// `artifact_sha256` in the map.
+        map: String,
+        /// The artifact's actual digest.
+        artifact: String,
+    },
+    /// An event reference names another artifact.
+    #[error("{at}: reference {reference} names artifact {found}, expected {expected}")]
+    RefArtifactMismatch {
+        /// JSON path in the map, e.g. `reviews[2].left_ref`.
+        at: String,
+        /// The reference as written.
+        reference: String,
+        /// Its digest.
+        found: String,
+        /// The artifact's digest.
+        expected: String,
+    },
+    /// An event reference's index is past the end of `traceEvents`.
+    #[error("{at}: event index {index} is out of range (the artifact has {events} events)")]
+    RefOutOfRange {
+        /// JSON path in the map.
+        at: String,
+        /// The index.
+        index: u64,
+        /// Number of events in the artifact.
+        events: u64,
+    },
+    /// An event reference names an event that is not an operation.
+    #[error("{at}: event {index} is not an operation (operations are traceEvents[0..{operations}])")]
+    RefNotOperation {
+        /// JSON path in the map.
+        at: String,
+        /// The index.
+        index: u64,
+        /// Number of operation events.
+        operations: u64,
+    },
+    /// A tensor selector is malformed or out of range.
+    #[error("{at}: {detail}")]
+    InvalidSelector {
+        /// JSON path in the map.
+        at: String,
+        /// What is wrong and what was expected.
+        detail: String,
+    },
+    /// Only one of `left_tensor` / `right_tensor` is given.
+    #[error("{at}: give both left_tensor and right_tensor, or neither")]
+    SelectorsIncomplete {
+        /// JSON path in the map.
+        at: String,
+    },
+    /// A `comparable` review of a pair that is not an existing candidate
+    /// needs both selectors.
+    #[error("{at}: this pair is not an existing candidate; a new comparable pair requires left_tensor and right_tensor")]
+    SelectorsRequired {
+        /// JSON path in the map.
+        at: String,
+    },
+    /// `not_comparable` and `undetermined` judge a relation as a whole.
+    #[error("{at}: decision {decision} takes null selectors")]
+    SelectorsNotAllowed {
+        /// JSON path in the map.
+        at: String,
+        /// The decision.
+        decision: &'static str,
+    },
+    /// Both ends of a pair are in the same run.
+    #[error("{at}: both operations are in run {run:?}; a pair joins two different runs")]
+    SameRunPair {
+        /// JSON path in the map.
+        at: String,
+        /// The run.
+        run: String,
+    },
+    /// Two active comparable relations share an operation.
+    #[error("conflicting mappings: operation {record_id} is in two active comparable relations ({first} and {second}); resolve one of them in the map")]
+    ConflictingMappings {
+        /// The operation's record id.
+        record_id: String,
+        /// The first relation (a map path or `automatic candidate`).
+        first: String,
+        /// The second relation.
+        second: String,
+    },
+    /// The request document is malformed.
+    #[error("invalid request: {0}")]
+    InvalidRequest(String),
+    /// The request's `protocol_version` is not 1.
+    #[error("unsupported protocol_version {0}; this library speaks protocol_version 1")]
+    UnsupportedProtocolVersion(String),
+    /// The records file is malformed.
+    #[error("invalid records file, line {line}: {detail}")]
+    InvalidRecords {
+        /// One-based line number.
+        line: u64,
+        /// What is wrong.
+        detail: String,
+    },
+    /// Two records share a `record_id`.
+    #[error("duplicate record_id {0:?}: record ids must be unique in the export")]
+    DuplicateRecordId(String),
+    /// Two records of one run and rank share a sequence number.
+    #[error("run {run:?} rank {rank} has sequence {sequence} twice")]
+    DuplicateSequence {
+        /// The run.
+        run: String,
+        /// The rank.
+        rank: u32,
+        /// The sequence number.
+        sequence: u64,
+    },
+    /// An export compares exactly two runs.
+    #[error("an export compares exactly two runs; the input has {0:?}")]
+    RunCount(Vec<String>),
+    /// Two profiler traces claim the same run and rank.
+    #[error("two inputs are run {run:?} rank {rank}; give each trace its own run label or rank")]
+    DuplicateRunRank {
+        /// The run.
+        run: String,
+        /// The rank.
+        rank: u32,
+    },
+    /// A profiler trace cannot be turned into records.
+    #[error("cannot derive operation records: {0}")]
+    InvalidProfile(String),
+    /// An input changed between the two passes over it.
+    #[error("the input changed while it was being read (SHA-256 {first} then {second})")]
+    SourceChanged {
+        /// Digest seen by the first pass.
+        first: String,
+        /// Digest seen by the second pass.
+        second: String,
+    },
+}
+
+impl Error {
+    pub(crate) fn new(kind: ErrorKind) -> Self {
+        Error {
+            inner: Box::new(ErrorImpl { kind, path: None }),
+        }
+    }
+
+    pub(crate) fn io(during: &'static str, source: io::Error) -> Self {
+        Error::new(ErrorKind::Io { during, source })
+    }
+
+    /// Attaches the file the error concerns (kept if one is already set).
+    pub(crate) fn with_path(mut self, path: &Path) -> Self {
+        if self.inner.path.is_none() {
+            self.inner.path = Some(path.to_path_buf());
+        }
+        self
+    }
+
+    /// What went wrong.
+    pub fn kind(&self) -> &ErrorKind {
+        &self.inner.kind
+    }
+
+    /// The file the error concerns, when there is one.
+    pub fn path(&self) -> Option<&Path> {
+        self.inner.path.as_deref()
+    }
+
+    /// A stable, machine-readable code.
+    pub fn code(&self) -> &'static str {
+        match &self.inner.kind {
+            ErrorKind::Io { .. } => "io",
+            ErrorKind::Trace(e) => e.code(),
+            ErrorKind::LimitExceeded { .. } => "limit_exceeded",
+            ErrorKind::OutputExists => "output_exists",
+            ErrorKind::OutputIsSymlink => "output_is_symlink",
+            ErrorKind::OutputPathSymlink(_) => "output_path_symlink",
+            ErrorKind::OutputDirMissing => "output_dir_missing",
+            ErrorKind::OutputDirNotWritable(_) => "output_dir_not_writable",
+            ErrorKind::NotAnExport(_) => "not_an_export",
+            ErrorKind::InvalidExport(_) => "invalid_export",
+            ErrorKind::InvalidMap(_) => "invalid_map",
+            ErrorKind::StaleArtifactHash { .. } => "stale_artifact_hash",
+            ErrorKind::RefArtifactMismatch { .. } => "ref_artifact_mismatch",
+            ErrorKind::RefOutOfRange { .. } => "ref_out_of_range",
+            ErrorKind::RefNotOperation { .. } => "ref_not_operation",
+            ErrorKind::InvalidSelector { .. } => "invalid_selector",
+            ErrorKind::SelectorsIncomplete { .. } => "selectors_incomplete",
+            ErrorKind::SelectorsRequired { .. } => "selectors_required",
+            ErrorKind::SelectorsNotAllowed { .. } => "selectors_not_allowed",
+            ErrorKind::SameRunPair { .. } => "same_run_pair",
+            ErrorKind::ConflictingMappings { .. } => "conflicting_mappings",
+            ErrorKind::InvalidRequest(_) => "invalid_request",
+            ErrorKind::UnsupportedProtocolVersion(_) => "unsupported_protocol_version",
+            ErrorKind::InvalidRecords { .. } => "invalid_records",
+            ErrorKind::DuplicateRecordId(_) => "duplicate_record_id",
+            ErrorKind::DuplicateSequence { .. } => "duplicate_sequence",
+            ErrorKind::RunCount(_) => "run_count",
+            ErrorKind::DuplicateRunRank { .. } => "duplicate_run_rank",
+            ErrorKind::InvalidProfile(_) => "invalid_profile",
+            ErrorKind::SourceChanged { .. } => "source_changed",
+        }
+    }
+
+    /// `{"error": {"code": ..., "message": ...}}`, the shape the CLI prints.
+    pub fn to_json(&self) -> serde_json::Value {
+        serde_json::json!({"error": {"code": self.code(), "message": self.to_string()}})
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&self.inner.kind, f)?;
+        if let Some(p) = &self.inner.path {
+            write!(f, " ({})", p.display())?;
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Debug for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Error")
+            .field("code", &self.code())
+            .field("kind", &self.inner.kind)
+            .field("path", &self.inner.path)
+            .finish()
+    }
+}
+
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match &self.inner.kind {
+            ErrorKind::Io { source, .. } => Some(source),
+            ErrorKind::OutputDirNotWritable(e) => Some(e),
+            ErrorKind::Trace(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+impl From<opguard_trace::Error> for Error {
+    fn from(e: opguard_trace::Error) -> Self {
+        Error::new(ErrorKind::Trace(e))
+    }
+}

@@ -1,0 +1,686 @@
+//! Export stage: records of two runs → automatic candidates → an
+//! `opguard.export/v1` view.
+//!
+//! The records are read twice (a records file is streamed both times): the
+//! first pass keeps only an operation index (ids, run/rank/sequence,
+//! interned signatures, per-field digests of the tensor summaries), the
+//! second writes each operation event as its record comes by. Memory is
+//! bounded by that index, not by the records.
+
+use std::collections::{BTreeSet, HashMap, HashSet};
+use std::path::{Path, PathBuf};
+
+use opguard_trace::{OwnedEvent, RawJson, ReaderOptions, ScalarKey, Sha256Digest, TraceWriter};
+use serde::{Deserialize, Serialize};
+
+use crate::align::{align_sequences, DEFAULT_ALIGNMENT_BUDGET};
+use crate::compare::{compare_events, field_digests, Comparison, FieldDigests};
+use crate::error::{Error, ErrorKind};
+use crate::format::{
+    assign_pids, write_tail, Correspondence, ExportMetadata, FirstDifference, Group, OpView, Peer,
+    SourceInfo, Status, StatusCounts, Validation, CAT_OPERATION, EXPORT_FORMAT, MAX_EXPORT_BYTES,
+    OK_MEANING, PRESENTATION_NOTE, SLICE_NS, SLOT_NS, TENSOR_EQUALITY, TID_OPERATIONS, VERDICT,
+};
+use crate::output::write_view;
+use crate::profile::{records_from_profiles, ProfileInput};
+use crate::record::{visit_records_file, Callsite, Frame, Io, Record};
+
+/// Basis of automatic candidates.
+pub const BASIS_AUTOMATIC: &str = "automatic_callsite_sequence";
+
+/// Which part of the callsite goes into the signature automatic candidates
+/// are aligned on (the operator name always does).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CallsiteMatch {
+    /// File, function and line.
+    #[default]
+    Exact,
+    /// File and function (lines shift between versions).
+    IgnoreLine,
+    /// Operator name only.
+    Ignore,
+}
+
+impl CallsiteMatch {
+    fn describe(self) -> &'static str {
+        match self {
+            CallsiteMatch::Exact => "operator name, callsite file, function and line",
+            CallsiteMatch::IgnoreLine => "operator name, callsite file and function",
+            CallsiteMatch::Ignore => "operator name",
+        }
+    }
+}
+
+/// How [`export_with`] works. Build with [`ExportOptions::new`].
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct ExportOptions {
+    /// Signature of automatic candidates.
+    pub callsite_match: CallsiteMatch,
+    /// Work budget of the alignment per rank.
+    pub alignment_budget: u64,
+    /// Largest output, encoded and decoded.
+    pub max_export_bytes: u64,
+    /// Limits for reading inputs (records files use its byte limits too).
+    pub reader: ReaderOptions,
+}
+
+impl Default for ExportOptions {
+    fn default() -> Self {
+        ExportOptions {
+            callsite_match: CallsiteMatch::Exact,
+            alignment_budget: DEFAULT_ALIGNMENT_BUDGET,
+            max_export_bytes: MAX_EXPORT_BYTES,
+            reader: ReaderOptions::default(),
+        }
+    }
+}
+
+impl ExportOptions {
+    /// The defaults: exact callsites, the default budget, 256 MiB.
+    pub fn new() -> Self {
+        Self::default()
+    }
+    /// Sets [`ExportOptions::callsite_match`].
+    pub fn callsite_match(mut self, m: CallsiteMatch) -> Self {
+        self.callsite_match = m;
+        self
+    }
+    /// Sets [`ExportOptions::alignment_budget`].
+    pub fn alignment_budget(mut self, n: u64) -> Self {
+        self.alignment_budget = n;
+        self
+    }
+    /// Sets [`ExportOptions::max_export_bytes`].
+    pub fn max_export_bytes(mut self, n: u64) -> Self {
+        self.max_export_bytes = n;
+        self
+    }
+    /// Sets [`ExportOptions::reader`].
+    pub fn reader(mut self, r: ReaderOptions) -> Self {
+        self.reader = r;
+        self
+    }
+}
+
+/// What to export: a records file, or two or more profiler traces.
+///
+/// JSON form (paths relative to the request file when read with
+/// [`export_request_file`]):
+/// `{"records": "runs.jsonl", "output": "view.json.gz"}` or
+/// `{"from_profile": [{"path": "a.json.gz"}, {"path": "b.json.gz", "run": "b"}], "output": "view.json"}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExportRequest {
+    /// An `opguard.records/v1` file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub records: Option<PathBuf>,
+    /// Profiler traces (two or more).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub from_profile: Vec<ProfileInput>,
+    /// The output; it must not exist. `.gz` means gzip.
+    pub output: PathBuf,
+}
+
+/// What an export wrote.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExportSummary {
+    /// Always [`EXPORT_FORMAT`].
+    pub format: String,
+    /// The output path.
+    pub output: PathBuf,
+    /// SHA-256 of the output file.
+    pub output_sha256: String,
+    /// Bytes of the output file.
+    pub output_bytes: u64,
+    /// Bytes of JSON (before compression).
+    pub decoded_bytes: u64,
+    /// Operation events.
+    pub operations: u64,
+    /// Automatic candidate pairs (= flows).
+    pub pairs: u64,
+    /// The two runs, left first.
+    pub runs: Vec<String>,
+    /// Every rank of either run, ascending.
+    pub ranks: Vec<u32>,
+    /// Operations per status.
+    pub statuses: StatusCounts,
+    /// First-observed differences.
+    pub first_differences: Vec<FirstDifference>,
+    /// Ranks whose alignment ran out of budget.
+    pub alignment_budget_exhausted_ranks: Vec<u32>,
+    /// Inputs.
+    pub sources: Vec<SourceInfo>,
+    /// Always `not_evaluated`: nothing was run.
+    pub verdict: String,
+}
+
+/// Exports a records file with the default options.
+pub fn export_records(records: &Path, output: &Path) -> Result<ExportSummary, Error> {
+    export_with(
+        &ExportRequest {
+            records: Some(records.to_path_buf()),
+            from_profile: Vec::new(),
+            output: output.to_path_buf(),
+        },
+        &ExportOptions::default(),
+    )
+}
+
+/// Exports two or more profiler traces with the default options.
+pub fn export_profiles(inputs: &[ProfileInput], output: &Path) -> Result<ExportSummary, Error> {
+    export_with(
+        &ExportRequest {
+            records: None,
+            from_profile: inputs.to_vec(),
+            output: output.to_path_buf(),
+        },
+        &ExportOptions::default(),
+    )
+}
+
+/// Runs an export request with the default options.
+pub fn export(request: &ExportRequest) -> Result<ExportSummary, Error> {
+    export_with(request, &ExportOptions::default())
+}
+
+/// Reads an export request file (paths relative to its directory) and runs
+/// it with the default options.
+pub fn export_request_file(path: &Path) -> Result<ExportSummary, Error> {
+    let text = crate::apply::read_request_text(path)?;
+    let mut request: ExportRequest = serde_json::from_str(&text).map_err(|e| {
+        Error::new(ErrorKind::InvalidRequest(format!("not an export request: {e}"))).with_path(path)
+    })?;
+    let base = path.parent().unwrap_or(Path::new(""));
+    request.records = request.records.map(|p| base.join(p));
+    for p in &mut request.from_profile {
+        p.path = base.join(&p.path);
+    }
+    request.output = base.join(&request.output);
+    export(&request)
+}
+
+/// Runs an export request.
+pub fn export_with(request: &ExportRequest, options: &ExportOptions) -> Result<ExportSummary, Error> {
+    crate::output::check_output_path(&request.output)?;
+    match (&request.records, request.from_profile.len()) {
+        (Some(path), 0) => {
+            let source = Source::File {
+                path,
+                max_encoded: options.reader.max_encoded_bytes,
+                max_decoded: options.reader.max_decoded_bytes,
+            };
+            run(&source, &request.output, options)
+        }
+        (None, n) if n >= 2 => {
+            let profiles = records_from_profiles(&request.from_profile, &options.reader)?;
+            let mut records = Vec::new();
+            let mut sources = Vec::new();
+            for p in profiles {
+                sources.push(SourceInfo {
+                    kind: "profile".into(),
+                    sha256: p.sha256.to_string(),
+                    run: Some(p.run),
+                    rank: Some(p.rank),
+                    alignment_map_sha256: None,
+                });
+                records.extend(p.records);
+            }
+            run(
+                &Source::Memory { records, sources },
+                &request.output,
+                options,
+            )
+        }
+        _ => Err(Error::new(ErrorKind::InvalidRequest(
+            "give either a records file or two or more profiler traces (from_profile)".into(),
+        ))),
+    }
+}
+
+enum Source<'a> {
+    File {
+        path: &'a Path,
+        max_encoded: u64,
+        max_decoded: u64,
+    },
+    Memory {
+        records: Vec<Record>,
+        sources: Vec<SourceInfo>,
+    },
+}
+
+impl Source<'_> {
+    /// Visits every record; returns the digest of a file source.
+    fn visit(
+        &self,
+        f: &mut dyn FnMut(&Record) -> Result<(), Error>,
+    ) -> Result<Option<Sha256Digest>, Error> {
+        match self {
+            Source::File {
+                path,
+                max_encoded,
+                max_decoded,
+            } => visit_records_file(path, *max_encoded, *max_decoded, &mut |r| f(&r)).map(Some),
+            Source::Memory { records, .. } => {
+                for r in records {
+                    f(r)?;
+                }
+                Ok(None)
+            }
+        }
+    }
+}
+
+struct OpMeta {
+    group: u32,
+    sequence: u64,
+    sig: u32,
+    slots: u32,
+    n_in: u32,
+    n_out: u32,
+}
+
+/// The operation index of the first pass.
+struct Index {
+    runs: Vec<String>,
+    groups: Vec<Group>,
+    group_of: HashMap<(u8, u32), u32>,
+    sigs: HashMap<String, u32>,
+    ops: Vec<OpMeta>,
+    digests: Vec<FieldDigests>,
+    ids: Vec<Box<str>>,
+}
+
+impl Index {
+    fn add(&mut self, r: &Record, callsite_match: CallsiteMatch) -> Result<(), Error> {
+        let line = self.ops.len() as u64;
+        let invalid = |detail: &str| {
+            Error::new(ErrorKind::InvalidRecords {
+                line: line + 2,
+                detail: detail.into(),
+            })
+        };
+        if r.record_id.is_empty() {
+            return Err(invalid("record_id is empty"));
+        }
+        if r.run.is_empty() {
+            return Err(invalid("run is empty"));
+        }
+        if r.op.is_empty() {
+            return Err(invalid("op is empty"));
+        }
+        let run = match self.runs.iter().position(|x| *x == r.run) {
+            Some(i) => i,
+            None => {
+                self.runs.push(r.run.clone());
+                if self.runs.len() > 2 {
+                    return Err(Error::new(ErrorKind::RunCount(self.runs.clone())));
+                }
+                self.runs.len() - 1
+            }
+        } as u8;
+        let next_group = self.groups.len() as u32;
+        let group = *self.group_of.entry((run, r.rank)).or_insert(next_group);
+        if group == next_group {
+            self.groups.push(Group {
+                run,
+                rank: r.rank,
+                pid: 0,
+            });
+        }
+        let key = signature(&r.op, r.callsite.as_ref(), callsite_match);
+        let next_sig = self.sigs.len() as u32;
+        let sig = *self.sigs.entry(key).or_insert(next_sig);
+        let slots = self.digests.len() as u32;
+        self.digests
+            .extend(r.io.inputs.iter().chain(&r.io.outputs).map(field_digests));
+        self.ops.push(OpMeta {
+            group,
+            sequence: r.sequence,
+            sig,
+            slots,
+            n_in: r.io.inputs.len() as u32,
+            n_out: r.io.outputs.len() as u32,
+        });
+        self.ids.push(r.record_id.as_str().into());
+        Ok(())
+    }
+
+    fn inputs(&self, i: usize) -> &[FieldDigests] {
+        let m = &self.ops[i];
+        &self.digests[m.slots as usize..(m.slots + m.n_in) as usize]
+    }
+
+    fn outputs(&self, i: usize) -> &[FieldDigests] {
+        let m = &self.ops[i];
+        let start = (m.slots + m.n_in) as usize;
+        &self.digests[start..start + m.n_out as usize]
+    }
+}
+
+fn signature(op: &str, callsite: Option<&Callsite>, m: CallsiteMatch) -> String {
+    let mut key = String::with_capacity(op.len() + 64);
+    key.push_str(op);
+    if let (Some(c), false) = (callsite, m == CallsiteMatch::Ignore) {
+        key.push('\0');
+        key.push_str(&c.file);
+        key.push('\0');
+        key.push_str(&c.function);
+        if m == CallsiteMatch::Exact {
+            if let Some(line) = c.line {
+                key.push('\0');
+                key.push_str(&line.to_string());
+            }
+        }
+    }
+    key
+}
+
+/// The candidate relations and presentation of every operation.
+struct Plan {
+    peer: Vec<Option<u32>>,
+    status: Vec<Status>,
+    column: Vec<u32>,
+    comparisons: HashMap<u32, Comparison>,
+    budget_exhausted: Vec<u32>,
+}
+
+fn plan(index: &Index, budget: u64) -> Result<Plan, Error> {
+    let n = index.ops.len();
+    // Operations of each group in sequence order.
+    let mut members: Vec<Vec<u32>> = vec![Vec::new(); index.groups.len()];
+    for (i, op) in index.ops.iter().enumerate() {
+        members[op.group as usize].push(i as u32);
+    }
+    for (g, list) in members.iter_mut().enumerate() {
+        list.sort_by_key(|&i| index.ops[i as usize].sequence);
+        for w in list.windows(2) {
+            let s = index.ops[w[1] as usize].sequence;
+            if index.ops[w[0] as usize].sequence == s {
+                let group = &index.groups[g];
+                return Err(Error::new(ErrorKind::DuplicateSequence {
+                    run: index.runs[group.run as usize].clone(),
+                    rank: group.rank,
+                    sequence: s,
+                }));
+            }
+        }
+    }
+    let mut plan = Plan {
+        peer: vec![None; n],
+        status: vec![Status::NoCorrespondingTraceFile; n],
+        column: vec![0; n],
+        comparisons: HashMap::new(),
+        budget_exhausted: Vec::new(),
+    };
+    let ranks: BTreeSet<u32> = index.groups.iter().map(|g| g.rank).collect();
+    for rank in ranks {
+        let left = index.group_of.get(&(0, rank)).map(|&g| &members[g as usize]);
+        let right = index.group_of.get(&(1, rank)).map(|&g| &members[g as usize]);
+        let (left, right) = match (left, right) {
+            (Some(l), Some(r)) => (l, r),
+            (Some(only), None) | (None, Some(only)) => {
+                for (col, &i) in only.iter().enumerate() {
+                    plan.column[i as usize] = col as u32;
+                }
+                continue;
+            }
+            (None, None) => continue,
+        };
+        let a: Vec<u32> = left.iter().map(|&i| index.ops[i as usize].sig).collect();
+        let b: Vec<u32> = right.iter().map(|&i| index.ops[i as usize].sig).collect();
+        let alignment = align_sequences(&a, &b, budget);
+        if alignment.budget_exhausted {
+            plan.budget_exhausted.push(rank);
+        }
+        for &i in left.iter().chain(right) {
+            plan.status[i as usize] = Status::Unpaired;
+        }
+        let mut column_pair: Vec<(u32, u32)> = Vec::with_capacity(alignment.pairs.len());
+        // Presentation columns: unpaired operations of the left run, then of
+        // the right run, then the pair sharing one column.
+        let column = &mut plan.column;
+        let mut col = 0u32;
+        let mut place = |i: u32| {
+            column[i as usize] = col;
+            col += 1;
+        };
+        let (mut pa, mut pb) = (0usize, 0usize);
+        for &(x, y) in &alignment.pairs {
+            left[pa..x].iter().for_each(|&i| place(i));
+            right[pb..y].iter().for_each(|&i| place(i));
+            place(left[x]);
+            // The pair shares the column just used.
+            pa = x + 1;
+            pb = y + 1;
+            column_pair.push((left[x], right[y]));
+        }
+        left[pa..].iter().for_each(|&i| place(i));
+        right[pb..].iter().for_each(|&i| place(i));
+        for (l, r) in column_pair.drain(..) {
+            plan.column[r as usize] = plan.column[l as usize];
+        }
+        for &(x, y) in &alignment.pairs {
+            let (l, r) = (left[x] as usize, right[y] as usize);
+            let c = compare_events(
+                index.inputs(l),
+                index.outputs(l),
+                index.inputs(r),
+                index.outputs(r),
+            );
+            let status = if c.agrees() {
+                Status::Ok
+            } else {
+                Status::Differs
+            };
+            plan.peer[l] = Some(r as u32);
+            plan.peer[r] = Some(l as u32);
+            plan.status[l] = status;
+            plan.status[r] = status;
+            if !c.differences.is_empty() || !c.not_compared.is_empty() {
+                plan.comparisons.insert(l as u32, c);
+            }
+        }
+    }
+    Ok(plan)
+}
+
+#[derive(Serialize)]
+struct OpFields<'a> {
+    record_id: &'a str,
+    run: &'a str,
+    rank: u32,
+    sequence: u64,
+    name: &'a str,
+    callsite: &'a Option<Callsite>,
+    stack: &'a [Frame],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    thread: &'a Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    ts_ns: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    dur_ns: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    origin: &'a Option<serde_json::Map<String, serde_json::Value>>,
+}
+
+#[derive(Serialize)]
+struct OpArgs<'a> {
+    op: OpFields<'a>,
+    io: &'a Io,
+    correspondence: &'a Correspondence,
+}
+
+fn run(source: &Source<'_>, output: &Path, options: &ExportOptions) -> Result<ExportSummary, Error> {
+    let mut index = Index {
+        runs: Vec::new(),
+        groups: Vec::new(),
+        group_of: HashMap::new(),
+        sigs: HashMap::new(),
+        ops: Vec::new(),
+        digests: Vec::new(),
+        ids: Vec::new(),
+    };
+    let first_sha = source.visit(&mut |r| index.add(r, options.callsite_match))?;
+    if index.runs.len() != 2 {
+        return Err(Error::new(ErrorKind::RunCount(index.runs.clone())));
+    }
+    {
+        let mut seen: HashSet<&str> = HashSet::with_capacity(index.ids.len());
+        for id in &index.ids {
+            if !seen.insert(id) {
+                return Err(Error::new(ErrorKind::DuplicateRecordId(id.to_string())));
+            }
+        }
+    }
+    assign_pids(&mut index.groups);
+    let plan = plan(&index, options.alignment_budget)?;
+    let runs: [String; 2] = [index.runs[0].clone(), index.runs[1].clone()];
+    let sources = match (source, first_sha) {
+        (Source::Memory { sources, .. }, _) => sources.clone(),
+        (Source::File { .. }, Some(sha)) => vec![SourceInfo {
+            kind: "records".into(),
+            sha256: sha.to_string(),
+            run: None,
+            rank: None,
+            alignment_map_sha256: None,
+        }],
+        (Source::File { .. }, None) => Vec::new(),
+    };
+    let views: Vec<OpView> = (0..index.ops.len())
+        .map(|i| OpView {
+            group: index.ops[i].group,
+            sequence: index.ops[i].sequence,
+            ts_ns: plan.column[i] as i64 * SLOT_NS,
+            dur_ns: SLICE_NS,
+            status: plan.status[i],
+            validation: Validation::Unreviewed,
+            peer: plan.peer[i],
+        })
+        .collect();
+    let candidates = format!(
+        "automatic candidates: per rank, a longest common subsequence (Myers) of the two runs' operation sequences over signatures of {}; operations off that subsequence stay unpaired",
+        options.callsite_match.describe()
+    );
+    let (tail, written) = write_view(output, options.max_export_bytes, |sink| {
+        let mut w = TraceWriter::new(&mut *sink)?;
+        let mut i = 0usize;
+        let mut args = Vec::with_capacity(1024);
+        let second_sha = source.visit(&mut |r| {
+            if index.ids.get(i).map(|x| &**x) != Some(r.record_id.as_str()) {
+                return Err(Error::new(ErrorKind::SourceChanged {
+                    first: "record order of the first pass".into(),
+                    second: format!("record {:?} at position {i}", r.record_id),
+                }));
+            }
+            let group = &index.groups[index.ops[i].group as usize];
+            let mut corr = Correspondence::unrelated(plan.status[i]);
+            if let Some(p) = plan.peer[i] {
+                corr.basis = Some(BASIS_AUTOMATIC.into());
+                corr.peer = Some(Peer {
+                    record_id: index.ids[p as usize].to_string(),
+                    event: p as u64,
+                });
+                let key = if group.run == 0 { i as u32 } else { p };
+                if let Some(c) = plan.comparisons.get(&key) {
+                    corr.differences = c.differences.clone();
+                    corr.not_compared = c.not_compared.clone();
+                }
+            }
+            args.clear();
+            serde_json::to_writer(
+                &mut args,
+                &OpArgs {
+                    op: OpFields {
+                        record_id: &r.record_id,
+                        run: &r.run,
+                        rank: r.rank,
+                        sequence: r.sequence,
+                        name: &r.op,
+                        callsite: &r.callsite,
+                        stack: &r.stack,
+                        thread: &r.thread,
+                        ts_ns: r.ts_ns,
+                        dur_ns: r.dur_ns,
+                        origin: &r.origin,
+                    },
+                    io: &r.io,
+                    correspondence: &corr,
+                },
+            )
+            .map_err(|e| Error::io("encoding an operation", std::io::Error::other(e)))?;
+            let text = String::from_utf8(std::mem::take(&mut args))
+                .map_err(|e| Error::io("encoding an operation", std::io::Error::other(e)))?;
+            w.write_event(&OwnedEvent {
+                ph: Some("X".into()),
+                cat: Some(CAT_OPERATION.into()),
+                name: Some(r.op.clone()),
+                pid: Some(ScalarKey::Number(group.pid.to_string())),
+                tid: Some(ScalarKey::Number(TID_OPERATIONS.to_string())),
+                ts_ns: Some(views[i].ts_ns),
+                dur_ns: Some(views[i].dur_ns),
+                args: Some(RawJson::new(text)?),
+                ..OwnedEvent::default()
+            })?;
+            i += 1;
+            Ok(())
+        })?;
+        if i != index.ops.len() {
+            return Err(Error::new(ErrorKind::SourceChanged {
+                first: format!("{} records", index.ops.len()),
+                second: format!("{i} records"),
+            }));
+        }
+        if let (Some(a), Some(b)) = (first_sha, second_sha) {
+            if a != b {
+                return Err(Error::new(ErrorKind::SourceChanged {
+                    first: a.to_string(),
+                    second: b.to_string(),
+                }));
+            }
+        }
+        let ids = |k: usize| index.ids[k].to_string();
+        let tail = write_tail(&mut w, &runs, &index.groups, &views, &ids)?;
+        let meta = ExportMetadata {
+            format: EXPORT_FORMAT.into(),
+            kind: "export".into(),
+            runs: runs.to_vec(),
+            operations: index.ops.len() as u64,
+            pairs: tail.pairs,
+            statuses: tail.statuses,
+            validation: tail.validation,
+            first_differences: tail.first_differences.clone(),
+            presentation: PRESENTATION_NOTE.into(),
+            ok_means: OK_MEANING.into(),
+            tensor_equality: TENSOR_EQUALITY.into(),
+            verdict: VERDICT.into(),
+            candidates: candidates.clone(),
+            alignment_budget_exhausted_ranks: plan.budget_exhausted.clone(),
+            sources: sources.clone(),
+        };
+        let meta = serde_json::to_string(&meta)
+            .map_err(|e| Error::io("encoding metadata", std::io::Error::other(e)))?;
+        w.finish(&[("opguard", &RawJson::new(meta)?)])?;
+        Ok(tail)
+    })?;
+    let ranks: BTreeSet<u32> = index.groups.iter().map(|g| g.rank).collect();
+    Ok(ExportSummary {
+        format: EXPORT_FORMAT.into(),
+        output: output.to_path_buf(),
+        output_sha256: written.sha256.to_string(),
+        output_bytes: written.encoded_bytes,
+        decoded_bytes: written.decoded_bytes,
+        operations: index.ops.len() as u64,
+        pairs: tail.pairs,
+        runs: runs.to_vec(),
+        ranks: ranks.into_iter().collect(),
+        statuses: tail.statuses,
+        first_differences: tail.first_differences,
+        alignment_budget_exhausted_ranks: plan.budget_exhausted,
+        sources,
+        verdict: VERDICT.into(),
+    })
+}

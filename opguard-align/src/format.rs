@@ -1,0 +1,580 @@
+//! Model stage: the `opguard.export/v1` format and the events every view
+//! rebuilds (process and thread names, flows, status lanes, markers).
+//!
+//! Layout of a view (an export or a reviewed view):
+//!
+//! - `traceEvents[0..operations)`: one `X` event per operation, category
+//!   [`CAT_OPERATION`], on thread [`TID_OPERATIONS`] of its run/rank
+//!   process; `args.op`, `args.io`, `args.correspondence`.
+//! - then `M` events naming processes (`<run> · rank <r>`) and threads,
+//! - one flow (`s` then `f`, category [`CAT_FLOW`], both `bp: "e"`) per
+//!   active comparable pair, from the left run's operation to the right's,
+//! - one status-lane `X` event per operation on thread [`TID_STATUS`]
+//!   (category [`CAT_STATUS`], `args.operation` = the operation's index),
+//! - at most one first-observed difference marker (`i`, category
+//!   [`CAT_MARKER`], thread [`TID_MARKERS`]) per run and rank.
+//!
+//! The top-level key `"opguard"` holds [`ExportMetadata`].
+
+use serde::{Deserialize, Serialize};
+
+use opguard_trace::{OwnedEvent, RawJson, ScalarKey, TraceWriter};
+
+use crate::error::Error;
+
+/// The `format` value of an export.
+pub const EXPORT_FORMAT: &str = "opguard.export/v1";
+/// Largest export, encoded and decoded: 256 MiB.
+pub const MAX_EXPORT_BYTES: u64 = 256 << 20;
+/// Largest alignment map: 8 MiB.
+pub const MAX_MAP_BYTES: u64 = 8 << 20;
+/// Category of operation events.
+pub const CAT_OPERATION: &str = "opguard.op";
+/// Category of correspondence flow events.
+pub const CAT_FLOW: &str = "opguard.correspondence";
+/// Category of status-lane events.
+pub const CAT_STATUS: &str = "opguard.status";
+/// Category of first-observed difference markers.
+pub const CAT_MARKER: &str = "opguard.first_difference";
+/// Thread of operation events in each run/rank process.
+pub const TID_OPERATIONS: u32 = 1;
+/// Thread of the status lane.
+pub const TID_STATUS: u32 = 2;
+/// Thread of first-difference markers.
+pub const TID_MARKERS: u32 = 3;
+/// Presentation slot of one operation, in nanoseconds.
+pub const SLOT_NS: i64 = 1_000;
+/// Duration of an operation's presentation slice, in nanoseconds.
+pub const SLICE_NS: i64 = 800;
+
+/// What the export says about presentation order.
+pub const PRESENTATION_NOTE: &str = "Presentation order is not GPU causal order: operations are laid out in alignment columns (paired operations share a column when they were paired automatically); recorded times, when known, are args.op.ts_ns and args.op.dur_ns.";
+/// What the export says `ok` means.
+pub const OK_MEANING: &str = "ok means recorded-field agreement of the compared tensor summaries (shape, dtype, stride, device, fingerprint, stats, by 64-bit digests); fingerprints and digests can collide, so tensor_equality stays not_established.";
+/// The only value of `tensor_equality`.
+pub const TENSOR_EQUALITY: &str = "not_established";
+/// The only value of `verdict`.
+pub const VERDICT: &str = "not_evaluated";
+
+/// Correspondence status of one operation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// Paired, and every field recorded on both sides agrees.
+    Ok,
+    /// Paired, and some recorded field differs.
+    Differs,
+    /// The other run has this rank but no counterpart was paired.
+    Unpaired,
+    /// The other run has no trace of this rank.
+    NoCorrespondingTraceFile,
+    /// The relation was displaced or reviewed as undetermined.
+    Undetermined,
+    /// The operation's relation was reviewed as not comparable.
+    NotComparable,
+}
+
+impl Status {
+    /// Every status, in report order.
+    pub const ALL: [Status; 6] = [
+        Status::Ok,
+        Status::Differs,
+        Status::Unpaired,
+        Status::NoCorrespondingTraceFile,
+        Status::Undetermined,
+        Status::NotComparable,
+    ];
+
+    /// The JSON name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Ok => "ok",
+            Status::Differs => "differs",
+            Status::Unpaired => "unpaired",
+            Status::NoCorrespondingTraceFile => "no_corresponding_trace_file",
+            Status::Undetermined => "undetermined",
+            Status::NotComparable => "not_comparable",
+        }
+    }
+
+    /// Parses the JSON name.
+    pub fn parse(s: &str) -> Option<Status> {
+        Status::ALL.into_iter().find(|x| x.as_str() == s)
+    }
+
+    /// Whether this status is an observed difference (first-difference
+    /// markers point at the first one per run and rank).
+    pub fn is_difference(self) -> bool {
+        matches!(self, Status::Differs | Status::Unpaired)
+    }
+
+    /// Whether the operation is in an active comparable relation.
+    pub fn is_paired(self) -> bool {
+        matches!(self, Status::Ok | Status::Differs)
+    }
+}
+
+/// Who vouches for a correspondence.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Validation {
+    /// Automatic candidates only.
+    Unreviewed,
+    /// An alignment map reviewed it (an agent's assertion with evidence,
+    /// not an independently verified proof).
+    AgentReviewed,
+}
+
+/// Which array of `args.io` a selector points into.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Side {
+    /// `args.io.inputs`.
+    Inputs,
+    /// `args.io.outputs`.
+    Outputs,
+}
+
+impl Side {
+    /// The JSON name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Side::Inputs => "inputs",
+            Side::Outputs => "outputs",
+        }
+    }
+}
+
+/// A tensor selector: `["inputs", 1]` is the second captured input.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Selector(pub Side, pub u64);
+
+/// The selectors of a slot-level comparison, from this operation's side.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Selectors {
+    /// This operation's slot.
+    #[serde(rename = "self")]
+    pub this: Selector,
+    /// The peer's slot.
+    pub peer: Selector,
+}
+
+/// The peer of an active relation.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Peer {
+    /// The peer's record id.
+    pub record_id: String,
+    /// The peer's index in this view's `traceEvents`.
+    pub event: u64,
+}
+
+/// `args.correspondence` of an operation event.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Correspondence {
+    /// The status.
+    pub status: Status,
+    /// Whether a map reviewed it.
+    pub validation: Validation,
+    /// Always `not_established`.
+    pub tensor_equality: String,
+    /// `automatic_callsite_sequence` or `alignment_map` for a relation.
+    #[serde(default)]
+    pub basis: Option<String>,
+    /// The peer of the active relation.
+    #[serde(default)]
+    pub peer: Option<Peer>,
+    /// Slot selectors when the relation compares selected slots.
+    #[serde(default)]
+    pub selectors: Option<Selectors>,
+    /// Recorded fields that differ.
+    #[serde(default)]
+    pub differences: Vec<String>,
+    /// Fields recorded on one side only.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub not_compared: Vec<String>,
+    /// The active review entry of this operation's relation, as in the map.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub review: Option<serde_json::Value>,
+    /// Earlier entries of the map for the same pair, in map order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub review_history: Vec<serde_json::Value>,
+    /// Active reviews of other pairs that include this operation but are
+    /// not its active relation (rejected or unresolved alternatives).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub alternative_reviews: Vec<serde_json::Value>,
+    /// In an `original_comparison` entry: why it stopped being active
+    /// (`rejected`, `unresolved`, `displaced`, `recompared`, `remapped`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub superseded: Option<String>,
+    /// In a `displaced` entry: the record id whose new mapping displaced it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub displaced_by: Option<String>,
+    /// Earlier correspondences, oldest first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub original_comparison: Vec<Correspondence>,
+}
+
+impl Correspondence {
+    /// An unreviewed correspondence with no relation.
+    pub fn unrelated(status: Status) -> Self {
+        Correspondence {
+            status,
+            validation: Validation::Unreviewed,
+            tensor_equality: TENSOR_EQUALITY.into(),
+            basis: None,
+            peer: None,
+            selectors: None,
+            differences: Vec::new(),
+            not_compared: Vec::new(),
+            review: None,
+            review_history: Vec::new(),
+            alternative_reviews: Vec::new(),
+            superseded: None,
+            displaced_by: None,
+            original_comparison: Vec::new(),
+        }
+    }
+}
+
+/// Operation counts per status (every key always present).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StatusCounts {
+    /// `ok`.
+    pub ok: u64,
+    /// `differs`.
+    pub differs: u64,
+    /// `unpaired`.
+    pub unpaired: u64,
+    /// `no_corresponding_trace_file`.
+    pub no_corresponding_trace_file: u64,
+    /// `undetermined`.
+    pub undetermined: u64,
+    /// `not_comparable`.
+    pub not_comparable: u64,
+}
+
+impl StatusCounts {
+    /// Adds one operation.
+    pub fn add(&mut self, s: Status) {
+        *self.get_mut(s) += 1;
+    }
+    /// The count of one status.
+    pub fn get(&self, s: Status) -> u64 {
+        match s {
+            Status::Ok => self.ok,
+            Status::Differs => self.differs,
+            Status::Unpaired => self.unpaired,
+            Status::NoCorrespondingTraceFile => self.no_corresponding_trace_file,
+            Status::Undetermined => self.undetermined,
+            Status::NotComparable => self.not_comparable,
+        }
+    }
+    fn get_mut(&mut self, s: Status) -> &mut u64 {
+        match s {
+            Status::Ok => &mut self.ok,
+            Status::Differs => &mut self.differs,
+            Status::Unpaired => &mut self.unpaired,
+            Status::NoCorrespondingTraceFile => &mut self.no_corresponding_trace_file,
+            Status::Undetermined => &mut self.undetermined,
+            Status::NotComparable => &mut self.not_comparable,
+        }
+    }
+    /// The sum over all statuses.
+    pub fn total(&self) -> u64 {
+        Status::ALL.iter().map(|s| self.get(*s)).sum()
+    }
+}
+
+/// Operation counts per validation.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ValidationCounts {
+    /// `unreviewed`.
+    pub unreviewed: u64,
+    /// `agent_reviewed`.
+    pub agent_reviewed: u64,
+}
+
+/// One first-observed difference marker.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FirstDifference {
+    /// The run.
+    pub run: String,
+    /// The rank.
+    pub rank: u32,
+    /// The operation's event index.
+    pub operation: u64,
+    /// Its record id.
+    pub record_id: String,
+    /// Its status (`differs` or `unpaired`).
+    pub status: Status,
+}
+
+/// Where a view came from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SourceInfo {
+    /// `records`, `profile`, or `review`.
+    pub kind: String,
+    /// SHA-256 of the input file.
+    pub sha256: String,
+    /// For a profile trace: its run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run: Option<String>,
+    /// For a profile trace: its rank.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rank: Option<u32>,
+    /// For a review: the alignment map's SHA-256.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub alignment_map_sha256: Option<String>,
+}
+
+/// The top-level `"opguard"` value of a view.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExportMetadata {
+    /// Always [`EXPORT_FORMAT`].
+    pub format: String,
+    /// `export` (automatic candidates) or `reviewed_view`.
+    pub kind: String,
+    /// The two runs, left (original) first.
+    pub runs: Vec<String>,
+    /// Number of operation events (`traceEvents[0..operations)`).
+    pub operations: u64,
+    /// Active comparable pairs (= flows).
+    pub pairs: u64,
+    /// Operations per status.
+    pub statuses: StatusCounts,
+    /// Operations per validation.
+    pub validation: ValidationCounts,
+    /// First-observed differences, one per run and rank at most.
+    pub first_differences: Vec<FirstDifference>,
+    /// [`PRESENTATION_NOTE`].
+    pub presentation: String,
+    /// [`OK_MEANING`].
+    pub ok_means: String,
+    /// Always [`TENSOR_EQUALITY`].
+    pub tensor_equality: String,
+    /// Always [`VERDICT`].
+    pub verdict: String,
+    /// How automatic candidates were formed.
+    pub candidates: String,
+    /// Ranks whose alignment ran out of its work budget.
+    #[serde(default)]
+    pub alignment_budget_exhausted_ranks: Vec<u32>,
+    /// Inputs and reviews this view derives from, oldest first.
+    pub sources: Vec<SourceInfo>,
+}
+
+/// Presentation data of one run/rank process.
+#[derive(Debug, Clone)]
+pub(crate) struct Group {
+    pub run: u8,
+    pub rank: u32,
+    pub pid: u32,
+}
+
+/// Presentation data of one operation.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct OpView {
+    pub group: u32,
+    pub sequence: u64,
+    pub ts_ns: i64,
+    pub dur_ns: i64,
+    pub status: Status,
+    pub validation: Validation,
+    pub peer: Option<u32>,
+}
+
+/// What [`write_tail`] produced.
+pub(crate) struct Tail {
+    pub pairs: u64,
+    pub statuses: StatusCounts,
+    pub validation: ValidationCounts,
+    pub first_differences: Vec<FirstDifference>,
+}
+
+fn num(n: impl std::fmt::Display) -> ScalarKey {
+    ScalarKey::Number(n.to_string())
+}
+
+fn raw(v: serde_json::Value) -> RawJson {
+    RawJson::from_value(&v)
+}
+
+/// Process ids: groups in (rank, run) order, from 1.
+pub(crate) fn assign_pids(groups: &mut [Group]) {
+    let mut order: Vec<usize> = (0..groups.len()).collect();
+    order.sort_by_key(|&g| (groups[g].rank, groups[g].run));
+    for (pos, g) in order.into_iter().enumerate() {
+        groups[g].pid = pos as u32 + 1;
+    }
+}
+
+/// Writes everything after the operation events: names, flows, lanes,
+/// markers. `ids(i)` is the record id of operation `i`.
+pub(crate) fn write_tail<W: std::io::Write>(
+    w: &mut TraceWriter<W>,
+    runs: &[String; 2],
+    groups: &[Group],
+    ops: &[OpView],
+    ids: &dyn Fn(usize) -> String,
+) -> Result<Tail, Error> {
+    let mut order: Vec<usize> = (0..groups.len()).collect();
+    order.sort_by_key(|&g| groups[g].pid);
+    for &g in &order {
+        let group = &groups[g];
+        let pid = Some(num(group.pid));
+        let meta = |name: &str, tid: Option<u32>, args: serde_json::Value| OwnedEvent {
+            ph: Some("M".into()),
+            name: Some(name.into()),
+            pid: pid.clone(),
+            tid: tid.map(num),
+            args: Some(raw(args)),
+            ..OwnedEvent::default()
+        };
+        let label = format!("{} · rank {}", runs[group.run as usize], group.rank);
+        w.write_event(&meta(
+            "process_name",
+            None,
+            serde_json::json!({ "name": label }),
+        ))?;
+        w.write_event(&meta(
+            "process_sort_index",
+            None,
+            serde_json::json!({ "sort_index": group.pid }),
+        ))?;
+        w.write_event(&meta(
+            "process_labels",
+            None,
+            serde_json::json!({ "labels": format!("{EXPORT_FORMAT}; ok = recorded-field agreement, tensor equality not established; presentation order is not GPU causal order") }),
+        ))?;
+        for (tid, name) in [
+            (TID_OPERATIONS, "operations"),
+            (TID_STATUS, "status (ok = recorded-field agreement)"),
+            (TID_MARKERS, "first observed difference"),
+        ] {
+            w.write_event(&meta(
+                "thread_name",
+                Some(tid),
+                serde_json::json!({ "name": name }),
+            ))?;
+            w.write_event(&meta(
+                "thread_sort_index",
+                Some(tid),
+                serde_json::json!({ "sort_index": tid }),
+            ))?;
+        }
+    }
+    // Flows: one per active pair, from the left run's operation.
+    let mut pairs = 0u64;
+    for (i, op) in ops.iter().enumerate() {
+        let Some(p) = op.peer else { continue };
+        if groups[op.group as usize].run != 0 {
+            continue;
+        }
+        pairs += 1;
+        let peer = &ops[p as usize];
+        let args = raw(serde_json::json!({ "from": i, "to": p }));
+        for (ph, end) in [("s", op), ("f", peer)] {
+            w.write_event(&OwnedEvent {
+                ph: Some(ph.into()),
+                cat: Some(CAT_FLOW.into()),
+                name: Some("correspondence".into()),
+                pid: Some(num(groups[end.group as usize].pid)),
+                tid: Some(num(TID_OPERATIONS)),
+                ts_ns: Some(end.ts_ns),
+                id: Some(num(pairs)),
+                bp: Some("e".into()),
+                args: Some(args.clone()),
+                ..OwnedEvent::default()
+            })?;
+        }
+    }
+    // Status lanes.
+    let mut statuses = StatusCounts::default();
+    let mut validation = ValidationCounts::default();
+    let mut first: Vec<Option<usize>> = vec![None; groups.len()];
+    let mut lane = Vec::with_capacity(256);
+    for (i, op) in ops.iter().enumerate() {
+        statuses.add(op.status);
+        match op.validation {
+            Validation::Unreviewed => validation.unreviewed += 1,
+            Validation::AgentReviewed => validation.agent_reviewed += 1,
+        }
+        if op.status.is_difference() {
+            let slot = &mut first[op.group as usize];
+            if slot.is_none_or(|f| ops[f].sequence > op.sequence) {
+                *slot = Some(i);
+            }
+        }
+        lane.clear();
+        lane.extend_from_slice(b"{\"operation\":");
+        lane.extend_from_slice(i.to_string().as_bytes());
+        lane.extend_from_slice(b",\"record_id\":");
+        opguard_trace::write_json_string(&mut lane, &ids(i));
+        lane.extend_from_slice(b",\"status\":\"");
+        lane.extend_from_slice(op.status.as_str().as_bytes());
+        lane.extend_from_slice(b"\",\"validation\":\"");
+        lane.extend_from_slice(match op.validation {
+            Validation::Unreviewed => b"unreviewed",
+            Validation::AgentReviewed => b"agent_reviewed",
+        });
+        lane.extend_from_slice(b"\"}");
+        let args = RawJson::new(String::from_utf8_lossy(&lane).into_owned())?;
+        w.write_event(&OwnedEvent {
+            ph: Some("X".into()),
+            cat: Some(CAT_STATUS.into()),
+            name: Some(op.status.as_str().into()),
+            pid: Some(num(groups[op.group as usize].pid)),
+            tid: Some(num(TID_STATUS)),
+            ts_ns: Some(op.ts_ns),
+            dur_ns: Some(op.dur_ns),
+            args: Some(args),
+            ..OwnedEvent::default()
+        })?;
+    }
+    // First-observed difference markers, in process order.
+    let mut first_differences = Vec::new();
+    for &g in &order {
+        let Some(i) = first[g] else { continue };
+        let op = &ops[i];
+        let group = &groups[g];
+        let record_id = ids(i);
+        first_differences.push(FirstDifference {
+            run: runs[group.run as usize].clone(),
+            rank: group.rank,
+            operation: i as u64,
+            record_id: record_id.clone(),
+            status: op.status,
+        });
+        w.write_event(&OwnedEvent {
+            ph: Some("i".into()),
+            cat: Some(CAT_MARKER.into()),
+            name: Some(format!("first observed difference: {}", op.status.as_str())),
+            pid: Some(num(group.pid)),
+            tid: Some(num(TID_MARKERS)),
+            ts_ns: Some(op.ts_ns),
+            scope: Some("t".into()),
+            args: Some(raw(serde_json::json!({
+                "operation": i,
+                "record_id": record_id,
+                "status": op.status.as_str(),
+                "run": runs[group.run as usize],
+                "rank": group.rank,
+            }))),
+            ..OwnedEvent::default()
+        })?;
+    }
+    Ok(Tail {
+        pairs,
+        statuses,
+        validation,
+        first_differences,
+    })
+}

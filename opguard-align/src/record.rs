@@ -1,0 +1,361 @@
+//! Input stage: operation records and the `opguard.records/v1` file.
+//!
+//! A records file is JSON Lines: a header line
+//! `{"format":"opguard.records/v1"}` followed by one [`Record`] per line
+//! (blank lines are ignored). It may be gzip-compressed (detected from the
+//! first bytes). Records of one run and rank are ordered by `sequence`; the
+//! order of lines in the file is the order of operation events in the
+//! export.
+
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Read, Write};
+use std::path::Path;
+
+use flate2::read::MultiGzDecoder;
+use opguard_trace::Sha256Digest;
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use crate::error::{Error, ErrorKind};
+
+/// The `format` value of a records file's header line.
+pub const RECORDS_FORMAT: &str = "opguard.records/v1";
+
+/// One operation of one run and rank.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Record {
+    /// Unique in the export.
+    pub record_id: String,
+    /// The run label (an original and a candidate, two versions, ...).
+    pub run: String,
+    /// The rank (process) within the run.
+    pub rank: u32,
+    /// Position within the run and rank; unique there.
+    pub sequence: u64,
+    /// The operator name, e.g. `aten::linear`.
+    pub op: String,
+    /// Where the operation was called from, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub callsite: Option<Callsite>,
+    /// The caller stack, innermost frame first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stack: Vec<Frame>,
+    /// Flattened tensor summaries of inputs and outputs.
+    #[serde(default, skip_serializing_if = "Io::is_empty")]
+    pub io: Io,
+    /// The recording thread, when known (provenance only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thread: Option<String>,
+    /// Recorded start time in nanoseconds, when known (provenance only;
+    /// the export lays operations out in presentation order instead).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ts_ns: Option<i64>,
+    /// Recorded duration in nanoseconds, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dur_ns: Option<i64>,
+    /// Free-form provenance (source event reference, ids). Copied into the
+    /// export; never compared.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub origin: Option<serde_json::Map<String, serde_json::Value>>,
+}
+
+/// A source location.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Callsite {
+    /// Source file as recorded.
+    pub file: String,
+    /// Function name.
+    pub function: String,
+    /// One-based line, when known.
+    #[serde(default)]
+    pub line: Option<u32>,
+}
+
+/// One caller frame. Frames without a source file (built-ins, module
+/// markers) keep only their text in `function`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Frame {
+    /// Source file, when the frame has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+    /// Function name or the frame's text.
+    pub function: String,
+    /// One-based line, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line: Option<u32>,
+}
+
+/// Flattened tensor summaries. `inputs[i]` is the i-th captured tensor
+/// input (not the i-th positional argument).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Io {
+    /// Input tensors.
+    #[serde(default)]
+    pub inputs: Vec<TensorSummary>,
+    /// Output tensors.
+    #[serde(default)]
+    pub outputs: Vec<TensorSummary>,
+}
+
+impl Io {
+    /// Whether there are no summaries at all.
+    pub fn is_empty(&self) -> bool {
+        self.inputs.is_empty() && self.outputs.is_empty()
+    }
+}
+
+/// A summary of one tensor. The comparison fields are `shape`, `dtype`,
+/// `stride`, `device`, `fingerprint` and `stats`; `arg`, `item` and `name`
+/// only say where the tensor came from.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TensorSummary {
+    /// Dimensions.
+    pub shape: Vec<i64>,
+    /// Element type as recorded (`float`, `c10::Half`, `long int`, ...).
+    pub dtype: String,
+    /// Strides in elements, when recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stride: Option<Vec<i64>>,
+    /// Device, when recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device: Option<String>,
+    /// A content fingerprint (e.g. a hash of the bytes), when recorded.
+    /// Fingerprints can collide: equal fingerprints are not tensor equality.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fingerprint: Option<String>,
+    /// Statistics by name (`min`, `max`, `mean`, ...), compared exactly.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stats: Option<BTreeMap<String, f64>>,
+    /// Positional argument the tensor came from, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arg: Option<u32>,
+    /// Index inside a tensor-list argument, when it came from one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub item: Option<u32>,
+    /// A name (parameter name, output name), when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Header {
+    format: String,
+    #[serde(default)]
+    #[allow(dead_code)]
+    description: Option<String>,
+}
+
+/// Writes an `opguard.records/v1` file (plain JSON Lines).
+///
+/// ```
+/// use opguard_align::{Record, RecordsWriter};
+///
+/// let mut w = RecordsWriter::new(Vec::new())?;
+/// w.write(&Record {
+///     record_id: "a/0/0".into(), run: "a".into(), rank: 0, sequence: 0,
+///     op: "aten::add".into(), callsite: None, stack: vec![], io: Default::default(),
+///     thread: None, ts_ns: None, dur_ns: None, origin: None,
+/// })?;
+/// let text = String::from_utf8(w.finish()?)?;
+/// assert!(text.starts_with("{\"format\":\"opguard.records/v1\"}\n"));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub struct RecordsWriter<W: Write> {
+    out: W,
+    line: Vec<u8>,
+}
+
+impl<W: Write> RecordsWriter<W> {
+    /// Starts a file and writes the header line.
+    pub fn new(mut out: W) -> Result<Self, Error> {
+        writeln!(out, "{{\"format\":\"{RECORDS_FORMAT}\"}}")
+            .map_err(|e| Error::io("writing records", e))?;
+        Ok(RecordsWriter {
+            out,
+            line: Vec::with_capacity(512),
+        })
+    }
+
+    /// Writes one record as one line.
+    pub fn write(&mut self, record: &Record) -> Result<(), Error> {
+        self.line.clear();
+        serde_json::to_writer(&mut self.line, record)
+            .map_err(|e| Error::io("writing records", io::Error::other(e)))?;
+        self.line.push(b'\n');
+        self.out
+            .write_all(&self.line)
+            .map_err(|e| Error::io("writing records", e))
+    }
+
+    /// Flushes and returns the output.
+    pub fn finish(mut self) -> Result<W, Error> {
+        self.out
+            .flush()
+            .map_err(|e| Error::io("writing records", e))?;
+        Ok(self.out)
+    }
+}
+
+/// Reads a whole records file into memory (convenient for small files; the
+/// export itself streams the file twice instead).
+pub fn read_records(path: &Path) -> Result<Vec<Record>, Error> {
+    let mut out = Vec::new();
+    visit_records_file(path, u64::MAX, u64::MAX, &mut |r| {
+        out.push(r);
+        Ok(())
+    })?;
+    Ok(out)
+}
+
+/// Hashes and counts the encoded bytes.
+struct Hashing<R> {
+    inner: R,
+    hasher: Sha256,
+    count: u64,
+    limit: u64,
+}
+
+impl<R: Read> Read for Hashing<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.hasher.update(&buf[..n]);
+        self.count += n as u64;
+        if self.count > self.limit {
+            return Err(io::Error::other(LimitHit));
+        }
+        Ok(n)
+    }
+}
+
+#[derive(Debug)]
+struct LimitHit;
+
+impl std::fmt::Display for LimitHit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("limit exceeded")
+    }
+}
+
+impl std::error::Error for LimitHit {}
+
+/// Streams a records file, calling `f` for each record in file order, and
+/// returns the SHA-256 of the file's (encoded) bytes.
+pub(crate) fn visit_records_file(
+    path: &Path,
+    max_encoded: u64,
+    max_decoded: u64,
+    f: &mut dyn FnMut(Record) -> Result<(), Error>,
+) -> Result<Sha256Digest, Error> {
+    let file = File::open(path).map_err(|e| Error::io("opening records", e).with_path(path))?;
+    let mut hashing = Hashing {
+        inner: file,
+        hasher: Sha256::new(),
+        count: 0,
+        limit: max_encoded,
+    };
+    let map_io = |e: io::Error, decoded: bool| {
+        if e.get_ref().is_some_and(|i| i.is::<LimitHit>()) {
+            Error::new(ErrorKind::LimitExceeded {
+                what: "the records file (encoded)",
+                limit: max_encoded,
+            })
+        } else if decoded {
+            Error::io("decompressing records", e)
+        } else {
+            Error::io("reading records", e)
+        }
+    };
+    let mut magic = [0u8; 2];
+    let mut got = 0;
+    while got < 2 {
+        match hashing.read(&mut magic[got..]) {
+            Ok(0) => break,
+            Ok(n) => got += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(map_io(e, false).with_path(path)),
+        }
+    }
+    let prefix = io::Cursor::new(magic[..got].to_vec());
+    let gzip = got == 2 && magic == [0x1f, 0x8b];
+    let chained = prefix.chain(&mut hashing);
+    let decoded: Box<dyn Read + '_> = if gzip {
+        Box::new(MultiGzDecoder::new(chained))
+    } else {
+        Box::new(chained)
+    };
+    let mut lines = BufReader::with_capacity(256 << 10, decoded.take(max_decoded.saturating_add(1)));
+    let mut buf = Vec::with_capacity(4096);
+    let mut line_no = 0u64;
+    let mut total = 0u64;
+    let mut header = false;
+    loop {
+        buf.clear();
+        let n = lines
+            .read_until(b'\n', &mut buf)
+            .map_err(|e| map_io(e, gzip).with_path(path))?;
+        if n == 0 {
+            break;
+        }
+        total += n as u64;
+        if total > max_decoded {
+            return Err(Error::new(ErrorKind::LimitExceeded {
+                what: "the records file (decoded)",
+                limit: max_decoded,
+            })
+            .with_path(path));
+        }
+        line_no += 1;
+        let text = std::str::from_utf8(&buf).map_err(|e| {
+            Error::new(ErrorKind::InvalidRecords {
+                line: line_no,
+                detail: format!("invalid UTF-8 at column {}", e.valid_up_to() + 1),
+            })
+            .with_path(path)
+        })?;
+        let text = text.trim();
+        if text.is_empty() {
+            continue;
+        }
+        let bad = |detail: String| {
+            Error::new(ErrorKind::InvalidRecords {
+                line: line_no,
+                detail,
+            })
+            .with_path(path)
+        };
+        if !header {
+            let h: Header = serde_json::from_str(text).map_err(|e| {
+                bad(format!(
+                    "expected the header {{\"format\":\"{RECORDS_FORMAT}\"}}: {e}"
+                ))
+            })?;
+            if h.format != RECORDS_FORMAT {
+                return Err(bad(format!(
+                    "format is {:?}, expected {RECORDS_FORMAT:?}",
+                    h.format
+                )));
+            }
+            header = true;
+            continue;
+        }
+        let record: Record =
+            serde_json::from_str(text).map_err(|e| bad(format!("not a record: {e}")))?;
+        f(record).map_err(|e| e.with_path(path))?;
+    }
+    drop(lines);
+    if !header {
+        return Err(Error::new(ErrorKind::InvalidRecords {
+            line: line_no,
+            detail: format!("empty file: expected the header {{\"format\":\"{RECORDS_FORMAT}\"}}"),
+        })
+        .with_path(path));
+    }
+    Ok(Sha256Digest(hashing.hasher.finalize().into()))
+}
