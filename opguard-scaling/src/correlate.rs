@@ -4,7 +4,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use crate::cost::{FrameCost, TrialCosts};
-use crate::error::Error;
+use crate::error::{Error, ErrorKind};
 use crate::metric::{Metric, Unit};
 use crate::report::{
     Hotspot, Insufficient, InsufficientReason, NotCorrelatable, NotCorrelatableReason,
@@ -44,12 +44,13 @@ struct Series<'a> {
 }
 
 fn invalid(location: String, problem: String, expected: &str) -> Error {
-    Error::TrialsInvalid {
+    ErrorKind::TrialsInvalid {
         document: "<trial costs>".into(),
         location,
         problem,
         expected: expected.into(),
     }
+    .into()
 }
 
 /// Checks that the trials can form series: unique ids, finite inputs, one
@@ -78,29 +79,32 @@ fn check(trials: &[TrialCosts]) -> Result<(), Error> {
             ));
         }
         if t.metric != metric {
-            return Err(Error::MixedMetrics {
+            return Err(ErrorKind::MixedMetrics {
                 location,
                 expected: metric,
                 found: t.metric,
-            });
+            }
+            .into());
         }
         for found in [t.unit, t.metric.unit()] {
             if found != unit {
-                return Err(Error::MixedUnits {
+                return Err(ErrorKind::MixedUnits {
                     location: format!("{location}.unit"),
                     expected: unit,
                     found,
-                });
+                }
+                .into());
             }
         }
         for a in &t.artifacts {
             if let Some(first_trial) = artifacts.insert(&a.sha256, &t.trial_id) {
-                return Err(Error::ArtifactReused {
+                return Err(ErrorKind::ArtifactReused {
                     sha256: a.sha256.clone(),
                     path: a.path.clone(),
                     first_trial: first_trial.to_owned(),
                     trial: t.trial_id.clone(),
-                });
+                }
+                .into());
             }
         }
     }
@@ -132,7 +136,11 @@ pub fn correlate(trials: &[TrialCosts]) -> Result<ScalingReport, Error> {
                 frame,
                 samples: Vec::new(),
             });
-            if series.samples.last().is_some_and(|s| s.trial_id == t.trial_id) {
+            if series
+                .samples
+                .last()
+                .is_some_and(|s| s.trial_id == t.trial_id)
+            {
                 return Err(invalid(
                     format!("trial {:?}.frames", t.trial_id),
                     format!("frame {} is listed twice", frame.semantic_frame_id),
@@ -164,7 +172,13 @@ pub fn correlate(trials: &[TrialCosts]) -> Result<ScalingReport, Error> {
         let mut distinct = xs.clone();
         distinct.dedup();
         let (min, max) = (xs[0], xs[n - 1]);
-        let trial_ids = || series.samples.iter().map(|s| s.trial_id.to_owned()).collect();
+        let trial_ids = || {
+            series
+                .samples
+                .iter()
+                .map(|s| s.trial_id.to_owned())
+                .collect()
+        };
         let frame = series.frame;
         let info = SeriesInfo {
             semantic_frame_id: frame.semantic_frame_id.clone(),
@@ -236,6 +250,8 @@ pub fn correlate(trials: &[TrialCosts]) -> Result<ScalingReport, Error> {
             .then_with(|| a.series.cmp(&b.series))
     });
     report.insufficient.sort_by(|a, b| a.series.cmp(&b.series));
-    report.not_correlatable.sort_by(|a, b| a.series.cmp(&b.series));
+    report
+        .not_correlatable
+        .sort_by(|a, b| a.series.cmp(&b.series));
     Ok(report)
 }

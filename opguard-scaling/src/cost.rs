@@ -10,9 +10,11 @@
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
-use opguard_trace::model::{ArtifactSpec, FrameIdentity, IdValue, ModelOptions, SliceClass, TraceModel};
+use opguard_trace::model::{
+    ArtifactSpec, FrameIdentity, IdValue, ModelOptions, SliceClass, TraceModel,
+};
 
-use crate::error::Error;
+use crate::error::{Error, ErrorKind};
 use crate::metric::{Metric, Unit};
 use crate::report::Unmatched;
 use crate::trials::TrialSpec;
@@ -102,14 +104,15 @@ fn state(
             })
         }
         Some(first) if first.value != value => {
-            return Err(Error::SourceStateConflict {
+            return Err(ErrorKind::SourceStateConflict {
                 trial: trial.to_owned(),
                 field,
                 first: first.value.clone(),
                 first_origin: first.origin.clone(),
                 second: value,
                 second_origin: origin(),
-            })
+            }
+            .into())
         }
         Some(_) => {}
     }
@@ -134,9 +137,13 @@ pub fn trial_costs(
     let mut unmatched: BTreeMap<(String, String, String), Unmatched> = BTreeMap::new();
     let mut artifacts: Vec<TraceArtifact> = Vec::new();
     let (mut build, mut source) = (None, None);
-    state(&trial.id, BUILD_ID_KEY, &mut build, trial.build_id.clone(), || {
-        "the trials document".into()
-    })?;
+    state(
+        &trial.id,
+        BUILD_ID_KEY,
+        &mut build,
+        trial.build_id.clone(),
+        || "the trials document".into(),
+    )?;
     state(
         &trial.id,
         SOURCE_STATE_KEY,
@@ -148,12 +155,13 @@ pub fn trial_costs(
         let model = read(trial, path, options)?;
         let sha256 = model.artifact().sha256.to_hex();
         if artifacts.iter().any(|a| a.sha256 == sha256) {
-            return Err(Error::ArtifactReused {
+            return Err(ErrorKind::ArtifactReused {
                 sha256,
                 path: path.clone(),
                 first_trial: trial.id.clone(),
                 trial: trial.id.clone(),
-            });
+            }
+            .into());
         }
         let origin = || format!("trace {}", path.display());
         state(
@@ -191,10 +199,13 @@ pub fn trial_costs(
 }
 
 fn read(trial: &TrialSpec, path: &Path, options: &ModelOptions) -> Result<TraceModel, Error> {
-    TraceModel::read(path, ArtifactSpec::new(), options).map_err(|source| Error::TraceUnreadable {
-        trial: trial.id.clone(),
-        path: path.to_owned(),
-        source,
+    TraceModel::read(path, ArtifactSpec::new(), options).map_err(|source| {
+        ErrorKind::TraceUnreadable {
+            trial: trial.id.clone(),
+            path: path.to_owned(),
+            source,
+        }
+        .into()
     })
 }
 
@@ -318,8 +329,13 @@ mod tests {
     fn model(t: &KinetoTrace) -> TraceModel {
         let bytes = t.to_bytes().unwrap_or_default();
         let reader = opguard_trace::TraceReader::new(&bytes[..]).unwrap_or_else(|e| panic!("{e}"));
-        TraceModel::from_reader(reader, ArtifactSpec::new(), &ModelOptions::new(), &mut |_, _| {})
-            .unwrap_or_else(|e| panic!("{e}"))
+        TraceModel::from_reader(
+            reader,
+            ArtifactSpec::new(),
+            &ModelOptions::new(),
+            &mut |_, _| {},
+        )
+        .unwrap_or_else(|e| panic!("{e}"))
     }
 
     #[test]

@@ -4,15 +4,39 @@ use std::path::PathBuf;
 
 use crate::metric::{Metric, Unit};
 
-/// Everything that can stop a scaling run.
+/// Everything that can stop a scaling run: an [`ErrorKind`], boxed so that
+/// results stay small.
+#[derive(Debug, thiserror::Error)]
+#[error(transparent)]
+pub struct Error(Box<ErrorKind>);
+
+impl Error {
+    /// What went wrong, with where and what was expected.
+    pub fn kind(&self) -> &ErrorKind {
+        &self.0
+    }
+
+    /// The stable code of this error (see [`ErrorKind::code`]).
+    pub fn code(&self) -> &'static str {
+        self.0.code()
+    }
+}
+
+impl From<ErrorKind> for Error {
+    fn from(kind: ErrorKind) -> Self {
+        Error(Box::new(kind))
+    }
+}
+
+/// What went wrong.
 ///
 /// Each variant says what was being read, where (a JSON path such as
 /// `trials[2].input`, a line and column, a trial id and trace path) and what
-/// was expected. [`Error::code`] gives a stable machine-readable string per
+/// was expected. [`ErrorKind::code`] gives a stable machine-readable string per
 /// variant; the codes are part of the contract and never change meaning.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
-pub enum Error {
+pub enum ErrorKind {
     /// The trials document could not be read from disk.
     #[error("cannot read trials document {path}: {source}", path = path.display())]
     TrialsUnreadable {
@@ -105,18 +129,18 @@ pub enum Error {
     },
 }
 
-impl Error {
+impl ErrorKind {
     /// The stable code of this error.
     pub fn code(&self) -> &'static str {
         match self {
-            Error::TrialsUnreadable { .. } => "trials_unreadable",
-            Error::TrialsInvalid { .. } => "trials_invalid",
-            Error::TraceUnreadable { .. } => "trace_unreadable",
-            Error::ArtifactReused { .. } => "artifact_reused",
-            Error::SourceStateConflict { .. } => "source_state_conflict",
-            Error::MixedUnits { .. } => "mixed_units",
-            Error::MixedMetrics { .. } => "mixed_metrics",
-            Error::UnknownMetric { .. } => "unknown_metric",
+            ErrorKind::TrialsUnreadable { .. } => "trials_unreadable",
+            ErrorKind::TrialsInvalid { .. } => "trials_invalid",
+            ErrorKind::TraceUnreadable { .. } => "trace_unreadable",
+            ErrorKind::ArtifactReused { .. } => "artifact_reused",
+            ErrorKind::SourceStateConflict { .. } => "source_state_conflict",
+            ErrorKind::MixedUnits { .. } => "mixed_units",
+            ErrorKind::MixedMetrics { .. } => "mixed_metrics",
+            ErrorKind::UnknownMetric { .. } => "unknown_metric",
         }
     }
 }

@@ -3,7 +3,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use crate::error::Error;
+use crate::error::{Error, ErrorKind};
 
 /// What is summed per semantic frame per trial.
 #[derive(
@@ -53,13 +53,16 @@ impl fmt::Display for Metric {
 impl FromStr for Metric {
     type Err = Error;
 
-    /// Parses [`Metric::as_str`]; anything else is [`Error::UnknownMetric`].
+    /// Parses [`Metric::as_str`]; anything else is [`ErrorKind::UnknownMetric`].
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         Metric::ALL
             .into_iter()
             .find(|m| m.as_str() == s)
-            .ok_or_else(|| Error::UnknownMetric {
-                found: s.to_owned(),
+            .ok_or_else(|| {
+                ErrorKind::UnknownMetric {
+                    found: s.to_owned(),
+                }
+                .into()
             })
     }
 }
@@ -87,7 +90,9 @@ impl Unit {
 
     /// Parses [`Unit::as_str`].
     pub fn from_name(s: &str) -> Option<Unit> {
-        [Unit::Ns, Unit::Count].into_iter().find(|u| u.as_str() == s)
+        [Unit::Ns, Unit::Count]
+            .into_iter()
+            .find(|u| u.as_str() == s)
     }
 }
 

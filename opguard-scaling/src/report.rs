@@ -82,9 +82,11 @@ pub struct Hotspot {
 #[non_exhaustive]
 pub enum InsufficientReason {
     /// Fewer than [`MIN_SAMPLES`](crate::MIN_SAMPLES) trials contain the frame.
+    #[serde(rename = "fewer_than_3_samples")]
     FewerThan3Samples,
     /// The trials that contain it cover fewer than
     /// [`MIN_DISTINCT_INPUTS`](crate::MIN_DISTINCT_INPUTS) input values.
+    #[serde(rename = "fewer_than_2_distinct_inputs")]
     FewerThan2DistinctInputs,
 }
 

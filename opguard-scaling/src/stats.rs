@@ -231,7 +231,10 @@ mod tests {
     #[test]
     fn ranks_average_ties() {
         assert_eq!(average_ranks(&[10.0, 30.0, 20.0]), vec![1.0, 3.0, 2.0]);
-        assert_eq!(average_ranks(&[5.0, 5.0, 1.0, 5.0]), vec![3.0, 3.0, 1.0, 3.0]);
+        assert_eq!(
+            average_ranks(&[5.0, 5.0, 1.0, 5.0]),
+            vec![3.0, 3.0, 1.0, 3.0]
+        );
         assert_eq!(average_ranks(&[]), Vec::<f64>::new());
     }
 

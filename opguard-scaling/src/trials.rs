@@ -25,7 +25,7 @@ use std::path::{Path, PathBuf};
 use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 
-use crate::error::Error;
+use crate::error::{Error, ErrorKind};
 use crate::metric::{Metric, Unit};
 
 /// The value of the optional `format` field.
@@ -106,9 +106,12 @@ impl TrialsDocument {
     /// its folder.
     pub fn read(path: impl AsRef<Path>) -> Result<TrialsDocument, Error> {
         let path = path.as_ref();
-        let unreadable = |source| Error::TrialsUnreadable {
-            path: path.to_owned(),
-            source,
+        let unreadable = |source| -> Error {
+            ErrorKind::TrialsUnreadable {
+                path: path.to_owned(),
+                source,
+            }
+            .into()
         };
         let file = std::fs::File::open(path).map_err(unreadable)?;
         let mut bytes = Vec::new();
@@ -155,26 +158,29 @@ impl TrialsDocument {
             .unwrap_or(Metric::InclusiveNs);
         let unit = metric.unit();
         if let Some(found) = self.unit.filter(|&u| u != unit) {
-            return Err(Error::MixedUnits {
+            return Err(ErrorKind::MixedUnits {
                 location: format!("trials document {}: unit", self.source),
                 expected: unit,
                 found,
-            });
+            }
+            .into());
         }
         for (i, t) in self.trials.iter().enumerate() {
             if let Some(found) = t.metric.filter(|&m| m != metric) {
-                return Err(Error::MixedMetrics {
+                return Err(ErrorKind::MixedMetrics {
                     location: format!("trials document {}: trials[{i}].metric", self.source),
                     expected: metric,
                     found,
-                });
+                }
+                .into());
             }
             if let Some(found) = t.unit.filter(|&u| u != unit) {
-                return Err(Error::MixedUnits {
+                return Err(ErrorKind::MixedUnits {
                     location: format!("trials document {}: trials[{i}].unit", self.source),
                     expected: unit,
                     found,
-                });
+                }
+                .into());
             }
         }
         Ok((metric, unit))
@@ -187,12 +193,13 @@ fn invalid(
     problem: impl Into<String>,
     expected: impl Into<String>,
 ) -> Error {
-    Error::TrialsInvalid {
+    ErrorKind::TrialsInvalid {
         document: what.to_owned(),
         location: location.into(),
         problem: problem.into(),
         expected: expected.into(),
     }
+    .into()
 }
 
 fn syntax(what: &str, e: &serde_json::Error) -> Error {
@@ -260,7 +267,12 @@ impl Parser<'_> {
         Ok(map)
     }
 
-    fn string(&self, map: &Map<String, Value>, path: &str, key: &str) -> Result<Option<String>, Error> {
+    fn string(
+        &self,
+        map: &Map<String, Value>,
+        path: &str,
+        key: &str,
+    ) -> Result<Option<String>, Error> {
         match map.get(key) {
             None => Ok(None),
             Some(Value::String(s)) if !s.trim().is_empty() => Ok(Some(s.clone())),
@@ -276,7 +288,12 @@ impl Parser<'_> {
 
     fn required(&self, value: Option<String>, path: &str, key: &str) -> Result<String, Error> {
         value.ok_or_else(|| {
-            invalid(self.what, format!("{path}.{key}"), "missing", "a non-empty string")
+            invalid(
+                self.what,
+                format!("{path}.{key}"),
+                "missing",
+                "a non-empty string",
+            )
         })
     }
 
@@ -379,7 +396,14 @@ impl Parser<'_> {
         };
         let traces_path = format!("{path}.traces");
         let traces = match map.get("traces") {
-            None => return Err(invalid(self.what, traces_path, "missing", "an array of trace paths")),
+            None => {
+                return Err(invalid(
+                    self.what,
+                    traces_path,
+                    "missing",
+                    "an array of trace paths",
+                ))
+            }
             Some(Value::Array(items)) if items.is_empty() => {
                 return Err(invalid(
                     self.what,
@@ -400,7 +424,9 @@ impl Parser<'_> {
                     )),
                 })
                 .collect::<Result<Vec<_>, _>>()?,
-            Some(other) => return Err(self.wrong_type(&traces_path, other, "an array of trace paths")),
+            Some(other) => {
+                return Err(self.wrong_type(&traces_path, other, "an array of trace paths"))
+            }
         };
         Ok(TrialSpec {
             id,
@@ -496,7 +522,10 @@ mod tests {
         let doc = doc.unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(doc.metric, Some(Metric::InclusiveNs));
         assert_eq!(doc.trials.len(), 1);
-        assert_eq!(doc.trials[0].traces, vec![PathBuf::from("/data/t1.json.gz")]);
+        assert_eq!(
+            doc.trials[0].traces,
+            vec![PathBuf::from("/data/t1.json.gz")]
+        );
         assert_eq!(doc.trials[0].input, 1.0);
     }
 
@@ -504,17 +533,43 @@ mod tests {
     fn schema_breaks_name_the_json_path() {
         let cases = [
             (r#"{"trials": []}"#, "$.trials"),
-            (r#"{"trials": [{"id": "a", "input": "2", "variant": "v", "traces": ["x"]}]}"#, "trials[0].input"),
-            (r#"{"trials": [{"id": "a", "input": 2, "variant": "v", "traces": []}]}"#, "trials[0].traces"),
-            (r#"{"trials": [{"id": "a", "input": 2, "variant": "v", "traces": ["x"], "inptu": 3}]}"#, "trials[0].inptu"),
-            (r#"{"trials": [{"id": "a", "input": 2, "traces": ["x"]}]}"#, "trials[0].variant"),
-            (r#"{"trials": [{"id": "a", "input": 1, "variant": "v", "traces": ["x"]}, {"id": "a", "input": 2, "variant": "v", "traces": ["y"]}]}"#, "trials[1].id"),
-            (r#"{"trials": [{"id": "a", "input": 1, "variant": "v", "traces": ["x"]}], "metric": "wall"}"#, "$.metric"),
-            (r#"{"format": "other/v2", "trials": [{"id": "a", "input": 1, "variant": "v", "traces": ["x"]}]}"#, "$.format"),
+            (
+                r#"{"trials": [{"id": "a", "input": "2", "variant": "v", "traces": ["x"]}]}"#,
+                "trials[0].input",
+            ),
+            (
+                r#"{"trials": [{"id": "a", "input": 2, "variant": "v", "traces": []}]}"#,
+                "trials[0].traces",
+            ),
+            (
+                r#"{"trials": [{"id": "a", "input": 2, "variant": "v", "traces": ["x"], "inptu": 3}]}"#,
+                "trials[0].inptu",
+            ),
+            (
+                r#"{"trials": [{"id": "a", "input": 2, "traces": ["x"]}]}"#,
+                "trials[0].variant",
+            ),
+            (
+                r#"{"trials": [{"id": "a", "input": 1, "variant": "v", "traces": ["x"]}, {"id": "a", "input": 2, "variant": "v", "traces": ["y"]}]}"#,
+                "trials[1].id",
+            ),
+            (
+                r#"{"trials": [{"id": "a", "input": 1, "variant": "v", "traces": ["x"]}], "metric": "wall"}"#,
+                "$.metric",
+            ),
+            (
+                r#"{"format": "other/v2", "trials": [{"id": "a", "input": 1, "variant": "v", "traces": ["x"]}]}"#,
+                "$.format",
+            ),
         ];
         for (text, location) in cases {
             match parse(text) {
-                Err(Error::TrialsInvalid { location: l, .. }) => assert_eq!(l, location, "{text}"),
+                Err(e) => match e.kind() {
+                    ErrorKind::TrialsInvalid { location: l, .. } => {
+                        assert_eq!(l, location, "{text}")
+                    }
+                    other => panic!("{text}: expected trials_invalid at {location}, got {other:?}"),
+                },
                 other => panic!("{text}: expected trials_invalid at {location}, got {other:?}"),
             }
         }
@@ -522,12 +577,16 @@ mod tests {
 
     #[test]
     fn repeated_keys_and_bad_syntax_are_refused_with_a_position() {
-        let dup = r#"{"trials": [{"id": "a", "input": 1, "input": 5, "variant": "v", "traces": ["x"]}]}"#;
+        let dup =
+            r#"{"trials": [{"id": "a", "input": 1, "input": 5, "variant": "v", "traces": ["x"]}]}"#;
         let err = parse(dup).err().map(|e| e.to_string()).unwrap_or_default();
         assert!(err.contains("$.trials[0].input appears twice"), "{err}");
         assert!(err.contains("line 1, column"), "{err}");
         let truncated = r#"{"trials": [{"id": "a""#;
-        assert_eq!(parse(truncated).err().map(|e| e.code()), Some("trials_invalid"));
+        assert_eq!(
+            parse(truncated).err().map(|e| e.code()),
+            Some("trials_invalid")
+        );
     }
 
     #[test]
