@@ -111,15 +111,18 @@ pub struct Response {
 pub struct ApplyOptions {
     /// Largest map, bytes.
     pub max_map_bytes: u64,
-    /// Largest artifact and output, encoded and decoded.
-    pub max_export_bytes: u64,
+    /// Largest artifact, encoded and decoded.
+    pub max_artifact_bytes: u64,
+    /// Largest output view, encoded and decoded.
+    pub max_output_bytes: u64,
 }
 
 impl Default for ApplyOptions {
     fn default() -> Self {
         ApplyOptions {
             max_map_bytes: MAX_MAP_BYTES,
-            max_export_bytes: MAX_EXPORT_BYTES,
+            max_artifact_bytes: MAX_EXPORT_BYTES,
+            max_output_bytes: MAX_EXPORT_BYTES,
         }
     }
 }
@@ -134,9 +137,14 @@ impl ApplyOptions {
         self.max_map_bytes = n;
         self
     }
-    /// Sets [`ApplyOptions::max_export_bytes`].
-    pub fn max_export_bytes(mut self, n: u64) -> Self {
-        self.max_export_bytes = n;
+    /// Sets [`ApplyOptions::max_artifact_bytes`].
+    pub fn max_artifact_bytes(mut self, n: u64) -> Self {
+        self.max_artifact_bytes = n;
+        self
+    }
+    /// Sets [`ApplyOptions::max_output_bytes`].
+    pub fn max_output_bytes(mut self, n: u64) -> Self {
+        self.max_output_bytes = n;
         self
     }
 }
@@ -713,7 +721,7 @@ pub fn apply_with(
         .filter(|r| r.selectors.is_some())
         .flat_map(|r| [r.left.index, r.right.index])
         .collect();
-    let p = pass1(artifact, options.max_export_bytes, &wanted)?;
+    let p = pass1(artifact, options.max_artifact_bytes, &wanted)?;
     if map.artifact != p.sha256 {
         return Err(Error::new(ErrorKind::StaleArtifactHash {
             map: map.artifact_text.clone(),
@@ -913,10 +921,10 @@ pub fn apply_with(
         rank: None,
         alignment_map_sha256: Some(map_sha.to_string()),
     });
-    let (tail, written) = write_view(output, options.max_export_bytes, |sink| {
+    let (tail, written) = write_view(output, options.max_output_bytes, |sink| {
         let read_options = ReaderOptions::new()
-            .max_encoded_bytes(options.max_export_bytes)
-            .max_decoded_bytes(options.max_export_bytes);
+            .max_encoded_bytes(options.max_artifact_bytes)
+            .max_decoded_bytes(options.max_artifact_bytes);
         let mut reader = TraceReader::open_with(artifact, read_options)
             .map_err(|e| Error::from(e).with_path(artifact))?;
         let mut w = opguard_trace::TraceWriter::new(&mut *sink)?;
