@@ -8,8 +8,6 @@
 //! Chains of qualified names are read from the items; the identity is the
 //! chain right before the parameter list, or the last chain when there is none.
 
-use smallvec::SmallVec;
-
 use crate::text::is_ident;
 
 /// Where the identity's own template group sits.
@@ -83,9 +81,57 @@ pub(crate) struct Group {
     pub(crate) dots: bool,
 }
 
+/// The stack of expected closers: inline for ordinary nesting, spilling to
+/// the heap only past `INLINE` levels.
+struct Closers {
+    inline: [u8; Closers::INLINE],
+    len: usize,
+    spill: Vec<u8>,
+}
+
+impl Closers {
+    const INLINE: usize = 48;
+
+    #[inline]
+    fn new() -> Self {
+        Closers {
+            inline: [0; Closers::INLINE],
+            len: 0,
+            spill: Vec::new(),
+        }
+    }
+
+    #[inline]
+    fn push(&mut self, closer: u8) {
+        if self.len < Closers::INLINE {
+            self.inline[self.len] = closer;
+        } else {
+            self.spill.push(closer);
+        }
+        self.len += 1;
+    }
+
+    #[inline]
+    fn top(&self) -> Option<u8> {
+        match self.len {
+            0 => None,
+            n if n <= Closers::INLINE => Some(self.inline[n - 1]),
+            _ => self.spill.last().copied(),
+        }
+    }
+
+    #[inline]
+    fn pop(&mut self) {
+        if self.len > Closers::INLINE {
+            self.spill.pop();
+        }
+        self.len = self.len.saturating_sub(1);
+    }
+}
+
 /// Scans the group opened at `open`: its matching closer, its top-level commas.
 fn scan_group(b: &[u8], open: usize) -> Group {
-    let mut stack: SmallVec<[u8; 32]> = SmallVec::new();
+    let mut stack = Closers::new();
     stack.push(partner(b[open]));
     let mut group = Group {
         close: None,
@@ -94,32 +140,37 @@ fn scan_group(b: &[u8], open: usize) -> Group {
         dots: false,
     };
     let mut j = open + 1;
-    while j < b.len() {
+    loop {
+        // Skip the bytes that do not matter (identifiers, spaces, `:`, `*`, ...).
+        let Some(skip) = b
+            .get(j..)
+            .and_then(|rest| rest.iter().position(|&c| CLASS[c as usize] != 0))
+        else {
+            return group;
+        };
+        j += skip;
         let c = b[j];
-        let class = CLASS[c as usize];
-        if class != 0 {
-            if class == OPEN {
-                stack.push(partner(c));
-            } else if class == CLOSE {
-                if stack.last() == Some(&c) {
+        match CLASS[c as usize] {
+            OPEN => stack.push(partner(c)),
+            CLOSE => {
+                if stack.top() == Some(c) {
                     stack.pop();
-                    if stack.is_empty() {
+                    if stack.len == 0 {
                         group.close = Some(j);
                         return group;
                     }
                 }
-            } else if class == COMMA {
-                if stack.len() == 1 {
+            }
+            COMMA => {
+                if stack.len == 1 {
                     group.commas += 1;
                     group.last_comma = Some(j);
                 }
-            } else {
-                group.dots = true;
             }
+            _ => group.dots = true,
         }
         j += 1;
     }
-    group
 }
 
 /// Iterator over the top-level, comma-separated pieces of a template
@@ -149,7 +200,7 @@ impl<'s> Iterator for ArgSplit<'s> {
             return None;
         }
         let b = self.text.as_bytes();
-        let mut stack: SmallVec<[u8; 32]> = SmallVec::new();
+        let mut stack = Closers::new();
         let start = self.pos;
         let mut j = start;
         while j < b.len() {
@@ -157,10 +208,10 @@ impl<'s> Iterator for ArgSplit<'s> {
             if is_open(c) {
                 stack.push(partner(c));
             } else if is_close(c) {
-                if stack.last() == Some(&c) {
+                if stack.top() == Some(c) {
                     stack.pop();
                 }
-            } else if c == b',' && stack.is_empty() {
+            } else if c == b',' && stack.len == 0 {
                 self.pos = j + 1;
                 return Some(&self.text[start..j]);
             }

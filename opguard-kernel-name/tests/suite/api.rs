@@ -168,3 +168,36 @@ fn accessors_and_owned_forms() {
         "Memcpy DtoD (Device -> Device)"
     );
 }
+
+#[test]
+fn deep_nesting_and_pathological_inputs() {
+    let deep = format!(
+        "void k_kernel<{}int{}>(int)",
+        "A<".repeat(200),
+        ">".repeat(200)
+    );
+    let c = canonicalize(&deep);
+    assert_eq!(c.base(), "k_kernel");
+    assert_eq!(c.template().kind(), TemplateKind::Complete);
+    assert_eq!(c.template().len(), 1);
+    assert!(is_match(&deep, &deep));
+
+    let unclosed = format!("void k_kernel<int, {}", "B<".repeat(100_000));
+    let c = canonicalize(&unclosed);
+    assert_eq!(c.template().kind(), TemplateKind::Elided);
+    assert_eq!(c.template().args_normalized(), vec!["int".to_owned()]);
+
+    for junk in [
+        "(".repeat(1 << 20),
+        ")>]".repeat(1 << 18),
+        "::".repeat(1 << 18),
+        "a<b(".repeat(1 << 16),
+    ] {
+        let c = canonicalize(&junk);
+        let _ = (
+            c.identity(),
+            serde_json::to_string(&c).unwrap(),
+            matches(&junk, &junk),
+        );
+    }
+}
