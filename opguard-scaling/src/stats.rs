@@ -131,47 +131,45 @@ pub fn regularized_incomplete_beta(a: f64, b: f64, x: f64) -> f64 {
 }
 
 fn beta_continued_fraction(a: f64, b: f64, x: f64) -> f64 {
-    const TINY: f64 = 1e-300;
     const EPS: f64 = 1e-16;
     let (qab, qap, qam) = (a + b, a + 1.0, a - 1.0);
     let mut c = 1.0;
-    let mut d = 1.0 - qab * x / qap;
-    if d.abs() < TINY {
-        d = TINY;
-    }
-    d = 1.0 / d;
+    let mut d = 1.0 / away_from_zero(1.0 - qab * x / qap);
     let mut h = d;
     for m in 1..=10_000 {
         let m = f64::from(m);
         let m2 = 2.0 * m;
-        let aa = m * (b - m) * x / ((qam + m2) * (a + m2));
-        d = 1.0 + aa * d;
-        if d.abs() < TINY {
-            d = TINY;
-        }
-        c = 1.0 + aa / c;
-        if c.abs() < TINY {
-            c = TINY;
-        }
-        d = 1.0 / d;
-        h *= d * c;
-        let aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2));
-        d = 1.0 + aa * d;
-        if d.abs() < TINY {
-            d = TINY;
-        }
-        c = 1.0 + aa / c;
-        if c.abs() < TINY {
-            c = TINY;
-        }
-        d = 1.0 / d;
-        let step = d * c;
+        // Even and odd terms of the fraction, each one modified-Lentz step.
+        h *= lentz_step(m * (b - m) * x / ((qam + m2) * (a + m2)), &mut c, &mut d);
+        let step = lentz_step(
+            -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2)),
+            &mut c,
+            &mut d,
+        );
         h *= step;
         if (step - 1.0).abs() < EPS {
             break;
         }
     }
     h
+}
+
+/// Keeps a Lentz denominator off zero.
+fn away_from_zero(v: f64) -> f64 {
+    const TINY: f64 = 1e-300;
+    if v.abs() < TINY {
+        TINY
+    } else {
+        v
+    }
+}
+
+/// One modified-Lentz update with coefficient `aa`; returns the factor the
+/// convergent is multiplied by.
+fn lentz_step(aa: f64, c: &mut f64, d: &mut f64) -> f64 {
+    *d = 1.0 / away_from_zero(1.0 + aa * *d);
+    *c = away_from_zero(1.0 + aa / *c);
+    *d * *c
 }
 
 /// `ln Γ(x)` for `x > 0` (Lanczos, g = 7, 9 terms; reflection below 0.5).

@@ -42,11 +42,13 @@ fn seed_trace(i: i64, reverse_scan_ns: i64, with_partner: bool) -> KinetoTrace {
     t
 }
 
-fn seed_experiment() -> Experiment {
+/// The seed's three trials, added in `order` (indices into 1→10, 2→20,
+/// 3→30). `aten::cumsum` is only in the first two trials.
+fn seed_experiment_in(order: &[usize]) -> Experiment {
     let mut x = Experiment::new();
-    for (i, (input, ns)) in [(1.0, 10), (2.0, 20), (3.0, 30)].into_iter().enumerate() {
+    for &i in order {
+        let (input, ns) = [(1.0, 10), (2.0, 20), (3.0, 30)][i];
         let i = i as i64;
-        // aten::cumsum is only in the first two trials.
         x.trial(
             &format!("t{}", i + 1),
             input,
@@ -55,6 +57,10 @@ fn seed_experiment() -> Experiment {
         );
     }
     x
+}
+
+fn seed_experiment() -> Experiment {
+    seed_experiment_in(&[0, 1, 2])
 }
 
 #[test]
@@ -177,20 +183,7 @@ fn the_result_does_not_depend_on_trial_order_and_is_deterministic() {
     let again = serde_json::to_string(&x.run(None).expect("run")).expect("json");
     assert_eq!(first, again);
 
-    let mut reversed = Experiment::new();
-    for (i, (input, ns)) in [(1.0, 10), (2.0, 20), (3.0, 30)]
-        .into_iter()
-        .enumerate()
-        .rev()
-    {
-        let i = i as i64;
-        reversed.trial(
-            &format!("t{}", i + 1),
-            input,
-            "base",
-            &seed_trace(i, ns, i < 2),
-        );
-    }
+    let reversed = seed_experiment_in(&[2, 1, 0]);
     let other = serde_json::to_string(&reversed.run(None).expect("run")).expect("json");
     // Unmatched coverage is per trial in document order; here it is empty,
     // so the whole report must be identical.
