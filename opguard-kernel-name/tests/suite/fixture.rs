@@ -56,6 +56,19 @@ fn cases<'v>(fixture: &'v Value, key: &str) -> &'v Vec<Value> {
         .unwrap_or_else(|| panic!("`{key}` is an array"))
 }
 
+/// Prints the tally and fails with every failing `<file>::<id>` listed.
+fn report(kind: &str, checked: usize, failures: &[String]) {
+    println!(
+        "{checked} {kind} cases checked, {} failures",
+        failures.len()
+    );
+    assert!(
+        failures.is_empty(),
+        "failing cases:\n{}",
+        failures.join("\n")
+    );
+}
+
 /// One named result per symbol case: `kernel_symbols.json::<id>`.
 #[test]
 fn fixture_symbol_cases() {
@@ -79,15 +92,7 @@ fn fixture_symbol_cases() {
         }
         checked += 1;
     }
-    println!(
-        "{checked} symbol cases checked, {} failures",
-        failures.len()
-    );
-    assert!(
-        failures.is_empty(),
-        "failing cases:\n{}",
-        failures.join("\n")
-    );
+    report("symbol", checked, &failures);
 }
 
 /// One named result per verdict case, in both directions (the matcher is symmetric).
@@ -117,15 +122,7 @@ fn fixture_verdict_cases() {
         }
         checked += 1;
     }
-    println!(
-        "{checked} verdict cases checked, {} failures",
-        failures.len()
-    );
-    assert!(
-        failures.is_empty(),
-        "failing cases:\n{}",
-        failures.join("\n")
-    );
+    report("verdict", checked, &failures);
 }
 
 /// The fixture itself: schema, counts, unique ids, field types, coverage.
