@@ -5,7 +5,7 @@ use std::path::Path;
 
 use crate::expr::{self, Tok};
 use crate::fxhash::FxMap;
-use crate::json::{self, Ctx, JPath, DEFAULT_MAX_BYTES, J};
+use crate::json::{self, Ctx, Document, JPath, DEFAULT_MAX_BYTES, J};
 use crate::CensusError;
 
 /// The one capture format this crate reads.
@@ -204,28 +204,10 @@ impl std::fmt::Debug for OpView<'_> {
     }
 }
 
-impl Capture {
-    /// Parse a capture from JSON bytes (at most [`DEFAULT_MAX_BYTES`]).
-    pub fn from_slice(bytes: &[u8]) -> Result<Capture, CensusError> {
-        Self::from_slice_as(bytes, "capture")
-    }
+impl Document for Capture {
+    const KIND: &'static str = "capture";
 
-    /// Parse a capture from a reader, reading at most `limit` bytes (one more is
-    /// [`CensusError::TooLarge`], never a truncated parse).
-    pub fn from_reader<R: Read>(reader: R, limit: u64) -> Result<Capture, CensusError> {
-        let bytes = json::read_limited(reader, limit, "capture", None)?;
-        Self::from_slice_as(&bytes, "capture")
-    }
-
-    /// Read and parse a capture file (at most [`DEFAULT_MAX_BYTES`]).
-    pub fn from_path(path: impl AsRef<Path>) -> Result<Capture, CensusError> {
-        let path = path.as_ref();
-        let what = format!("capture file {}", path.display());
-        let bytes = json::read_path(path, DEFAULT_MAX_BYTES, &what)?;
-        Self::from_slice_as(&bytes, &what)
-    }
-
-    fn from_slice_as(bytes: &[u8], what: &str) -> Result<Capture, CensusError> {
+    fn parse_as(bytes: &[u8], what: &str) -> Result<Capture, CensusError> {
         if bytes.len() as u64 > DEFAULT_MAX_BYTES {
             return Err(CensusError::TooLarge {
                 what: what.to_string(),
@@ -236,6 +218,24 @@ impl Capture {
         let capture = read_capture(&Ctx { what }, &tree)?;
         capture.refuse_unless_width_can_be_symbolic()?;
         Ok(capture)
+    }
+}
+
+impl Capture {
+    /// Parse a capture from JSON bytes (at most [`DEFAULT_MAX_BYTES`]).
+    pub fn from_slice(bytes: &[u8]) -> Result<Capture, CensusError> {
+        <Capture as Document>::parse_as(bytes, Self::KIND)
+    }
+
+    /// Parse a capture from a reader, reading at most `limit` bytes (one more is
+    /// [`CensusError::TooLarge`], never a truncated parse).
+    pub fn from_reader<R: Read>(reader: R, limit: u64) -> Result<Capture, CensusError> {
+        json::load_reader(reader, limit)
+    }
+
+    /// Read and parse a capture file (at most [`DEFAULT_MAX_BYTES`]).
+    pub fn from_path(path: impl AsRef<Path>) -> Result<Capture, CensusError> {
+        json::load_path(path.as_ref())
     }
 
     /// The capture's label.
@@ -355,10 +355,7 @@ fn read_capture(ctx: &Ctx, tree: &J) -> Result<Capture, CensusError> {
         None => return Err(wrong_format(ctx, "absent (no format field)".into())),
     }
     let f = ctx.fields(&root, tree, TOP_FIELDS, "a capture object")?;
-    let req = |key: &'static str, expected: &str| {
-        f.get(key)
-            .ok_or_else(|| ctx.missing(&root.key(key), expected))
-    };
+    let req = |key: &'static str, expected: &str| f.require(ctx, &root, key, expected);
 
     let label = ctx
         .non_empty_string(
@@ -511,8 +508,7 @@ fn read_ops(ctx: &Ctx, v: &J, capture: &mut Capture) -> Result<(), CensusError> 
         let name_path = op_path.key("name");
         let name = ctx.string(
             &name_path,
-            f.get("name")
-                .ok_or_else(|| ctx.missing(&name_path, "the operator's name"))?,
+            f.require(ctx, &op_path, "name", "the operator's name")?,
             "the operator's name",
         )?;
         if !valid_op_name(name) {
@@ -534,9 +530,12 @@ fn read_ops(ctx: &Ctx, v: &J, capture: &mut Capture) -> Result<(), CensusError> 
         let shapes_path = op_path.key("shapes");
         let shapes = ctx.array(
             &shapes_path,
-            f.get("shapes").ok_or_else(|| {
-                ctx.missing(&shapes_path, "the shapes of its tensor inputs then outputs")
-            })?,
+            f.require(
+                ctx,
+                &op_path,
+                "shapes",
+                "the shapes of its tensor inputs then outputs",
+            )?,
             "an array of shapes",
         )?;
         for (s, shape) in shapes.iter().enumerate() {
@@ -673,9 +672,12 @@ fn read_host_resolutions(ctx: &Ctx, v: &J) -> Result<Vec<HostResolution>, Census
         let p = path.index(i);
         let f = ctx.fields(&p, item, &["frames", "value"], "a host resolution object")?;
         let frames_path = p.key("frames");
-        let frames_v = f
-            .get("frames")
-            .ok_or_else(|| ctx.missing(&frames_path, "the frames the conversion happened under"))?;
+        let frames_v = f.require(
+            ctx,
+            &p,
+            "frames",
+            "the frames the conversion happened under",
+        )?;
         let frames = ctx
             .array(
                 &frames_path,
@@ -694,10 +696,7 @@ fn read_host_resolutions(ctx: &Ctx, v: &J) -> Result<Vec<HostResolution>, Census
             })
             .collect::<Result<Vec<_>, _>>()?;
         let value_path = p.key("value");
-        let value = match f
-            .get("value")
-            .ok_or_else(|| ctx.missing(&value_path, "the number the size was converted to"))?
-        {
+        let value = match f.require(ctx, &p, "value", "the number the size was converted to")? {
             J::Int(i) => *i,
             other => return Err(ctx.wrong_type(&value_path, other, "an integer")),
         };

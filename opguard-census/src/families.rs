@@ -4,7 +4,7 @@ use std::collections::HashMap;
 use std::io::Read;
 use std::path::Path;
 
-use crate::json::{self, Ctx, JPath, DEFAULT_MAX_BYTES, J};
+use crate::json::{self, Ctx, Document, JPath, J};
 use crate::CensusError;
 
 /// The one family-table format this crate reads.
@@ -71,27 +71,26 @@ impl FamilyTable {
     /// `c10d`/`_c10d_functional`, `aiter` and `profiler` operators.
     pub fn default_table() -> FamilyTable {
         #[allow(clippy::expect_used)]
-        Self::from_slice_as(DEFAULT_FAMILIES_JSON.as_bytes(), "default family table")
-            .expect("the bundled families.default.json is valid (tested by default_table_parses)")
+        <FamilyTable as Document>::parse_as(
+            DEFAULT_FAMILIES_JSON.as_bytes(),
+            "default family table",
+        )
+        .expect("the bundled families.default.json is valid (tested by default_table_parses)")
     }
 
     /// Parse a table from JSON bytes.
     pub fn from_slice(bytes: &[u8]) -> Result<FamilyTable, CensusError> {
-        Self::from_slice_as(bytes, "family table")
+        <FamilyTable as Document>::parse_as(bytes, Self::KIND)
     }
 
     /// Parse a table from a reader, reading at most `limit` bytes.
     pub fn from_reader<R: Read>(reader: R, limit: u64) -> Result<FamilyTable, CensusError> {
-        let bytes = json::read_limited(reader, limit, "family table", None)?;
-        Self::from_slice_as(&bytes, "family table")
+        json::load_reader(reader, limit)
     }
 
-    /// Read and parse a table file (at most [`DEFAULT_MAX_BYTES`]).
+    /// Read and parse a table file (at most [`crate::DEFAULT_MAX_BYTES`]).
     pub fn from_path(path: impl AsRef<Path>) -> Result<FamilyTable, CensusError> {
-        let path = path.as_ref();
-        let what = format!("family table {}", path.display());
-        let bytes = json::read_path(path, DEFAULT_MAX_BYTES, &what)?;
-        Self::from_slice_as(&bytes, &what)
+        json::load_path(path.as_ref())
     }
 
     /// Build a table in code: `(family, operators)` pairs, validated as a file is.
@@ -121,8 +120,12 @@ impl FamilyTable {
         }
         Ok(table)
     }
+}
 
-    fn from_slice_as(bytes: &[u8], what: &str) -> Result<FamilyTable, CensusError> {
+impl Document for FamilyTable {
+    const KIND: &'static str = "family table";
+
+    fn parse_as(bytes: &[u8], what: &str) -> Result<FamilyTable, CensusError> {
         let tree = json::parse(bytes, what)?;
         let ctx = Ctx { what };
         let root = JPath::Root;
@@ -152,8 +155,7 @@ impl FamilyTable {
         let fams_path = root.key("families");
         let fams = ctx.array(
             &fams_path,
-            f.get("families")
-                .ok_or_else(|| ctx.missing(&fams_path, "an array of families"))?,
+            f.require(&ctx, &root, "families", "an array of families")?,
             "an array of families",
         )?;
         let mut table = FamilyTable {
@@ -171,8 +173,7 @@ impl FamilyTable {
             let name_path = p.key("family");
             let name = ctx.non_empty_string(
                 &name_path,
-                ff.get("family")
-                    .ok_or_else(|| ctx.missing(&name_path, "the family's name"))?,
+                ff.require(&ctx, &p, "family", "the family's name")?,
                 "the family's name",
             )?;
             if let Some(d) = ff.get("description") {
@@ -182,8 +183,7 @@ impl FamilyTable {
             let ops_path = p.key("operators");
             let ops = ctx.array(
                 &ops_path,
-                ff.get("operators")
-                    .ok_or_else(|| ctx.missing(&ops_path, "an array of operator names"))?,
+                ff.require(&ctx, &p, "operators", "an array of operator names")?,
                 "an array of operator names",
             )?;
             for (j, op) in ops.iter().enumerate() {
@@ -194,7 +194,9 @@ impl FamilyTable {
         }
         Ok(table)
     }
+}
 
+impl FamilyTable {
     fn add_family(&mut self, ctx: &Ctx, path: &JPath, name: String) -> Result<(), CensusError> {
         let name_path = path.key("family");
         if name.trim().is_empty() {

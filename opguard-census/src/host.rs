@@ -6,7 +6,7 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use crate::json::{self, Ctx, JPath, DEFAULT_MAX_BYTES};
+use crate::json::{self, Ctx, Document, JPath};
 use crate::CensusError;
 
 /// A declared host-resolution multiset: innermost frame (`file:line in function`) →
@@ -22,22 +22,17 @@ pub struct DeclaredHostResolutions {
 impl DeclaredHostResolutions {
     /// Parse a declared set from JSON bytes.
     pub fn from_slice(bytes: &[u8]) -> Result<Self, CensusError> {
-        Self::from_slice_as(bytes, "declared host resolutions")
+        <Self as Document>::parse_as(bytes, Self::KIND)
     }
 
     /// Parse a declared set from a reader, reading at most `limit` bytes.
     pub fn from_reader<R: Read>(reader: R, limit: u64) -> Result<Self, CensusError> {
-        let what = "declared host resolutions";
-        let bytes = json::read_limited(reader, limit, what, None)?;
-        Self::from_slice_as(&bytes, what)
+        json::load_reader(reader, limit)
     }
 
-    /// Read and parse a declared-set file (at most [`DEFAULT_MAX_BYTES`]).
+    /// Read and parse a declared-set file (at most [`crate::DEFAULT_MAX_BYTES`]).
     pub fn from_path(path: impl AsRef<Path>) -> Result<Self, CensusError> {
-        let path = path.as_ref();
-        let what = format!("declared host resolutions {}", path.display());
-        let bytes = json::read_path(path, DEFAULT_MAX_BYTES, &what)?;
-        Self::from_slice_as(&bytes, &what)
+        json::load_path(path.as_ref())
     }
 
     /// Build a declared set in code. A line named twice, an empty line or a count of
@@ -65,8 +60,12 @@ impl DeclaredHostResolutions {
         }
         Ok(DeclaredHostResolutions { lines: out })
     }
+}
 
-    fn from_slice_as(bytes: &[u8], what: &str) -> Result<Self, CensusError> {
+impl Document for DeclaredHostResolutions {
+    const KIND: &'static str = "declared host resolutions";
+
+    fn parse_as(bytes: &[u8], what: &str) -> Result<Self, CensusError> {
         let tree = json::parse(bytes, what)?;
         let ctx = Ctx { what };
         let root = JPath::Root;
@@ -84,7 +83,9 @@ impl DeclaredHostResolutions {
         }
         Ok(DeclaredHostResolutions { lines })
     }
+}
 
+impl DeclaredHostResolutions {
     /// The declared lines and counts.
     pub fn lines(&self) -> &BTreeMap<String, u64> {
         &self.lines

@@ -163,13 +163,30 @@ pub(crate) fn read_limited<R: Read>(
     Ok(buf)
 }
 
-/// Open and read a file with a limit.
-pub(crate) fn read_path(path: &Path, limit: u64, what: &str) -> Result<Vec<u8>, CensusError> {
+/// A document read from JSON bytes; the reader and file entry points of every
+/// document type funnel through [`load_reader`] and [`load_path`].
+pub(crate) trait Document: Sized {
+    /// What the document is called in messages (`capture`, `family table`, …).
+    const KIND: &'static str;
+    /// Parse bytes, naming the document `what` in errors.
+    fn parse_as(bytes: &[u8], what: &str) -> Result<Self, CensusError>;
+}
+
+/// Read at most `limit` bytes from `reader` and parse them.
+pub(crate) fn load_reader<T: Document, R: Read>(reader: R, limit: u64) -> Result<T, CensusError> {
+    let bytes = read_limited(reader, limit, T::KIND, None)?;
+    T::parse_as(&bytes, T::KIND)
+}
+
+/// Read a file (at most [`DEFAULT_MAX_BYTES`]) and parse it.
+pub(crate) fn load_path<T: Document>(path: &Path) -> Result<T, CensusError> {
+    let what = format!("{} {}", T::KIND, path.display());
     let file = std::fs::File::open(path).map_err(|source| CensusError::Io {
         path: path.to_path_buf(),
         source,
     })?;
-    read_limited(file, limit, what, Some(path))
+    let bytes = read_limited(file, DEFAULT_MAX_BYTES, &what, Some(path))?;
+    T::parse_as(&bytes, &what)
 }
 
 /// A JSON path, built on the stack as the reader descends and rendered only when an
@@ -357,5 +374,17 @@ impl<'v> Fields<'v> {
             .iter()
             .find(|(k, _)| &**k == key)
             .map(|(_, v)| v)
+    }
+
+    /// A required field of the object at `parent`.
+    pub(crate) fn require(
+        &self,
+        ctx: &Ctx,
+        parent: &JPath,
+        key: &str,
+        expected: &str,
+    ) -> Result<&'v J<'v>, CensusError> {
+        self.get(key)
+            .ok_or_else(|| ctx.missing(&parent.key(key), expected))
     }
 }

@@ -251,3 +251,21 @@ fn a_step_axis_no_shape_carries_is_reported_absent() {
     assert!(!cmp.evidence.step_axis_in_shapes.held);
     assert!(!cmp.free_symbol);
 }
+
+#[test]
+fn concrete_dims_compare_as_multisets() {
+    // The same values at both widths, but 64 appears three times at width 2 and
+    // twice at width 8: one of them followed the width somewhere.
+    let a = doc("a", "s0", 2, r#"[["s0", 64], [64, 64]]"#, "[]", "{}");
+    let b = doc("b", "s7", 8, r#"[["s7", 64], ["s7", 64]]"#, "[]", "{}");
+    let cmp = WidthComparison::compare(&a, &b, None).unwrap();
+    assert!(!cmp.evidence.same_concrete_dims.held);
+    assert!(
+        cmp.evidence
+            .same_concrete_dims
+            .observed
+            .contains("64: 3 → 2"),
+        "{}",
+        cmp.evidence.same_concrete_dims.observed
+    );
+}
