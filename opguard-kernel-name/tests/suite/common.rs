@@ -45,9 +45,19 @@ struct Event {
     name: Option<serde_json::Value>,
 }
 
+/// Distinct symbols, each with the trace files it occurs in.
+pub type Names = Vec<(String, Vec<String>)>;
+
 /// Every distinct kernel/memory symbol in the trace folder, in first-seen
-/// order, with the files it occurs in.
-pub fn trace_names(dir: &std::path::Path) -> Vec<(String, Vec<String>)> {
+/// order, with the files it occurs in (read once per test binary).
+pub fn trace_names(dir: &std::path::Path) -> Names {
+    static CACHE: std::sync::OnceLock<(PathBuf, Names)> = std::sync::OnceLock::new();
+    let (cached_dir, names) = CACHE.get_or_init(|| (dir.to_path_buf(), read_trace_names(dir)));
+    assert_eq!(cached_dir, dir, "one trace folder per test binary");
+    names.clone()
+}
+
+fn read_trace_names(dir: &std::path::Path) -> Names {
     let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
         .expect("read trace dir")
         .map(|e| e.expect("dir entry").path())
