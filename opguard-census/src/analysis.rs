@@ -370,21 +370,30 @@ fn step_info(
             continue;
         }
         if let Some((l, RelOp::Eq, r)) = expr::split_relation(&toks) {
-            let pair = match (l, r) {
-                ([Tok::Ident(s)], [Tok::Int(n)]) | ([Tok::Int(n)], [Tok::Ident(s)]) => {
-                    n.parse::<i64>().ok().map(|n| (*s, n))
-                }
-                _ => None,
-            };
-            if let Some((s, n)) = pair {
-                if expr::bare_symbol(s).is_none() {
-                    continue;
-                }
-                if class.contains(s) {
-                    info.pinned.push((g.clone(), n));
-                }
-                if Some(n) == hint {
+            // A symbol equated with the capture's own hint.
+            if let ([Tok::Ident(s)], [Tok::Int(n)]) | ([Tok::Int(n)], [Tok::Ident(s)]) = (l, r) {
+                if expr::bare_symbol(s).is_some() && n.parse::<i64>().ok() == hint {
                     info.pinned_to_hint.push(g.clone());
+                }
+            }
+            // A linear equality in step symbols alone with one solution pins the
+            // axis: `Eq(s52, 2)`, and as well `Eq(2*s0, 16)` or `Eq(s0 + 1, 9)`.
+            if let (Some(l), Some(r)) = (expr::parse_linear(l), expr::parse_linear(r)) {
+                let only_step = l
+                    .terms
+                    .iter()
+                    .chain(r.terms.iter())
+                    .all(|(sym, _)| class.contains(*sym));
+                // i128: sums of i64 coefficients from the input cannot overflow it.
+                let sum = |lin: &expr::Linear<&str>| {
+                    lin.terms.iter().map(|t| i128::from(t.1)).sum::<i128>()
+                };
+                let a = sum(&l) - sum(&r);
+                let b = i128::from(r.constant) - i128::from(l.constant);
+                if only_step && a != 0 && b % a == 0 {
+                    if let Ok(v) = i64::try_from(b / a) {
+                        info.pinned.push((g.clone(), v));
+                    }
                 }
             }
         }

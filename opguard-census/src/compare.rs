@@ -975,13 +975,15 @@ fn canon_guards(c: &Capture, s: &Structure) -> Vec<CanonGuard> {
 /// Whether a step-only relation, with the literal `own` read as `other`, holds for
 /// every size-symbol value `x >= 2`.
 fn vacuous_at(rel: &(RelOp, Linear<CSym>, Linear<CSym>), own: i64, other: i64) -> bool {
-    let sub = |v: i64| if v == own { other } else { v };
+    // i128 throughout: the literals come from the input and must not overflow.
+    let sub = |v: i64| i128::from(if v == own { other } else { v });
     let (op, l, r) = rel;
-    let coef = |lin: &Linear<CSym>| lin.terms.iter().map(|(_, c)| sub(*c)).sum::<i64>();
+    let coef = |lin: &Linear<CSym>| lin.terms.iter().map(|(_, c)| sub(*c)).sum::<i128>();
     // f(x) = a*x + b, the relation is f(x) op 0 (lhs - rhs).
     let a = coef(l) - coef(r);
     let b = sub(l.constant) - sub(r.constant);
-    let at_min = a.saturating_mul(SIZE_SYMBOL_MIN).saturating_add(b);
+    let min = i128::from(SIZE_SYMBOL_MIN);
+    let at_min = a * min + b;
     match op {
         RelOp::Lt => a <= 0 && at_min < 0,
         RelOp::Le => a <= 0 && at_min <= 0,
@@ -990,7 +992,7 @@ fn vacuous_at(rel: &(RelOp, Linear<CSym>, Linear<CSym>), own: i64, other: i64) -
             if a == 0 {
                 b != 0
             } else {
-                (-b) % a != 0 || (-b) / a < SIZE_SYMBOL_MIN
+                (-b) % a != 0 || (-b) / a < min
             }
         }
     }

@@ -131,3 +131,44 @@ fn a_symbol_and_a_number_never_digest_alike() {
     assert_ne!(base, digest(&doc(Value::Null, "aten.mm.default")));
     assert_ne!(base, digest(&doc(json!("s0"), "aten.mm.out")));
 }
+
+fn junk_text() -> impl Strategy<Value = String> {
+    prop::string::string_regex(r"[ s0-9a-zA-Z_+\-*/%()<>=!,.Eq]{0,24}").unwrap()
+}
+
+proptest! {
+    // Libraries never panic on input: arbitrary entries, guards and replacements
+    // either parse into a capture whose census and comparison complete, or are
+    // refused with an error.
+    #[test]
+    fn arbitrary_input_is_refused_or_computed_never_a_panic(
+        entries in prop::collection::vec(prop_oneof![
+            any::<i64>().prop_map(|v| json!(v)),
+            junk_text().prop_map(|s| json!(s)),
+            Just(Value::Null),
+        ], 0..12),
+        guards in prop::collection::vec(junk_text(), 0..6),
+        repl in prop::collection::vec((junk_text(), prop_oneof![
+            junk_text().prop_map(|s| json!(s)),
+            any::<i64>().prop_map(|v| json!(v)),
+        ]), 0..4),
+        hint in 0u64..20,
+    ) {
+        let doc = |axis: &str, hint: u64| json!({
+            "format": "opguard.census/capture-v1", "label": "fuzz", "step_axis": axis,
+            "step_hint": hint,
+            "ops": [{"name": "aten.mm.default", "shapes": [entries.clone()]}],
+            "guards": guards.clone(),
+            "replacements": repl.iter().cloned().collect::<serde_json::Map<String, Value>>(),
+            "host_resolutions": []
+        });
+        let a = Capture::from_slice(&serde_json::to_vec(&doc("s0", hint)).unwrap());
+        let b = Capture::from_slice(&serde_json::to_vec(&doc("s1", hint + 3)).unwrap());
+        if let (Ok(a), Ok(b)) = (a, b) {
+            let c = Census::compute(&a, &FamilyTable::default());
+            prop_assert_eq!(c.totals.ops, 1);
+            let cmp = opguard_census::WidthComparison::compare(&a, &b, None).unwrap();
+            prop_assert_eq!(cmp.free_symbol, cmp.evidence.checks().iter().all(|(_, c)| c.held));
+        }
+    }
+}

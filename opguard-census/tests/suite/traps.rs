@@ -269,3 +269,22 @@ fn concrete_dims_compare_as_multisets() {
         cmp.evidence.same_concrete_dims.observed
     );
 }
+
+#[test]
+fn a_linear_equality_in_the_step_symbol_is_a_pin() {
+    let a = doc("a", "s0", 2, r#"[["s0", 64]]"#, r#"["Eq(2*s0, 4)"]"#, "{}");
+    let census = Census::compute(&a, &FamilyTable::default());
+    assert_eq!(census.step_axis.status, StepAxisStatus::Specialised);
+    assert_eq!(census.step_axis.solved_to, Some(2));
+    let b = doc(
+        "b",
+        "s0",
+        8,
+        r#"[["s0", 64]]"#,
+        r#"["Eq(s0 + 1, 9)"]"#,
+        "{}",
+    );
+    let cmp = WidthComparison::compare(&a, &b, None).unwrap();
+    assert!(!cmp.evidence.no_guard_pins_step_axis.held);
+    assert!(!cmp.free_symbol);
+}
