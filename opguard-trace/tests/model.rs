@@ -331,3 +331,72 @@ fn real_traces_correlate_only_what_an_independent_count_finds() {
         );
     }
 }
+
+#[test]
+fn trace_info_warns_about_valid_but_odd_input() {
+    use opguard_trace::analysis::trace_info;
+    let doc = br#"{"traceEvents":[
+        {"ph":"M","name":"process_name","pid":1,"ts":0},
+        {"ph":"X","cat":"cpu_op","name":"a","pid":1,"tid":1,"ts":10,"dur":-2},
+        {"ph":"X","cat":"cpu_op","name":"b","pid":1,"tid":1,"ts":5,"dur":1},
+        {"ph":"f","cat":"ac2g","id":9,"pid":0,"tid":7,"ts":6,"bp":"e"},
+        {"ph":"s","cat":"ac2g","id":8,"pid":1,"tid":1,"ts":6},
+        {"ph":"f","cat":"ac2g","id":8,"pid":0,"tid":7,"ts":7,"bp":"e"}
+    ]}"#;
+    let reader = opguard_trace::TraceReader::new(&doc[..]).unwrap();
+    let info = trace_info(reader, &mut |_| {}).unwrap();
+    let codes: Vec<(&str, u64, Option<u64>)> = info
+        .warnings
+        .iter()
+        .map(|w| (w.code, w.count, w.first_event_index))
+        .collect();
+    assert_eq!(
+        codes,
+        [
+            ("negative_duration", 1, Some(1)),
+            ("flow_end_without_start", 1, Some(3)),
+            ("timestamps_out_of_order", 1, Some(2)),
+        ]
+    );
+    let span = info.time_span.unwrap();
+    assert_eq!((span.start_ns, span.end_ns), (0, 8_000));
+    assert_eq!(info.counts[0].count, 2);
+    assert_eq!(info.provider, Provider::KinetoOther);
+}
+
+#[test]
+fn a_kernel_spelled_two_ways_and_a_cpu_only_trial_keep_one_semantic_id() {
+    // The same kernel, demangled in one file and with extra whitespace in
+    // another; and the same operator in a CPU-only file (kineto_other).
+    let mut cuda = KinetoTrace::new();
+    cuda.cpu_op((1, 1), "aten::mm", 0, 10, None);
+    cuda.launch((1, 1), "cudaLaunchKernel", 1, 2, 5, None)
+        .kernel(0, 7, "void gemm_kernel<128, 4>(float*, int)", 5, 5);
+    let mut other = KinetoTrace::new();
+    other.kernel(
+        0,
+        7,
+        "void  gemm_kernel<128,4>(float *, int)",
+        5,
+        5,
+        None,
+        None,
+    );
+    let mut cpu = KinetoTrace::new();
+    cpu.cpu_op((1, 1), "aten::mm", 0, 10, None);
+    let (a, b, c) = (
+        model(&cuda, ArtifactSpec::new()),
+        model(&other, ArtifactSpec::new()),
+        model(&cpu, ArtifactSpec::new()),
+    );
+    assert_eq!(a.artifact().provider, Provider::KinetoCuda);
+    assert_eq!(c.artifact().provider, Provider::KinetoOther);
+    let id = |m: &TraceModel, class| {
+        let s = m.slices().iter().find(|s| s.class == class).unwrap();
+        m.semantic_frame(s).id.unwrap()
+    };
+    use opguard_trace::model::SliceClass;
+    assert_eq!(id(&a, SliceClass::Kernel), id(&b, SliceClass::Kernel));
+    assert_eq!(id(&a, SliceClass::CpuOp), id(&c, SliceClass::CpuOp));
+    assert_ne!(id(&a, SliceClass::CpuOp), id(&a, SliceClass::Kernel));
+}

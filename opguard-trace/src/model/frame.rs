@@ -17,7 +17,9 @@ use super::{Slice, SliceClass, TraceModel};
 pub const SEMANTIC_FRAME_VERSION: &str = "semantic-frame/v1";
 
 /// A versioned semantic frame id: `sf1:` and 32 hex digits of the SHA-256 of
-/// the frame's projection.
+/// the frame's projection: version, provider family, category, then for
+/// device work the canonical kernel identity, otherwise the normalized name
+/// and source location.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
 #[serde(transparent)]
 pub struct SemanticFrameId(String);
@@ -52,7 +54,8 @@ pub struct SemanticFrame {
     pub id: Option<SemanticFrameId>,
     /// Complete or partial.
     pub identity: FrameIdentity,
-    /// The provider (`kineto_cuda`, ...).
+    /// The provider (`kineto_cuda`, ...); its family (`kineto`) is what the
+    /// id hashes.
     pub provider: &'static str,
     /// The event category.
     pub category: String,
@@ -113,15 +116,25 @@ pub(super) fn semantic_frame(model: &TraceModel, slice: &Slice) -> SemanticFrame
         Some(reason) => FrameIdentity::Partial(reason.clone()),
     };
     let id = partial.is_none().then(|| {
-        let projection = serde_json::json!([
-            SEMANTIC_FRAME_VERSION,
-            provider,
-            category,
-            name,
-            file,
-            line,
-            kernel_identity,
-        ]);
+        // Device work is what its canonical identity says, however the
+        // symbol was spelled (mangled or not); everything else is its
+        // normalized name and source location.
+        let projection = match &kernel_identity {
+            Some(kernel) => serde_json::json!([
+                SEMANTIC_FRAME_VERSION,
+                model.artifact().provider.family(),
+                category,
+                kernel,
+            ]),
+            None => serde_json::json!([
+                SEMANTIC_FRAME_VERSION,
+                model.artifact().provider.family(),
+                category,
+                name,
+                file,
+                line,
+            ]),
+        };
         let digest = crate::Sha256Digest::of(projection.to_string().as_bytes());
         SemanticFrameId(format!("sf1:{}", &digest.to_hex()[..32]))
     });

@@ -53,6 +53,17 @@ impl Provider {
         })
     }
 
+    /// The family whose naming conventions the provider shares: all Kineto
+    /// variants name operators the same way, whichever device they ran on.
+    /// Semantic frame ids hash the family, so one CPU-only trial of a program
+    /// still matches its CUDA trials.
+    pub fn family(self) -> &'static str {
+        match self {
+            Provider::KinetoCuda | Provider::KinetoRocm | Provider::KinetoOther => "kineto",
+            other => other.as_str(),
+        }
+    }
+
     /// Whether Kineto's namespaces apply: `args.correlation` per artifact,
     /// `args["External id"]` per (artifact, host process), `ac2g` flows per
     /// artifact.
