@@ -228,15 +228,9 @@ fn decode_rank(rank: i64, pid: i64, seed_ns: i64) -> KinetoTrace {
         );
         for k in 0..4 {
             let name = if k == 3 { SAMPLER } else { ADD };
-            t.kernel(
-                rank,
-                7,
-                name,
-                c.t + 9_000 + k * 3_000,
-                2_500,
-                Some(corr),
-                Some(ext),
-            );
+            let at = c.t + 9_000 + k * 3_000;
+            t.kernel(rank, 7, name, at, 2_500, Some(corr), Some(ext));
+            t.flow("ac2g", corr, host, c.t + 1_000, (rank, 7), at);
         }
         c.t += 24_000;
         t.user_annotation(
@@ -321,7 +315,9 @@ fn rocm_run() -> KinetoTrace {
             Some(ext),
         );
         for k in 0..3 {
-            t.kernel(2, 0, "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<c10::BFloat16>, std::array<char*, 3> >(int, at::native::CUDAFunctor_add<c10::BFloat16>, std::array<char*, 3>)", c.t + 9_000 + k * 3_000, 2_900, Some(corr), Some(ext));
+            let at = c.t + 9_000 + k * 3_000;
+            t.kernel(2, 0, ADD, at, 2_900, Some(corr), Some(ext));
+            t.flow("ac2g", corr, host, c.t + 1_000, (2, 0), at);
         }
         c.t += 24_000;
         t.user_annotation(

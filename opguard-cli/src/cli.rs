@@ -86,6 +86,43 @@ Examples:
   opguard trace info trace.json.gz
   opguard trace info --json a.json b.json.gz | jq '.counts[0]'")]
     Info(TraceInfoArgs),
+    /// Launch regions, one per file (artifact): launches, kernels, proven
+    /// correlations, launch gaps and idle gaps, each inside its own clock domain.
+    #[command(after_help = "\
+Each file is its own artifact and clock domain: correlation ids are joined only inside one
+file, in its provider's namespace, and times are never subtracted across files. The summary
+over several files adds counts and durations only.
+
+Exit status: 0 ok, 2 when a file cannot be read (the others are still reported).
+
+Examples:
+  opguard trace launches trace.json.gz
+  opguard trace launches --stage prefill prefill.json.gz
+  opguard trace launches --json rank0.json.gz rank1.json.gz | jq '.regions[].correlated_kernel_count'")]
+    Launches(TraceLaunchesArgs),
+}
+
+/// `opguard trace launches`.
+#[derive(Debug, Args)]
+pub struct TraceLaunchesArgs {
+    #[command(flatten)]
+    pub output: OutputArgs,
+    /// The artifacts' role (e.g. inference_profile), recorded in provenance.
+    #[arg(long, value_name = "ROLE")]
+    pub role: Option<String>,
+    /// The artifacts' stage (e.g. prefill, decode); stages stay distinct.
+    #[arg(long, value_name = "STAGE")]
+    pub stage: Option<String>,
+    /// Override provider detection: kineto_cuda, kineto_rocm, kineto_other,
+    /// perfetto_json, opguard_export, unknown.
+    #[arg(long, value_name = "PROVIDER")]
+    pub provider: Option<String>,
+    /// Kernel identities listed per region.
+    #[arg(long, default_value_t = 10, value_name = "N")]
+    pub top: usize,
+    /// Trace files (plain or gzip JSON).
+    #[arg(required = true, value_name = "FILE")]
+    pub files: Vec<PathBuf>,
 }
 
 /// `opguard trace info`.

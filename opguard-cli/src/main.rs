@@ -17,6 +17,7 @@ mod out;
 mod progress;
 mod style;
 mod trace_info;
+mod trace_launches;
 
 use std::ffi::OsString;
 use std::process::ExitCode;
@@ -52,6 +53,7 @@ fn run(args: Vec<OsString>) -> u8 {
     };
     let result = match &cli.group {
         Group::Trace(TraceCommand::Info(a)) => trace_info::run(a),
+        Group::Trace(TraceCommand::Launches(a)) => trace_launches::run(a),
         Group::KernelName(KernelNameCommand::Canonical(a)) => kernel_name::run_canonical(a),
         Group::KernelName(KernelNameCommand::Short(a)) => kernel_name::run_short(a),
         Group::KernelName(KernelNameCommand::Match(a)) => kernel_name::run_match(a),

@@ -1,14 +1,15 @@
 //! `opguard trace info`: what the reader established about each file.
 //!
-//! Everything printed is a plain fact from [`opguard_trace::TraceReader`]:
-//! the summary of the read, the `(ph, cat)` event counts and the time span
-//! of the events that carry `ts`.
+//! Everything printed is computed by [`opguard_trace::analysis::trace_info`]:
+//! the summary of the read, the provider, the `(ph, cat)` event counts, the
+//! time span in the file's clock domain and warnings about odd input.
 
 use std::fs::File;
 use std::io::Read;
 use std::path::Path;
 
-use opguard_trace::{Compression, TopLevelForm, TraceReader, TraceSummary};
+use opguard_trace::analysis::{trace_info, TraceInfo};
+use opguard_trace::{Compression, TopLevelForm, TraceReader};
 use serde::Serialize;
 
 use crate::cli::TraceInfoArgs;
@@ -18,58 +19,15 @@ use crate::out::Out;
 use crate::progress::Progress;
 use crate::style::{facts as facts_block, Align, Style, Table};
 
-/// One file's facts: the `--json` line.
+/// One file's facts: the `--json` line. The facts are the library's
+/// [`TraceInfo`]; the CLI adds only the path it was given.
 #[derive(Debug, Serialize)]
-pub struct TraceInfo {
+pub struct FileInfo {
     /// The path as given (`-` for stdin).
     pub file: String,
-    /// SHA-256 of the encoded bytes, 64 lowercase hex digits.
-    pub sha256: String,
-    /// `none` or `gzip`.
-    pub compression: Compression,
-    /// `object` (`{"traceEvents": [...]}`) or `array`.
-    pub form: TopLevelForm,
-    /// Bytes read from the file.
-    pub encoded_bytes: u64,
-    /// Bytes of JSON after decompression.
-    pub decoded_bytes: u64,
-    /// Number of `traceEvents` elements.
-    pub events: u64,
-    /// Top-level keys other than `traceEvents`, in file order.
-    pub metadata_keys: Vec<String>,
-    /// Earliest `ts` and latest `ts + dur` in integer nanoseconds; `null`
-    /// when no event has a `ts`.
-    pub time_span: Option<TimeSpan>,
-    /// Events whose `ts` (or `ts + dur`) does not fit i64 nanoseconds; they
-    /// are left out of `time_span`.
-    pub time_out_of_range_events: u64,
-    /// Events by `(ph, cat)`, by count descending, then `ph`, then `cat`
-    /// (absent sorts first).
-    pub counts: Vec<Count>,
-}
-
-/// The span of the events' timestamps.
-#[derive(Debug, Serialize, Clone, Copy, PartialEq, Eq)]
-pub struct TimeSpan {
-    /// Smallest `ts`, in ns.
-    pub start_ns: i64,
-    /// Largest `ts + dur` (`dur` 0 when absent), in ns.
-    pub end_ns: i64,
-    /// `end_ns - start_ns`.
-    pub duration_ns: i64,
-    /// Events that contributed.
-    pub timed_events: u64,
-}
-
-/// How many events have one `(ph, cat)`.
-#[derive(Debug, Serialize, Clone, PartialEq, Eq)]
-pub struct Count {
-    /// The phase; `null` when absent.
-    pub ph: Option<String>,
-    /// The category; `null` when absent.
-    pub cat: Option<String>,
-    /// Events.
-    pub count: u64,
+    /// What the read established.
+    #[serde(flatten)]
+    pub info: TraceInfo,
 }
 
 /// Runs `opguard trace info`. Every file is read; a file that fails is
@@ -103,7 +61,7 @@ pub fn run(args: &TraceInfoArgs) -> Result<u8, CliError> {
 }
 
 /// Reads one file (`-` is stdin) to the end.
-pub fn info(path: &Path) -> Result<TraceInfo, CliError> {
+pub fn info(path: &Path) -> Result<FileInfo, CliError> {
     let label = path.display().to_string();
     if path.as_os_str() == "-" {
         let stdin = std::io::stdin().lock();
@@ -114,95 +72,16 @@ pub fn info(path: &Path) -> Result<TraceInfo, CliError> {
     read(file, label, total)
 }
 
-fn read<R: Read>(input: R, label: String, total: Option<u64>) -> Result<TraceInfo, CliError> {
+fn read<R: Read>(input: R, label: String, total: Option<u64>) -> Result<FileInfo, CliError> {
     let mut progress = Progress::new(&label, total);
-    let mut reader = TraceReader::new(input)?;
-    let mut counts: Vec<Count> = Vec::new();
-    let mut span: Option<TimeSpan> = None;
-    let mut out_of_range = 0u64;
-    while let Some(event) = reader.next_event()? {
-        let ph = event.ph().map(|s| s.as_cow());
-        let cat = event.cat().map(|s| s.as_cow());
-        match counts
-            .iter_mut()
-            .find(|c| c.ph.as_deref() == ph.as_deref() && c.cat.as_deref() == cat.as_deref())
-        {
-            Some(c) => c.count += 1,
-            None => counts.push(Count {
-                ph: ph.map(|s| s.into_owned()),
-                cat: cat.map(|s| s.into_owned()),
-                count: 1,
-            }),
-        }
-        if event.ts().is_some() {
-            let times = (event.ts_ns(), event.dur_ns());
-            match times {
-                (Ok(Some(ts)), Ok(dur)) => match ts.checked_add(dur.unwrap_or(0)) {
-                    Some(end) => {
-                        let s = span.get_or_insert(TimeSpan {
-                            start_ns: ts,
-                            end_ns: end,
-                            duration_ns: 0,
-                            timed_events: 0,
-                        });
-                        s.start_ns = s.start_ns.min(ts);
-                        s.end_ns = s.end_ns.max(end);
-                        s.timed_events += 1;
-                    }
-                    None => out_of_range += 1,
-                },
-                _ => out_of_range += 1,
-            }
-        }
-        let index = event.index();
-        if index % 4096 == 0 {
-            progress.update(reader.encoded_bytes());
-        }
-    }
-    let summary = reader.finish()?;
+    let reader = TraceReader::new(input)?;
+    let info = trace_info(reader, &mut |encoded| progress.update(encoded))?;
     progress.finish();
-    if let Some(s) = span.as_mut() {
-        // end >= start always holds for non-negative durations; a negative
-        // `dur` can make it not, and the subtraction must not overflow.
-        s.duration_ns = s.end_ns.saturating_sub(s.start_ns);
-    }
-    counts.sort_by(|a, b| {
-        b.count
-            .cmp(&a.count)
-            .then_with(|| a.ph.cmp(&b.ph))
-            .then_with(|| a.cat.cmp(&b.cat))
-    });
-    Ok(from_summary(label, summary, counts, span, out_of_range))
+    Ok(FileInfo { file: label, info })
 }
 
-fn from_summary(
-    file: String,
-    s: TraceSummary,
-    counts: Vec<Count>,
-    time_span: Option<TimeSpan>,
-    time_out_of_range_events: u64,
-) -> TraceInfo {
-    TraceInfo {
-        file,
-        sha256: s.sha256.to_hex(),
-        compression: s.compression,
-        form: s.form,
-        encoded_bytes: s.encoded_bytes,
-        decoded_bytes: s.decoded_bytes,
-        events: s.events,
-        metadata_keys: s
-            .metadata
-            .entries()
-            .iter()
-            .map(|(k, _)| k.clone())
-            .collect(),
-        time_span,
-        time_out_of_range_events,
-        counts,
-    }
-}
-
-fn human(info: &TraceInfo, style: Style) -> String {
+fn human(file: &FileInfo, style: Style) -> String {
+    let info = &file.info;
     let compression = match info.compression {
         Compression::Gzip => "gzip",
         _ => "none",
@@ -212,8 +91,10 @@ fn human(info: &TraceInfo, style: Style) -> String {
         _ => "object",
     };
     let mut facts = vec![
-        ("file", info.file.clone()),
-        ("sha256", info.sha256.clone()),
+        ("file", file.file.clone()),
+        ("sha256", info.sha256.to_hex()),
+        ("provider", info.provider.as_str().to_owned()),
+        ("clock domain", info.clock_domain.clone()),
         ("compression", compression.to_owned()),
         ("form", form.to_owned()),
         ("encoded bytes", info.encoded_bytes.to_string()),
@@ -249,6 +130,9 @@ fn human(info: &TraceInfo, style: Style) -> String {
                 info.time_out_of_range_events
             ),
         ));
+    }
+    for w in &info.warnings {
+        facts.push(("warning", format!("{} x{}: {}", w.code, w.count, w.message)));
     }
     let mut out = facts_block(&facts, style, "");
     out.push('\n');
@@ -292,7 +176,7 @@ mod tests {
             {"ph":"X","cat":"cpu_op","ts":3},
             {"ph":"M","ts":1e300}
         ],"traceName":"t"}"#;
-        let info = read(&json[..], "mem".into(), None).unwrap();
+        let info = read(&json[..], "mem".into(), None).unwrap().info;
         assert_eq!(info.events, 5);
         assert_eq!(info.metadata_keys, ["traceName"]);
         let got: Vec<_> = info

@@ -6,3 +6,4 @@ mod common;
 mod framework;
 mod kernel_name;
 mod trace_info;
+mod trace_launches;

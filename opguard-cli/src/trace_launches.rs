@@ -1,0 +1,195 @@
+//! `opguard trace launches`: one launch region per artifact, computed by
+//! [`opguard_trace::analysis::launch_region`], and their explicit aggregate.
+
+use opguard_trace::analysis::{aggregate, launch_region, LaunchRegion, RegionAggregate};
+use opguard_trace::model::{ArtifactSpec, ModelOptions, Provider, TraceModel};
+use opguard_trace::ReaderOptions;
+use serde::Serialize;
+
+use crate::cli::TraceLaunchesArgs;
+use crate::error::CliError;
+use crate::exit;
+use crate::out::Out;
+use crate::progress::Progress;
+use crate::style::{facts, Align, Style, Table};
+
+/// One region and the path it was read from.
+#[derive(Debug, Serialize)]
+pub struct FileRegion {
+    /// The path as given.
+    pub file: String,
+    /// The library's region.
+    #[serde(flatten)]
+    pub region: LaunchRegion,
+}
+
+/// The `--json` document.
+#[derive(Debug, Serialize)]
+pub struct LaunchesDocument {
+    /// One per file that could be read.
+    pub regions: Vec<FileRegion>,
+    /// Counts and durations summed over the regions (no absolute times).
+    pub aggregate: RegionAggregate,
+}
+
+/// Runs `opguard trace launches`.
+pub fn run(args: &TraceLaunchesArgs) -> Result<u8, CliError> {
+    let provider = match args.provider.as_deref() {
+        None => None,
+        Some(name) => Some(Provider::from_name(name).ok_or_else(|| {
+            CliError::usage(format!(
+                "unknown provider {name:?}: expected kineto_cuda, kineto_rocm, kineto_other, perfetto_json, opguard_export or unknown"
+            ))
+        })?),
+    };
+    let options = ModelOptions::launches_only().reader(ReaderOptions::new().decode_thread(true));
+    let mut status = exit::OK;
+    let mut regions = Vec::new();
+    for file in &args.files {
+        let label = file.display().to_string();
+        let mut spec = ArtifactSpec::new().source(label.clone());
+        spec.role = args.role.clone();
+        spec.stage = args.stage.clone();
+        spec.provider = provider;
+        let total = std::fs::metadata(file).ok().map(|m| m.len());
+        let mut progress = Progress::new(&label, total);
+        let read = TraceModel::read_with_progress(file, spec, &options, &mut |encoded, _| {
+            progress.update(encoded)
+        });
+        progress.finish();
+        match read {
+            Ok(model) => regions.push(FileRegion {
+                file: label,
+                region: launch_region(&model, args.top),
+            }),
+            Err(e) => {
+                CliError::from(e).in_input(label).report(args.output.json);
+                status = exit::ERROR;
+            }
+        }
+    }
+    let only: Vec<LaunchRegion> = regions.iter().map(|r| r.region.clone()).collect();
+    let doc = LaunchesDocument {
+        aggregate: aggregate(&only),
+        regions,
+    };
+    let mut out = Out::new();
+    if args.output.json {
+        out.json_line(&doc)?;
+    } else {
+        out.text(&human(&doc, Style::for_stdout()))?;
+    }
+    out.flush()?;
+    Ok(status)
+}
+
+fn opt(v: Option<i64>) -> String {
+    v.map_or_else(|| "(none)".into(), |v| format!("{v} ns"))
+}
+
+fn human(doc: &LaunchesDocument, style: Style) -> String {
+    let mut out = String::new();
+    for (i, f) in doc.regions.iter().enumerate() {
+        let r = &f.region;
+        if i > 0 {
+            out.push('\n');
+        }
+        let mut lines = vec![
+            ("file", f.file.clone()),
+            ("artifact", r.artifact.to_hex()),
+            ("provider", r.provider.as_str().to_owned()),
+            (
+                "role / stage",
+                format!(
+                    "{} / {}",
+                    r.role.as_deref().unwrap_or("-"),
+                    r.stage.as_deref().unwrap_or("-")
+                ),
+            ),
+            ("clock domain", r.clock_domain.clone()),
+            ("region duration", opt(r.region_duration_ns)),
+            (
+                "launches",
+                format!(
+                    "{} direct ({} ns), {} graph ({} ns)",
+                    r.direct_launch_count,
+                    r.direct_launch_duration_ns,
+                    r.graph_launch_count,
+                    r.graph_launch_duration_ns
+                ),
+            ),
+            (
+                "kernels",
+                format!(
+                    "{} ({} ns), {} with a proven launch; {} memory ops",
+                    r.kernel_count,
+                    r.kernel_duration_ns,
+                    r.correlated_kernel_count,
+                    r.memory_op_count
+                ),
+            ),
+            (
+                "correlation",
+                format!(
+                    "ids present: {}, proven: {} (namespace {}), ac2g-linked kernels: {}",
+                    r.coverage.correlation_ids_present,
+                    r.coverage.host_to_device_correlation_proven,
+                    r.coverage.namespace,
+                    r.coverage.flow_correlated_kernel_count
+                ),
+            ),
+            (
+                "idle gaps",
+                format!(
+                    "{} ns over {} streams",
+                    r.idle_gap_total_ns,
+                    r.streams.len()
+                ),
+            ),
+        ];
+        if let Some(d) = &r.coverage.disagreement {
+            lines.push(("note", d.clone()));
+        }
+        out.push_str(&facts(&lines, style, ""));
+        if !r.top_kernels.is_empty() {
+            out.push('\n');
+            let mut t = Table::new(&[
+                ("count", Align::Right),
+                ("device ns", Align::Right),
+                ("kernel", Align::Left),
+            ]);
+            for k in &r.top_kernels {
+                t.row(vec![
+                    k.count.to_string(),
+                    k.duration_ns.to_string(),
+                    k.short_name.clone(),
+                ]);
+            }
+            out.push_str(&t.render(style, "  "));
+        }
+    }
+    if doc.regions.len() > 1 {
+        let a = &doc.aggregate;
+        out.push('\n');
+        out.push_str(&facts(
+            &[
+                (
+                    "all files",
+                    format!(
+                        "{} regions, {} kernels ({} proven), {} direct + {} graph launches, summed durations {} ns",
+                        a.region_count,
+                        a.kernel_count,
+                        a.correlated_kernel_count,
+                        a.direct_launch_count,
+                        a.graph_launch_count,
+                        a.summed_region_duration_ns
+                    ),
+                ),
+                ("note", "times are never compared across files: each is its own clock domain".into()),
+            ],
+            style,
+            "",
+        ));
+    }
+    out
+}
