@@ -208,7 +208,8 @@ impl<'a> Fragment<'a> {
 
 impl PartialEq for Fragment<'_> {
     fn eq(&self, other: &Self) -> bool {
-        self.norm_bytes().eq(other.norm_bytes())
+        // Identical raw text has identical normal form.
+        self.raw == other.raw || self.norm_bytes().eq(other.norm_bytes())
     }
 }
 
