@@ -50,6 +50,36 @@ pub enum Group {
     /// family, with an optional two-width comparison.
     #[command(after_help = CENSUS_AFTER_HELP, arg_required_else_help = true)]
     Census(CensusArgs),
+    /// Which operators' cost grows with an experiment's input, across separately
+    /// captured trial traces, by semantic frame (Spearman, Benjamini-Hochberg).
+    #[command(after_help = SCALING_AFTER_HELP, arg_required_else_help = true)]
+    Scaling(ScalingArgs),
+}
+
+const SCALING_AFTER_HELP: &str = "\
+The trials document names each trial's id, numeric input, variant and trace files (paths
+relative to the document): {\"trials\": [{\"id\": \"t1\", \"input\": 1, \"variant\": \"base\",
+\"traces\": [\"t1.json.gz\"]}], \"metric\": \"inclusive_ns\"}. Frames are grouped by semantic
+identity, never by an event of one file; frames whose identity is partial are listed as
+unmatched, so 'nothing correlates' and 'identity prevented matching' read differently.
+
+Exit status: 0 ok, 2 error (a malformed document, an unreadable trace, mixed units).
+
+Examples:
+  opguard scaling --trials trials.json
+  opguard scaling --trials trials.json --metric self_ns --json | jq '.hotspots[0]'";
+
+/// `opguard scaling`.
+#[derive(Debug, Args)]
+pub struct ScalingArgs {
+    #[command(flatten)]
+    pub output: OutputArgs,
+    /// The trials document.
+    #[arg(long, value_name = "FILE")]
+    pub trials: PathBuf,
+    /// inclusive_ns, self_ns or count (default: the document's, else inclusive_ns).
+    #[arg(long, value_name = "METRIC")]
+    pub metric: Option<String>,
 }
 
 const CENSUS_AFTER_HELP: &str = "\

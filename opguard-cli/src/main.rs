@@ -15,6 +15,7 @@ mod exit;
 mod kernel_name;
 mod out;
 mod progress;
+mod scaling;
 mod style;
 mod trace_info;
 mod trace_launches;
@@ -58,6 +59,7 @@ fn run(args: Vec<OsString>) -> u8 {
         Group::KernelName(KernelNameCommand::Short(a)) => kernel_name::run_short(a),
         Group::KernelName(KernelNameCommand::Match(a)) => kernel_name::run_match(a),
         Group::Census(a) => census::run(a),
+        Group::Scaling(a) => scaling::run(a),
     };
     match result {
         Ok(status) => status,

@@ -5,5 +5,6 @@ mod census;
 mod common;
 mod framework;
 mod kernel_name;
+mod scaling;
 mod trace_info;
 mod trace_launches;

@@ -1,0 +1,100 @@
+//! `opguard scaling`: one call to [`opguard_scaling::run_trials_file`].
+
+use opguard_scaling::{run_trials_file, Metric, ScalingReport};
+
+use crate::cli::ScalingArgs;
+use crate::error::CliError;
+use crate::exit;
+use crate::out::Out;
+use crate::style::{facts, Align, Style, Table};
+
+impl From<opguard_scaling::Error> for CliError {
+    fn from(e: opguard_scaling::Error) -> Self {
+        CliError::new(e.code(), e.to_string())
+    }
+}
+
+/// Runs `opguard scaling`.
+pub fn run(args: &ScalingArgs) -> Result<u8, CliError> {
+    let metric = match args.metric.as_deref() {
+        None => None,
+        Some(m) => Some(m.parse::<Metric>().map_err(|_| {
+            CliError::usage(format!(
+                "unknown metric {m:?}: expected inclusive_ns, self_ns or count"
+            ))
+        })?),
+    };
+    let report = run_trials_file(&args.trials, metric)
+        .map_err(|e| CliError::from(e).in_input(args.trials.display().to_string()))?;
+    let mut out = Out::new();
+    if args.output.json {
+        out.json_line(&report)?;
+    } else {
+        out.text(&human(&report, Style::for_stdout()))?;
+    }
+    out.flush()?;
+    Ok(exit::OK)
+}
+
+fn human(r: &ScalingReport, style: Style) -> String {
+    let mut out = String::new();
+    if r.hotspots.is_empty() {
+        out.push_str("no series had enough trials to test\n");
+    } else {
+        let mut t = Table::new(&[
+            ("rho", Align::Right),
+            ("p", Align::Right),
+            ("adj p", Align::Right),
+            ("trials", Align::Right),
+            ("input range", Align::Left),
+            ("variant", Align::Left),
+            ("frame", Align::Left),
+        ]);
+        for h in &r.hotspots {
+            t.row(vec![
+                format!("{:.3}", h.spearman_rho),
+                format!("{:.3e}", h.p_value),
+                format!("{:.3e}", h.adjusted_p_value),
+                h.independent_trial_count.to_string(),
+                format!("{}..{}", h.supported_min, h.supported_max),
+                h.series.variant.clone(),
+                format!(
+                    "{} [{}] {}",
+                    h.series.name, h.series.category, h.series.metric
+                ),
+            ]);
+        }
+        out.push_str(&t.render(style, ""));
+        out.push('\n');
+    }
+    let tested = r.hotspots.first().map_or(0, |h| h.tested_hypothesis_count);
+    out.push_str(&facts(
+        &[
+            (
+                "tested",
+                format!("{tested} series (Benjamini-Hochberg family)"),
+            ),
+            (
+                "insufficient",
+                format!(
+                    "{} series with fewer than 3 trials or 2 inputs",
+                    r.insufficient.len()
+                ),
+            ),
+            (
+                "not correlatable",
+                format!("{} series with a constant cost", r.not_correlatable.len()),
+            ),
+            (
+                "unmatched",
+                format!(
+                    "{} frame observations whose identity is partial (not merged, not dropped)",
+                    r.unmatched.len()
+                ),
+            ),
+        ],
+        style,
+        "",
+    ));
+    out
+}
