@@ -13,7 +13,13 @@ use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use opguard_kernel_name::{canonicalize, matches, short_name, Canonical};
 
 /// Categories whose event names are kernel or memory-operation symbols.
-const CATEGORIES: &[&str] = &["kernel", "Kernel", "gpu_memcpy", "gpu_memset", "cuda_profiler_range"];
+const CATEGORIES: &[&str] = &[
+    "kernel",
+    "Kernel",
+    "gpu_memcpy",
+    "gpu_memset",
+    "cuda_profiler_range",
+];
 
 #[derive(serde::Deserialize)]
 struct Event {
@@ -46,20 +52,32 @@ fn real_names() -> Vec<String> {
     let mut seen = std::collections::HashSet::new();
     let mut names = Vec::new();
     for path in paths {
-        let Ok(raw) = std::fs::read(&path) else { continue };
+        let Ok(raw) = std::fs::read(&path) else {
+            continue;
+        };
         let mut bytes = Vec::new();
         if raw.starts_with(&[0x1f, 0x8b]) {
-            if flate2::read::MultiGzDecoder::new(&raw[..]).read_to_end(&mut bytes).is_err() {
+            if flate2::read::MultiGzDecoder::new(&raw[..])
+                .read_to_end(&mut bytes)
+                .is_err()
+            {
                 continue;
             }
         } else {
             bytes = raw;
         }
         let text = String::from_utf8_lossy(&bytes);
-        let Ok(doc) = serde_json::from_str::<Doc>(&text) else { continue };
-        let (Doc::Object { trace_events: events } | Doc::Array(events)) = doc;
+        let Ok(doc) = serde_json::from_str::<Doc>(&text) else {
+            continue;
+        };
+        let (Doc::Object {
+            trace_events: events,
+        }
+        | Doc::Array(events)) = doc;
         for e in events {
-            if let (Some(serde_json::Value::String(cat)), Some(serde_json::Value::String(name))) = (e.cat, e.name) {
+            if let (Some(serde_json::Value::String(cat)), Some(serde_json::Value::String(name))) =
+                (e.cat, e.name)
+            {
                 if CATEGORIES.contains(&cat.as_str()) && seen.insert(name.clone()) {
                     names.push(name);
                 }
@@ -84,11 +102,16 @@ fn bench(c: &mut Criterion) {
     );
     // Pairs: each name against a different one (mostly non-matching) and itself.
     let n = names.len();
-    let pairs: Vec<(usize, usize)> = (0..n).flat_map(|i| [(i, (i * 7 + 3) % n), (i, i)]).collect();
+    let pairs: Vec<(usize, usize)> = (0..n)
+        .flat_map(|i| [(i, (i * 7 + 3) % n), (i, i)])
+        .collect();
     let canon: Vec<Canonical<'_>> = names.iter().map(|s| canonicalize(s)).collect();
 
     let mut group = c.benchmark_group("kernel_name");
-    group.sample_size(30).measurement_time(Duration::from_secs(4)).warm_up_time(Duration::from_secs(1));
+    group
+        .sample_size(30)
+        .measurement_time(Duration::from_secs(4))
+        .warm_up_time(Duration::from_secs(1));
 
     group.throughput(Throughput::Elements(n as u64));
     group.bench_function("canonicalize/all_distinct_names", |b| {
