@@ -1,0 +1,124 @@
+/*
+ * opguard.h: the C ABI of opguard (crate opguard-capi).
+ *
+ * Checked in, and checked against the library by its tests: every
+ * declaration below is an exported symbol and every exported symbol is
+ * declared here (opguard-capi/tests/header.rs), and a C program built with
+ * -Wall -Wextra -Werror -pedantic calls each one (opguard-capi/tests/c/).
+ *
+ * Conventions
+ *   - Every symbol starts with opguard_.
+ *   - JSON entry points take `const char *request`: NUL-terminated UTF-8
+ *     JSON, read only, not kept after the call. They return an envelope the
+ *     caller owns:
+ *         {"ok":true,"value":...}
+ *         {"ok":false,"error":{"code":"...","message":"...",...}}
+ *     never NULL, released with opguard_string_free() (never libc free()).
+ *     A NULL request or invalid UTF-8 gives an error envelope.
+ *   - Direct calls return an int: >= 0 is an answer, < 0 a status
+ *     (OPGUARD_STATUS_*); opguard_status_name() names it.
+ *   - No global mutable state: every function is reentrant and may be called
+ *     from any number of threads at once. No panic crosses the boundary.
+ *   - Error codes are stable strings; see opguard-capi/README.md.
+ */
+#ifndef OPGUARD_H
+#define OPGUARD_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The value opguard_abi_version() returns for this header. */
+#define OPGUARD_ABI_VERSION 1
+
+/* Negative results of direct calls. Retired values are never reused. */
+#define OPGUARD_STATUS_NULL_ARGUMENT (-1)   /* "capi.null_argument" */
+#define OPGUARD_STATUS_INVALID_UTF8 (-2)    /* "capi.invalid_utf8" */
+#define OPGUARD_STATUS_INTERNAL_PANIC (-3)  /* "capi.internal_panic" */
+
+/* ---- library ---------------------------------------------------------- */
+
+/* The library version, e.g. "0.1.0". Static: do not free. */
+const char *opguard_version(void);
+
+/* The ABI version; compare with OPGUARD_ABI_VERSION. */
+uint32_t opguard_abi_version(void);
+
+/* Releases a string returned by a JSON entry point. NULL is ignored. */
+void opguard_string_free(char *s);
+
+/* The code string of a negative status ("capi.null_argument", ...);
+ * NULL for any other value. Static: do not free. */
+const char *opguard_status_name(int status);
+
+/* ---- kernel names ----------------------------------------------------- */
+
+/* 1 when want and got name the same kernel, 0 when not, or a negative
+ * OPGUARD_STATUS_*. */
+int opguard_kernel_match(const char *want, const char *got);
+
+/* {"symbol": s} -> the canonical form: base, qualification, template,
+ * annotation, memory_op, mangling, degenerate, truncated, short_name,
+ * identity, ... */
+char *opguard_kernel_canonicalize(const char *request);
+
+/* {"symbols": [s, ...]} -> [canonical form, ...] in order. */
+char *opguard_kernel_canonicalize_batch(const char *request);
+
+/* {"symbol": s} -> {"short_name": ...}. */
+char *opguard_kernel_short_name(const char *request);
+
+/* {"want": a, "got": b} -> {"is_match": bool, "reason": code|null,
+ * "basis": code|null}. */
+char *opguard_kernel_match_json(const char *request);
+
+/* {"pairs": [[want, got], ...]} -> [verdict, ...] in order. */
+char *opguard_kernel_match_batch(const char *request);
+
+/* ---- traces ----------------------------------------------------------- */
+
+/* {"path": file | "text": json, "reader"?: {limits}} -> the trace's facts:
+ * sha256, compression, form, sizes, events, provider, time_span, counts,
+ * warnings, ... */
+char *opguard_trace_info(const char *request);
+
+/* {"artifacts": [{"path"|"text", "role"?, "stage"?, "provider"?}, ...],
+ *  "top"?: n, "reader"?: {limits}} -> {"regions": [...], "aggregate": ...} */
+char *opguard_trace_launch_regions(const char *request);
+
+/* ---- census ----------------------------------------------------------- */
+
+/* {"capture": {...} | "capture_path": file, "families"?, "families_path"?,
+ *  "declared_host_resolutions"?, "declared_host_resolutions_path"?,
+ *  "require_classified"?: bool, "require_host_resolutions"?: bool}
+ * -> {"census": ..., "host_resolution_diff": ... | null} */
+char *opguard_census(const char *request);
+
+/* {"first"|"first_path", "second"|"second_path", "control"?|"control_path"?}
+ * -> the two-width comparison (free_symbol, verdict, evidence, ...). */
+char *opguard_census_compare_widths(const char *request);
+
+/* ---- alignment (relative paths: the process's working directory) ----- */
+
+/* {"records": file | "from_profile": [{"path", "run"?, "rank"?}, ...],
+ *  "output": file (must not exist)} -> the export summary. */
+char *opguard_export_build(const char *request);
+
+/* {"protocol_version": 1, "artifact": file, "alignment_map": file,
+ *  "output": file (must not exist)} -> the apply response
+ * (verdict "not_evaluated"). Nothing is written unless every rule holds. */
+char *opguard_alignment_map_apply(const char *request);
+
+/* ---- scaling ---------------------------------------------------------- */
+
+/* {"trials": {...} | "trials_path": file, "base"?: dir, "metric"?:
+ *  "inclusive_ns"|"self_ns"|"count", "reader"?: {limits}} -> the report. */
+char *opguard_scaling_correlate(const char *request);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* OPGUARD_H */

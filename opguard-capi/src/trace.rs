@@ -1,0 +1,174 @@
+//! Trace requests: what the reader established about a file, and launch regions.
+
+use std::borrow::Cow;
+
+use opguard_trace::analysis::{aggregate, launch_region, trace_info, DEFAULT_TOP_KERNELS};
+use opguard_trace::model::{ArtifactSpec, ModelOptions, Provider, TraceModel};
+use opguard_trace::{ReaderOptions, TraceReader};
+use serde::{Deserialize, Serialize};
+
+use crate::boundary::ok;
+use crate::error::Error;
+use crate::request::parse;
+
+/// Reader limits a request may set; absent fields keep the reader's defaults.
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct Reader {
+    max_encoded_bytes: Option<u64>,
+    max_decoded_bytes: Option<u64>,
+    max_depth: Option<usize>,
+    max_value_bytes: Option<usize>,
+    lossy_utf8: Option<bool>,
+}
+
+impl Reader {
+    pub(crate) fn options(&self) -> ReaderOptions {
+        let mut o = ReaderOptions::new();
+        if let Some(n) = self.max_encoded_bytes {
+            o = o.max_encoded_bytes(n);
+        }
+        if let Some(n) = self.max_decoded_bytes {
+            o = o.max_decoded_bytes(n);
+        }
+        if let Some(n) = self.max_depth {
+            o = o.max_depth(n);
+        }
+        if let Some(n) = self.max_value_bytes {
+            o = o.max_value_bytes(n);
+        }
+        if let Some(on) = self.lossy_utf8 {
+            o = o.lossy_utf8(on);
+        }
+        o
+    }
+}
+
+/// A trace given by file (`path`) or as JSON text (`text`).
+enum Source<'a> {
+    Path(&'a str),
+    Text(&'a str),
+}
+
+fn source<'a>(
+    path: &'a Option<Cow<'a, str>>,
+    text: &'a Option<Cow<'a, str>>,
+) -> Result<Source<'a>, Error> {
+    match (path, text) {
+        (Some(p), None) => Ok(Source::Path(p)),
+        (None, Some(t)) => Ok(Source::Text(t)),
+        (Some(_), Some(_)) => Err(Error::invalid_request(
+            "`path` and `text` are both given; expected one of them",
+        )),
+        (None, None) => Err(Error::invalid_request(
+            "neither `path` (a trace file, plain or gzip) nor `text` (the trace JSON) is given; \
+             expected one of them",
+        )),
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct InfoRequest<'a> {
+    #[serde(borrow, default)]
+    path: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    text: Option<Cow<'a, str>>,
+    #[serde(default)]
+    reader: Reader,
+}
+
+/// `{"path"|"text", "reader"?}` → the trace's facts
+/// (`opguard_trace::analysis::TraceInfo`, what `opguard trace info` prints).
+pub(crate) fn info(request: &str) -> Result<String, Error> {
+    let r: InfoRequest<'_> = parse("trace_info", request)?;
+    let options = r.reader.options();
+    let info = match source(&r.path, &r.text)? {
+        Source::Path(p) => TraceReader::open_with(p, options)
+            .and_then(|reader| trace_info(reader, &mut |_| {}))
+            .map_err(|e| Error::trace(&e).in_input(p.to_owned()))?,
+        Source::Text(t) => TraceReader::with_options(t.as_bytes(), options)
+            .and_then(|reader| trace_info(reader, &mut |_| {}))
+            .map_err(|e| Error::trace(&e).in_input("text"))?,
+    };
+    Ok(ok(&info))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ArtifactRequest<'a> {
+    #[serde(borrow, default)]
+    path: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    text: Option<Cow<'a, str>>,
+    #[serde(default)]
+    role: Option<String>,
+    #[serde(default)]
+    stage: Option<String>,
+    #[serde(borrow, default)]
+    provider: Option<Cow<'a, str>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RegionsRequest<'a> {
+    #[serde(borrow)]
+    artifacts: Vec<ArtifactRequest<'a>>,
+    #[serde(default)]
+    top: Option<usize>,
+    #[serde(default)]
+    reader: Reader,
+}
+
+const PROVIDERS: &str =
+    "kineto_cuda, kineto_rocm, kineto_other, perfetto_json, opguard_export, unknown";
+
+/// `{"artifacts": [{"path"|"text", "role"?, "stage"?, "provider"?}], "top"?, "reader"?}`
+/// → `{"regions": [one per artifact], "aggregate": …}`.
+pub(crate) fn launch_regions(request: &str) -> Result<String, Error> {
+    let r: RegionsRequest<'_> = parse("trace_launch_regions", request)?;
+    if r.artifacts.is_empty() {
+        return Err(Error::invalid_request(
+            "`artifacts` is empty; expected at least one trace",
+        ));
+    }
+    let options = ModelOptions::launches_only().reader(r.reader.options());
+    let top = r.top.unwrap_or(DEFAULT_TOP_KERNELS);
+    let mut regions = Vec::with_capacity(r.artifacts.len());
+    for (i, a) in r.artifacts.iter().enumerate() {
+        let input = format!("artifacts[{i}]");
+        let mut spec = ArtifactSpec::new();
+        if let Some(role) = &a.role {
+            spec = spec.role(role.clone());
+        }
+        if let Some(stage) = &a.stage {
+            spec = spec.stage(stage.clone());
+        }
+        if let Some(name) = &a.provider {
+            let provider = Provider::from_name(name).ok_or_else(|| {
+                Error::invalid_request(format!(
+                    "{input}.provider is {name:?}; expected one of {PROVIDERS}"
+                ))
+                .with("input", input.clone())
+            })?;
+            spec = spec.provider(provider);
+        }
+        let src = source(&a.path, &a.text).map_err(|e| e.in_input(input.clone()))?;
+        let model = match src {
+            Source::Path(p) => TraceModel::read(p, spec, &options),
+            Source::Text(t) => TraceReader::with_options(t.as_bytes(), options.reader.clone())
+                .and_then(|reader| TraceModel::from_reader(reader, spec, &options, &mut |_, _| {})),
+        }
+        .map_err(|e| Error::trace(&e).in_input(input))?;
+        regions.push(launch_region(&model, top));
+    }
+    #[derive(Serialize)]
+    struct Regions<'a> {
+        regions: &'a [opguard_trace::analysis::LaunchRegion],
+        aggregate: opguard_trace::analysis::RegionAggregate,
+    }
+    Ok(ok(&Regions {
+        regions: &regions,
+        aggregate: aggregate(&regions),
+    }))
+}

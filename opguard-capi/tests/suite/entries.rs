@@ -1,0 +1,744 @@
+//! Every JSON entry point through its C symbol: requests refused the same
+//! way everywhere, and answers identical to the library crates' own.
+
+use std::ffi::c_char;
+
+use opguard_capi::ffi::*;
+use serde_json::{json, Value};
+use sha2::{Digest, Sha256};
+
+use crate::suite::support::{call, call_raw, err, fixtures, kernel_fixture, ok, Entry};
+
+/// Every JSON entry point by symbol. Kept equal to the library's own list,
+/// so a new entry point cannot skip these tests.
+const ENTRIES: &[(&str, Entry)] = &[
+    ("opguard_kernel_canonicalize", opguard_kernel_canonicalize),
+    (
+        "opguard_kernel_canonicalize_batch",
+        opguard_kernel_canonicalize_batch,
+    ),
+    ("opguard_kernel_short_name", opguard_kernel_short_name),
+    ("opguard_kernel_match_json", opguard_kernel_match_json),
+    ("opguard_kernel_match_batch", opguard_kernel_match_batch),
+    ("opguard_trace_info", opguard_trace_info),
+    ("opguard_trace_launch_regions", opguard_trace_launch_regions),
+    ("opguard_census", opguard_census),
+    (
+        "opguard_census_compare_widths",
+        opguard_census_compare_widths,
+    ),
+    ("opguard_export_build", opguard_export_build),
+    ("opguard_alignment_map_apply", opguard_alignment_map_apply),
+    ("opguard_scaling_correlate", opguard_scaling_correlate),
+];
+
+#[test]
+fn the_test_table_lists_every_json_entry_point() {
+    let mine: Vec<&str> = ENTRIES.iter().map(|(n, _)| *n).collect();
+    let library: Vec<&str> = opguard_capi::json_entry_points().collect();
+    assert_eq!(mine, library);
+}
+
+#[test]
+fn null_request_is_an_error_envelope_everywhere() {
+    for (name, entry) in ENTRIES {
+        let v = call_raw(*entry, std::ptr::null());
+        assert_eq!(v["ok"], false, "{name}");
+        assert_eq!(v["error"]["code"], "capi.null_argument", "{name}");
+        assert_eq!(v["error"]["argument"], "request", "{name}");
+    }
+}
+
+#[test]
+fn invalid_utf8_is_an_error_envelope_everywhere() {
+    let bytes: &[u8] = b"{\"symbol\": \"ab\xffcd\"}\0";
+    for (name, entry) in ENTRIES {
+        let v = call_raw(*entry, bytes.as_ptr().cast::<c_char>());
+        assert_eq!(v["error"]["code"], "capi.invalid_utf8", "{name}");
+        assert_eq!(v["error"]["byte_offset"], 14, "{name}");
+    }
+}
+
+#[test]
+fn malformed_requests_are_refused_with_stable_codes_everywhere() {
+    for (name, entry) in ENTRIES {
+        for (request, code) in [
+            ("", "capi.invalid_json"),
+            ("{", "capi.invalid_json"),
+            ("{,}", "capi.invalid_json"),
+            ("nul", "capi.invalid_json"),
+            ("[]", "capi.invalid_request"),
+            ("\"x\"", "capi.invalid_request"),
+            ("{\"no_such_field\": 1}", "capi.invalid_request"),
+        ] {
+            let e = err(*entry, request);
+            assert_eq!(e["code"], code, "{name} {request:?}: {e}");
+        }
+    }
+}
+
+#[test]
+fn repeated_request_fields_are_refused() {
+    let e = err(
+        opguard_kernel_canonicalize,
+        r#"{"symbol": "a", "symbol": "b"}"#,
+    );
+    assert_eq!(e["code"], "capi.invalid_request");
+    assert!(
+        e["message"].as_str().unwrap().contains("duplicate field"),
+        "{e}"
+    );
+}
+
+// ---- kernel names ---------------------------------------------------------
+
+#[test]
+fn canonicalize_is_the_library_answer_for_every_fixture_symbol() {
+    let fixture = kernel_fixture();
+    let symbols: Vec<&str> = fixture["symbol_cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["symbol"].as_str().unwrap())
+        .collect();
+    for s in &symbols {
+        let got = ok(
+            opguard_kernel_canonicalize,
+            &json!({ "symbol": s }).to_string(),
+        );
+        let want = serde_json::to_value(opguard_kernel_name::canonicalize(s)).unwrap();
+        assert_eq!(got, want, "{s}");
+        let short = ok(
+            opguard_kernel_short_name,
+            &json!({ "symbol": s }).to_string(),
+        );
+        assert_eq!(
+            short,
+            json!({ "short_name": opguard_kernel_name::short_name(s) })
+        );
+    }
+    let batch = ok(
+        opguard_kernel_canonicalize_batch,
+        &json!({ "symbols": symbols }).to_string(),
+    );
+    let batch = batch.as_array().unwrap();
+    assert_eq!(batch.len(), symbols.len());
+    for (s, got) in symbols.iter().zip(batch) {
+        assert_eq!(
+            got,
+            &serde_json::to_value(opguard_kernel_name::canonicalize(s)).unwrap()
+        );
+    }
+}
+
+#[test]
+fn verdicts_agree_across_direct_json_and_batch_calls() {
+    let fixture = kernel_fixture();
+    let cases = fixture["verdict_cases"].as_array().unwrap();
+    let pairs: Vec<(String, String)> = cases
+        .iter()
+        .map(|c| {
+            (
+                c["want"].as_str().unwrap().to_owned(),
+                c["got"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    let batch = ok(
+        opguard_kernel_match_batch,
+        &json!({ "pairs": pairs }).to_string(),
+    );
+    for (i, case) in cases.iter().enumerate() {
+        let (want, got) = &pairs[i];
+        let single = ok(
+            opguard_kernel_match_json,
+            &json!({ "want": want, "got": got }).to_string(),
+        );
+        let library = serde_json::to_value(opguard_kernel_name::matches(want, got)).unwrap();
+        assert_eq!(single, library, "{}", case["id"]);
+        assert_eq!(batch[i], library, "{}", case["id"]);
+        let w = std::ffi::CString::new(want.as_str()).unwrap();
+        let g = std::ffi::CString::new(got.as_str()).unwrap();
+        // SAFETY: two NUL-terminated strings.
+        let direct = unsafe { opguard_kernel_match(w.as_ptr(), g.as_ptr()) };
+        assert_eq!(
+            direct,
+            i32::from(library["is_match"] == true),
+            "{}",
+            case["id"]
+        );
+    }
+}
+
+#[test]
+fn direct_match_reports_bad_arguments_as_negative_statuses() {
+    let ok_arg = c"clamp_position_kernel".as_ptr();
+    let bad: &[u8] = b"clamp\xc3\0";
+    // SAFETY: NULL or NUL-terminated strings.
+    unsafe {
+        assert_eq!(opguard_kernel_match(std::ptr::null(), ok_arg), -1);
+        assert_eq!(opguard_kernel_match(ok_arg, std::ptr::null()), -1);
+        assert_eq!(opguard_kernel_match(ok_arg, bad.as_ptr().cast()), -2);
+        assert_eq!(opguard_kernel_match(ok_arg, ok_arg), 1);
+        assert_eq!(opguard_kernel_match(c"void".as_ptr(), c"void".as_ptr()), 0);
+        for (status, code) in [
+            (-1, "capi.null_argument"),
+            (-2, "capi.invalid_utf8"),
+            (-3, "capi.internal_panic"),
+        ] {
+            let name = std::ffi::CStr::from_ptr(opguard_status_name(status));
+            assert_eq!(name.to_str().unwrap(), code);
+        }
+        assert!(opguard_status_name(0).is_null());
+        assert!(opguard_status_name(1).is_null());
+        assert!(opguard_status_name(-4).is_null());
+    }
+}
+
+#[test]
+fn string_free_accepts_null() {
+    // SAFETY: NULL is documented as accepted.
+    unsafe { opguard_string_free(std::ptr::null_mut()) };
+}
+
+#[test]
+fn batch_requests_keep_order_and_accept_empty_lists() {
+    assert_eq!(
+        ok(opguard_kernel_canonicalize_batch, r#"{"symbols": []}"#),
+        json!([])
+    );
+    assert_eq!(
+        ok(opguard_kernel_match_batch, r#"{"pairs": []}"#),
+        json!([])
+    );
+    let e = err(opguard_kernel_match_batch, r#"{"pairs": [["only one"]]}"#);
+    assert_eq!(e["code"], "capi.invalid_request");
+    let v = ok(
+        opguard_kernel_match_batch,
+        r#"{"pairs": [["void", "void"], ["gemm_kernel", "void gemm_kernel<float>(float*)"]]}"#,
+    );
+    assert_eq!(v[0]["reason"], "degenerate_token");
+    assert_eq!(v[1]["basis"], "base_only");
+}
+
+// ---- traces ---------------------------------------------------------------
+
+/// A small Kineto-shaped trace (two launched kernels) and its event count.
+fn kineto_trace_counted() -> (Vec<u8>, usize) {
+    use opguard_trace::kineto_writer::KinetoTrace;
+    let mut t = KinetoTrace::new();
+    let host = (100, 100);
+    t.cpu_op(host, "aten::mm", 1_000, 9_000, Some(7));
+    t.launch(host, "cudaLaunchKernel", 2_000, 1_000, 42, Some(7))
+        .kernel(0, 7, "void gemm_kernel<128>(float*)", 4_000, 3_000);
+    t.launch(host, "cudaLaunchKernel", 5_000, 1_000, 43, Some(7))
+        .kernel(0, 7, "void gemm_kernel<128>(float*)", 9_000, 2_000);
+    (t.to_bytes().unwrap(), t.len())
+}
+
+fn kineto_trace() -> Vec<u8> {
+    kineto_trace_counted().0
+}
+
+#[test]
+fn trace_info_reports_the_readers_summary() {
+    let (bytes, events) = kineto_trace_counted();
+    let text = String::from_utf8(bytes.clone()).unwrap();
+    let v = ok(opguard_trace_info, &json!({ "text": text }).to_string());
+    assert_eq!(v["sha256"], format!("{:x}", Sha256::digest(&bytes)));
+    assert_eq!(v["encoded_bytes"], bytes.len());
+    assert_eq!(v["events"], events, "{v}");
+    assert!(events >= 5);
+    assert_eq!(v["compression"], "none");
+    assert_eq!(v["form"], "object");
+    assert_eq!(v["provider"], "kineto_cuda");
+    // Field for field the library's own facts.
+    let library = opguard_trace::analysis::trace_info(
+        opguard_trace::TraceReader::new(&bytes[..]).unwrap(),
+        &mut |_| {},
+    )
+    .unwrap();
+    assert_eq!(v, serde_json::to_value(&library).unwrap());
+
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.json");
+    std::fs::write(&path, &bytes).unwrap();
+    let by_path = ok(opguard_trace_info, &json!({ "path": path }).to_string());
+    assert_eq!(by_path, v);
+}
+
+#[test]
+fn trace_info_on_real_traces_matches_an_independent_hash() {
+    let traces = opguard_testdata::hta_traces();
+    for path in traces.iter().take(4) {
+        let bytes = std::fs::read(path).unwrap();
+        let v = ok(opguard_trace_info, &json!({ "path": path }).to_string());
+        assert_eq!(
+            v["sha256"],
+            format!("{:x}", Sha256::digest(&bytes)),
+            "{}",
+            path.display()
+        );
+        assert_eq!(v["encoded_bytes"], bytes.len());
+        let mut reader = opguard_trace::TraceReader::open(path).unwrap();
+        let mut n = 0u64;
+        while reader.next_event().unwrap().is_some() {
+            n += 1;
+        }
+        assert_eq!(v["events"], n);
+        assert!(v["counts"].is_array() && v["metadata_keys"].is_array());
+    }
+}
+
+#[test]
+fn trace_errors_keep_the_readers_code_and_position() {
+    let e = err(
+        opguard_trace_info,
+        r#"{"path": "/nonexistent/opguard/t.json"}"#,
+    );
+    assert_eq!(e["code"], "trace.io");
+    assert_eq!(e["input"], "/nonexistent/opguard/t.json");
+    let e = err(
+        opguard_trace_info,
+        r#"{"text": "{\"traceEvents\": [{\"ph\": \"X\""}"#,
+    );
+    assert_eq!(e["code"], "trace.json_truncated", "{e}");
+    assert!(e["byte_offset"].is_u64(), "{e}");
+    let e = err(
+        opguard_trace_info,
+        r#"{"text": "{\"traceEvents\": [{\"ts\": NaN}]}"}"#,
+    );
+    assert_eq!(e["code"], "trace.non_finite_number", "{e}");
+    let big = String::from_utf8(kineto_trace()).unwrap();
+    let e = err(
+        opguard_trace_info,
+        &json!({ "text": big, "reader": { "max_decoded_bytes": 100 } }).to_string(),
+    );
+    assert_eq!(e["code"], "trace.limit_exceeded", "{e}");
+    let e = err(opguard_trace_info, r#"{"text": "[]", "path": "x"}"#);
+    assert_eq!(e["code"], "capi.invalid_request");
+    let e = err(opguard_trace_info, r#"{}"#);
+    assert_eq!(e["code"], "capi.invalid_request");
+    let e = err(
+        opguard_trace_info,
+        r#"{"text": "[]", "reader": {"max_bytes": 1}}"#,
+    );
+    assert_eq!(e["code"], "capi.invalid_request");
+}
+
+#[test]
+fn launch_regions_are_the_library_answer() {
+    use opguard_trace::analysis::{aggregate, launch_region};
+    use opguard_trace::model::{ArtifactSpec, ModelOptions, TraceModel};
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.json");
+    std::fs::write(&path, kineto_trace()).unwrap();
+    let v = ok(
+        opguard_trace_launch_regions,
+        &json!({ "artifacts": [{ "path": path, "stage": "decode", "role": "inference_profile" }],
+                 "top": 3 })
+        .to_string(),
+    );
+    let model = TraceModel::read(
+        &path,
+        ArtifactSpec::new()
+            .stage("decode")
+            .role("inference_profile"),
+        &ModelOptions::launches_only(),
+    )
+    .unwrap();
+    let region = launch_region(&model, 3);
+    assert_eq!(v["regions"][0], serde_json::to_value(&region).unwrap());
+    assert_eq!(
+        v["aggregate"],
+        serde_json::to_value(aggregate(&[region])).unwrap()
+    );
+    let r = &v["regions"][0];
+    assert_eq!(r["kernel_count"], 2);
+    assert_eq!(r["correlated_kernel_count"], 2);
+    assert_eq!(r["direct_launch_count"], 2);
+    assert_eq!(r["stage"], "decode");
+}
+
+#[test]
+fn launch_regions_keep_artifacts_apart_and_honour_the_provider() {
+    let text = String::from_utf8(kineto_trace()).unwrap();
+    let v = ok(
+        opguard_trace_launch_regions,
+        &json!({ "artifacts": [
+            { "text": text, "stage": "prefill" },
+            { "text": text, "stage": "decode", "provider": "unknown" },
+        ] })
+        .to_string(),
+    );
+    let regions = v["regions"].as_array().unwrap();
+    assert_eq!(regions.len(), 2);
+    assert_eq!(regions[0]["correlated_kernel_count"], 2);
+    // An unknown provider has no correlation namespace: ids are present, nothing is proven.
+    assert_eq!(regions[1]["correlated_kernel_count"], 0);
+    assert_eq!(regions[1]["coverage"]["correlation_ids_present"], true);
+    assert_eq!(
+        regions[1]["coverage"]["host_to_device_correlation_proven"],
+        false
+    );
+    assert_eq!(v["aggregate"]["region_count"], 2);
+    assert_eq!(v["aggregate"]["kernel_count"], 4);
+    assert!(v["aggregate"].get("region_start_ns").is_none());
+
+    let e = err(
+        opguard_trace_launch_regions,
+        r#"{"artifacts": [{"text": "[]", "provider": "nvidia"}]}"#,
+    );
+    assert_eq!(e["code"], "capi.invalid_request");
+    assert!(
+        e["message"].as_str().unwrap().contains("kineto_cuda"),
+        "{e}"
+    );
+    let e = err(opguard_trace_launch_regions, r#"{"artifacts": []}"#);
+    assert_eq!(e["code"], "capi.invalid_request");
+    let e = err(
+        opguard_trace_launch_regions,
+        r#"{"artifacts": [{"text": "[]"}, {"text": "{"}]}"#,
+    );
+    assert_eq!(e["input"], "artifacts[1]", "{e}");
+    assert!(e["code"].as_str().unwrap().starts_with("trace."), "{e}");
+}
+
+// ---- census ---------------------------------------------------------------
+
+fn census_file(name: &str) -> String {
+    fixtures().join("census").join(name).display().to_string()
+}
+
+fn census_text(name: &str) -> String {
+    std::fs::read_to_string(census_file(name)).unwrap()
+}
+
+#[test]
+fn census_inline_and_by_path_agree_with_the_library() {
+    use opguard_census::{Capture, Census, DeclaredHostResolutions, FamilyTable};
+    let name = "prefix_traps.capture.json";
+    let families = "seed004_families.json";
+    let by_path = ok(
+        opguard_census,
+        &json!({ "capture_path": census_file(name), "families_path": census_file(families) })
+            .to_string(),
+    );
+    let inline = ok(
+        opguard_census,
+        &format!(
+            r#"{{"capture": {}, "families": {}}}"#,
+            census_text(name),
+            census_text(families)
+        ),
+    );
+    assert_eq!(by_path, inline);
+    let capture = Capture::from_path(census_file(name)).unwrap();
+    let table = FamilyTable::from_path(census_file(families)).unwrap();
+    let census = Census::compute(&capture, &table);
+    assert_eq!(by_path["census"], serde_json::to_value(&census).unwrap());
+    assert_eq!(by_path["host_resolution_diff"], Value::Null);
+    // The fixture's own expectation: the four prefix traps are unclassified.
+    assert_eq!(
+        by_path["census"]["unclassified"]["ops"], 4,
+        "{}",
+        by_path["census"]["unclassified"]
+    );
+
+    let e = err(
+        opguard_census,
+        &json!({ "capture_path": census_file(name), "families_path": census_file(families),
+                 "require_classified": true })
+        .to_string(),
+    );
+    assert_eq!(e["code"], "census.unclassified_operators");
+    assert_eq!(e["input"], "capture");
+
+    let declared =
+        DeclaredHostResolutions::from_path(census_file("seed004_host_resolutions.declared.json"))
+            .unwrap();
+    let with_declared = ok(
+        opguard_census,
+        &json!({ "capture_path": census_file(name),
+                 "declared_host_resolutions_path": census_file("seed004_host_resolutions.declared.json") })
+        .to_string(),
+    );
+    let diff = census.host_resolution_diff(&declared);
+    assert_eq!(
+        with_declared["host_resolution_diff"],
+        serde_json::to_value(&diff).unwrap()
+    );
+    assert_eq!(with_declared["host_resolution_diff"]["matches"], false);
+    let e = err(
+        opguard_census,
+        &json!({ "capture_path": census_file(name),
+                 "declared_host_resolutions_path": census_file("seed004_host_resolutions.declared.json"),
+                 "require_host_resolutions": true })
+        .to_string(),
+    );
+    assert_eq!(e["code"], "census.host_resolutions_differ");
+}
+
+#[test]
+fn census_refusals_pass_through_with_their_codes() {
+    for name in [
+        "width1_claims_symbol.capture.json",
+        "width1_numeric_axis.capture.json",
+    ] {
+        let e = err(
+            opguard_census,
+            &json!({ "capture_path": census_file(name) }).to_string(),
+        );
+        assert_eq!(e["code"], "census.step_axis_not_symbolic", "{name}: {e}");
+        let e = err(
+            opguard_census,
+            &format!(r#"{{"capture": {}}}"#, census_text(name)),
+        );
+        assert_eq!(e["code"], "census.step_axis_not_symbolic", "{name}: {e}");
+    }
+    // The inline capture reaches the census parser byte for byte: its
+    // duplicate key is seen, not silently collapsed by the request parser.
+    let dup = r#"{"capture": {"format": "opguard.census/capture-v1", "label": "a", "label": "b",
+        "step_axis": "s0", "step_hint": 2, "ops": [], "guards": [], "replacements": {},
+        "host_resolutions": []}}"#;
+    let e = err(opguard_census, dup);
+    assert_eq!(e["code"], "census.duplicate_key", "{e}");
+    let e = err(opguard_census, r#"{"capture": {}, "capture_path": "x"}"#);
+    assert_eq!(e["code"], "capi.invalid_request");
+    let e = err(opguard_census, r#"{"capture_path": "/nonexistent/c.json"}"#);
+    assert_eq!(e["code"], "census.io");
+    let e = err(
+        opguard_census,
+        r#"{"capture": {"format": "x"}, "require_host_resolutions": true}"#,
+    );
+    assert_eq!(e["code"], "capi.invalid_request");
+}
+
+#[test]
+fn width_comparison_is_the_library_answer() {
+    use opguard_census::{Capture, WidthComparison};
+    let (w2, w8) = ("hint_guard_w2.capture.json", "hint_guard_w8.capture.json");
+    let v = ok(
+        opguard_census_compare_widths,
+        &json!({ "first_path": census_file(w2), "second_path": census_file(w8) }).to_string(),
+    );
+    let first = Capture::from_path(census_file(w2)).unwrap();
+    let second = Capture::from_path(census_file(w8)).unwrap();
+    let cmp = WidthComparison::compare(&first, &second, None).unwrap();
+    assert_eq!(v, serde_json::to_value(&cmp).unwrap());
+    assert_eq!(v["free_symbol"], true);
+    let inline = ok(
+        opguard_census_compare_widths,
+        &format!(
+            r#"{{"first": {}, "second": {}}}"#,
+            census_text(w2),
+            census_text(w8)
+        ),
+    );
+    assert_eq!(inline, v);
+    let e = err(
+        opguard_census_compare_widths,
+        &json!({ "first_path": census_file(w2), "second_path": census_file(w2) }).to_string(),
+    );
+    assert_eq!(e["code"], "census.same_width");
+    let e = err(
+        opguard_census_compare_widths,
+        &json!({ "first_path": census_file(w2) }).to_string(),
+    );
+    assert_eq!(e["code"], "capi.invalid_request");
+    assert!(e["message"].as_str().unwrap().contains("second"), "{e}");
+}
+
+#[test]
+fn every_error_envelope_has_exactly_code_message_and_details() {
+    let v = call(opguard_kernel_canonicalize, "{");
+    let mut keys: Vec<&String> = v.as_object().unwrap().keys().collect();
+    keys.sort();
+    assert_eq!(keys, ["error", "ok"]);
+    let e = v["error"].as_object().unwrap();
+    assert!(e.contains_key("code") && e.contains_key("message"));
+    assert_eq!(e["line"], 1);
+}
+
+// ---- alignment ------------------------------------------------------------
+
+fn records() -> String {
+    fixtures()
+        .join("align/two_runs.records.jsonl")
+        .display()
+        .to_string()
+}
+
+#[test]
+fn export_and_apply_are_the_library_answers() {
+    let dir = tempfile::tempdir().unwrap();
+    let view = dir.path().join("view.json");
+    let request = json!({ "records": records(), "output": view }).to_string();
+    let summary = ok(opguard_export_build, &request);
+    let library_view = dir.path().join("library-view.json");
+    let library = opguard_align::export_records(records().as_ref(), &library_view).unwrap();
+    let mut library = serde_json::to_value(&library).unwrap();
+    library["output"] = json!(view);
+    assert_eq!(summary, library);
+    assert_eq!(summary["pairs"], 4);
+    assert_eq!(summary["verdict"], "not_evaluated");
+    assert_eq!(
+        std::fs::read(&view).unwrap(),
+        std::fs::read(&library_view).unwrap()
+    );
+
+    // Outputs are never overwritten.
+    let e = err(opguard_export_build, &request);
+    assert_eq!(e["code"], "align.output_exists", "{e}");
+
+    let sha = summary["output_sha256"].as_str().unwrap();
+    let map = dir.path().join("map.json");
+    std::fs::write(
+        &map,
+        json!({ "version": 1, "artifact_sha256": sha, "reviews": [] }).to_string(),
+    )
+    .unwrap();
+    let reviewed = dir.path().join("reviewed.json");
+    let response = ok(
+        opguard_alignment_map_apply,
+        &json!({ "protocol_version": 1, "artifact": view, "alignment_map": map,
+                 "output": reviewed })
+        .to_string(),
+    );
+    let library_out = dir.path().join("library-reviewed.json");
+    let library = opguard_align::apply(&view, &map, &library_out).unwrap();
+    let mut library = serde_json::to_value(&library).unwrap();
+    library["output"] = json!(reviewed);
+    assert_eq!(response, library);
+    assert_eq!(response["verdict"], "not_evaluated");
+    assert_eq!(
+        std::fs::read(&reviewed).unwrap(),
+        std::fs::read(&library_out).unwrap()
+    );
+}
+
+#[test]
+fn alignment_refusals_keep_their_codes_and_write_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let view = dir.path().join("view.json");
+    ok(
+        opguard_export_build,
+        &json!({ "records": records(), "output": view }).to_string(),
+    );
+    let map = dir.path().join("map.json");
+    std::fs::write(
+        &map,
+        json!({ "version": 1, "artifact_sha256": "0".repeat(64), "reviews": [] }).to_string(),
+    )
+    .unwrap();
+    let out = dir.path().join("out.json");
+    let apply = |extra: Value| {
+        let mut r = json!({ "protocol_version": 1, "artifact": view, "alignment_map": map,
+                            "output": out });
+        for (k, v) in extra.as_object().unwrap() {
+            r[k] = v.clone();
+        }
+        err(opguard_alignment_map_apply, &r.to_string())
+    };
+    assert_eq!(apply(json!({}))["code"], "align.stale_artifact_hash");
+    assert_eq!(
+        apply(json!({ "protocol_version": 2 }))["code"],
+        "align.unsupported_protocol_version"
+    );
+    assert_eq!(apply(json!({ "extra": 1 }))["code"], "capi.invalid_request");
+    assert!(!out.exists(), "a refused apply wrote its output");
+    let e = err(opguard_alignment_map_apply, r#"{"artifact": "a"}"#);
+    assert_eq!(e["code"], "capi.invalid_request", "{e}");
+
+    let e = err(
+        opguard_export_build,
+        &json!({ "from_profile": [{ "path": "/nonexistent/a.json" }, { "path": "/nonexistent/b.json" }],
+                 "output": dir.path().join("v2.json") })
+        .to_string(),
+    );
+    assert!(
+        e["code"] == "trace.io" || e["code"] == "align.io",
+        "a missing trace is an I/O error: {e}"
+    );
+    let e = err(
+        opguard_export_build,
+        r#"{"output": "x.json", "record": "r"}"#,
+    );
+    assert_eq!(e["code"], "capi.invalid_request");
+}
+
+// ---- scaling --------------------------------------------------------------
+
+fn seed003(name: &str) -> std::path::PathBuf {
+    fixtures().join("scaling/seed003").join(name)
+}
+
+#[test]
+fn scaling_runs_the_fixture_cases() {
+    let cases: Value = serde_json::from_str(
+        &std::fs::read_to_string(fixtures().join("scaling/cases.json")).unwrap(),
+    )
+    .unwrap();
+    let cases = cases["cases"].as_array().unwrap();
+    assert!(cases.len() >= 5);
+    for case in cases {
+        let id = case["id"].as_str().unwrap();
+        let mut request = json!({
+            "trials_path": fixtures().join("scaling").join(case["trials"].as_str().unwrap())
+        });
+        if let Some(metric) = case["metric"].as_str() {
+            request["metric"] = json!(metric);
+        }
+        let reply = call(opguard_scaling_correlate, &request.to_string());
+        if let Some(code) = case["expect"]["error"].as_str() {
+            assert_eq!(
+                reply["error"]["code"],
+                format!("scaling.{code}"),
+                "{id}: {reply}"
+            );
+        } else {
+            let path = fixtures()
+                .join("scaling")
+                .join(case["expect"]["report"].as_str().unwrap());
+            let want: Value =
+                serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+            assert_eq!(reply["ok"], true, "{id}: {reply}");
+            assert_eq!(reply["value"], want, "{id}");
+        }
+    }
+}
+
+#[test]
+fn scaling_inline_documents_resolve_traces_against_base() {
+    let text = std::fs::read_to_string(seed003("trials.json")).unwrap();
+    let by_path = ok(
+        opguard_scaling_correlate,
+        &json!({ "trials_path": seed003("trials.json") }).to_string(),
+    );
+    let inline = ok(
+        opguard_scaling_correlate,
+        &format!(
+            r#"{{"trials": {text}, "base": {}}}"#,
+            json!(seed003("").display().to_string())
+        ),
+    );
+    assert_eq!(inline, by_path);
+    assert_eq!(by_path["hotspots"][0]["name"], "reverse_scan");
+    let e = err(
+        opguard_scaling_correlate,
+        &format!(r#"{{"trials": {text}, "metric": "wall_ns"}}"#),
+    );
+    assert_eq!(e["code"], "scaling.unknown_metric");
+    let e = err(
+        opguard_scaling_correlate,
+        &json!({ "trials_path": seed003("trials.json"), "base": "/" }).to_string(),
+    );
+    assert_eq!(e["code"], "capi.invalid_request");
+    // Without `base`, relative trace paths resolve against the working directory.
+    let e = err(
+        opguard_scaling_correlate,
+        &format!(r#"{{"trials": {text}}}"#),
+    );
+    assert_eq!(e["code"], "scaling.trace_unreadable", "{e}");
+    assert_eq!(e["trace_code"], "io");
+}

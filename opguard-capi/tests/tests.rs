@@ -1,0 +1,3 @@
+//! Integration tests of the C ABI: one binary.
+
+mod suite;
