@@ -5,12 +5,12 @@
 //! Peer: `benches/peers/run_kernel_name_reference.sh` (the same rules in Python).
 
 use std::hint::black_box;
-use std::io::Read;
 use std::path::PathBuf;
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use opguard_kernel_name::{canonicalize, matches, short_name, Canonical};
+use opguard_trace::TraceReader;
 
 /// Categories whose event names are kernel or memory-operation symbols.
 const CATEGORIES: &[&str] = &[
@@ -21,24 +21,7 @@ const CATEGORIES: &[&str] = &[
     "cuda_profiler_range",
 ];
 
-#[derive(serde::Deserialize)]
-struct Event {
-    #[serde(default)]
-    cat: Option<serde_json::Value>,
-    #[serde(default)]
-    name: Option<serde_json::Value>,
-}
-
-#[derive(serde::Deserialize)]
-#[serde(untagged)]
-enum Doc {
-    Object {
-        #[serde(rename = "traceEvents", default)]
-        trace_events: Vec<Event>,
-    },
-    Array(Vec<Event>),
-}
-
+/// Distinct names of kernel/memory events, read with opguard-trace's streaming reader.
 fn real_names() -> Vec<String> {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/data/traces/hta");
     let mut paths: Vec<PathBuf> = match std::fs::read_dir(&dir) {
@@ -52,36 +35,26 @@ fn real_names() -> Vec<String> {
     let mut seen = std::collections::HashSet::new();
     let mut names = Vec::new();
     for path in paths {
-        let Ok(raw) = std::fs::read(&path) else {
-            continue;
-        };
-        let mut bytes = Vec::new();
-        if raw.starts_with(&[0x1f, 0x8b]) {
-            if flate2::read::MultiGzDecoder::new(&raw[..])
-                .read_to_end(&mut bytes)
-                .is_err()
-            {
-                continue;
-            }
-        } else {
-            bytes = raw;
-        }
-        let text = String::from_utf8_lossy(&bytes);
-        let Ok(doc) = serde_json::from_str::<Doc>(&text) else {
-            continue;
-        };
-        let (Doc::Object {
-            trace_events: events,
-        }
-        | Doc::Array(events)) = doc;
-        for e in events {
-            if let (Some(serde_json::Value::String(cat)), Some(serde_json::Value::String(name))) =
-                (e.cat, e.name)
-            {
-                if CATEGORIES.contains(&cat.as_str()) && seen.insert(name.clone()) {
-                    names.push(name);
+        let read = std::fs::File::open(&path)
+            .map_err(|e| e.to_string())
+            .and_then(|file| {
+                let mut reader =
+                    TraceReader::new(std::io::BufReader::new(file)).map_err(|e| e.to_string())?;
+                while let Some(event) = reader.next_event().map_err(|e| e.to_string())? {
+                    let is_kernel = event
+                        .cat()
+                        .is_some_and(|c| CATEGORIES.iter().any(|k| c.eq_str(k)));
+                    if let (true, Some(name)) = (is_kernel, event.name()) {
+                        let name = name.as_cow().into_owned();
+                        if seen.insert(name.clone()) {
+                            names.push(name);
+                        }
+                    }
                 }
-            }
+                Ok(())
+            });
+        if let Err(err) = read {
+            eprintln!("kernel_name bench: skipped {}: {err}", path.display());
         }
     }
     names
