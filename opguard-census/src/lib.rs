@@ -64,10 +64,11 @@
 //! does **not** cover scalar arguments, dtypes, strides, guards, replacements or host
 //! resolutions. A value-level difference (one capture calls `scalar_tensor` where
 //! the other calls `lift_fresh_copy`) is found with [`Census::distinct_ops`] or
-//! [`WidthComparison::control_distinct_ops_differences`]. When two symbols make their
-//! first appearance inside the same non-linear expression, their numbering follows
-//! the text, whose order sympy derives from the names; that can only make equal
-//! structures digest differently (a false "not free"), never the reverse.
+//! [`WidthComparison::control_distinct_ops_differences`]. Where sympy's printing
+//! order depends on symbol names — two symbols making their first appearance in the
+//! same expression, or the arguments of a non-linear expression (`Max(s1, s0)`),
+//! kept as written — equal structures can digest differently (a false "not free");
+//! a different structure never digests equal.
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
