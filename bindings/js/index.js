@@ -1,0 +1,244 @@
+'use strict';
+/**
+ * Node bindings for opguard's C ABI, through koffi.
+ *
+ * The shared library is found through $OPGUARD_LIB or the workspace's
+ * target/{release,debug} ($CARGO_TARGET_DIR first) and loaded on first use.
+ * Every function returns the envelope's `value` or throws the typed error of
+ * its code. Returned strings are a koffi disposable type whose dispose
+ * function is `opguard_string_free`: koffi copies the envelope into a JS
+ * string and then releases the original pointer with the library's own free
+ * function (never libc `free`).
+ */
+const fs = require('node:fs');
+const path = require('node:path');
+const koffi = require('koffi');
+
+const ABI_VERSION = 1;
+
+const JSON_ENTRY_POINTS = [
+  'opguard_kernel_canonicalize',
+  'opguard_kernel_canonicalize_batch',
+  'opguard_kernel_short_name',
+  'opguard_kernel_match_json',
+  'opguard_kernel_match_batch',
+  'opguard_trace_info',
+  'opguard_trace_launch_regions',
+  'opguard_census',
+  'opguard_census_compare_widths',
+  'opguard_export_build',
+  'opguard_alignment_map_apply',
+  'opguard_scaling_correlate',
+];
+
+// ---- errors ----------------------------------------------------------------
+
+/** An error envelope: `code`, `message` and the envelope's other fields in `details`. */
+class OpguardError extends Error {
+  constructor(code, message, details = {}) {
+    super(`${code}: ${message}`);
+    this.name = new.target.name;
+    this.code = code;
+    this.details = details;
+    this.rawMessage = message;
+  }
+}
+/** NULL, invalid UTF-8, not JSON, or not the entry point's request (`capi.*`). */
+class RequestError extends OpguardError {}
+/** A bug in opguard (`capi.internal_panic`, `capi.internal_error`). */
+class InternalError extends OpguardError {}
+/** The trace reader refused an input (`trace.*`). */
+class TraceError extends OpguardError {}
+/** The census refused (`census.*`). */
+class CensusError extends OpguardError {}
+/** Export or alignment-map apply refused (`align.*`). */
+class AlignError extends OpguardError {}
+/** The scaling run refused (`scaling.*`). */
+class ScalingError extends OpguardError {}
+/** The shared library could not be found or loaded, or its ABI differs. */
+class LibraryNotFoundError extends Error {}
+
+const BY_PREFIX = {
+  capi: RequestError, trace: TraceError, census: CensusError, align: AlignError,
+  scaling: ScalingError,
+};
+
+function errorFromEnvelope(error = {}) {
+  const { code = 'capi.internal_error', message = '', ...details } = error;
+  const Cls = code === 'capi.internal_panic' || code === 'capi.internal_error'
+    ? InternalError
+    : BY_PREFIX[code.split('.')[0]] || OpguardError;
+  return new Cls(code, message, details);
+}
+
+// ---- loading ---------------------------------------------------------------
+
+function libName() {
+  if (process.platform === 'darwin') return 'libopguard_capi.dylib';
+  if (process.platform === 'win32') return 'opguard_capi.dll';
+  return 'libopguard_capi.so';
+}
+
+/** Where the library is looked for, in order. */
+function candidates() {
+  if (process.env.OPGUARD_LIB) return [process.env.OPGUARD_LIB];
+  const roots = [];
+  if (process.env.CARGO_TARGET_DIR) roots.push(process.env.CARGO_TARGET_DIR);
+  let dir = __dirname;
+  for (;;) {
+    if (fs.existsSync(path.join(dir, 'Cargo.toml')) && fs.existsSync(path.join(dir, 'opguard-capi'))) {
+      roots.push(path.join(dir, 'target'));
+      break;
+    }
+    const parent = path.dirname(dir);
+    if (parent === dir) break;
+    dir = parent;
+  }
+  return roots.flatMap((root) => ['release', 'debug'].map((p) => path.join(root, p, libName())));
+}
+
+let native = null;
+let freed = 0;
+
+function load(file) {
+  let handle;
+  try {
+    handle = koffi.load(file);
+  } catch (e) {
+    throw new LibraryNotFoundError(`cannot load ${file}: ${e.message}`);
+  }
+  const abiVersion = handle.func('uint32_t opguard_abi_version(void)')();
+  if (abiVersion !== ABI_VERSION) {
+    throw new LibraryNotFoundError(`${file} has ABI version ${abiVersion}; this package needs ${ABI_VERSION}`);
+  }
+  const stringFree = handle.func('void opguard_string_free(void *s)');
+  const OwnedStr = koffi.disposable('OpguardOwnedStr', 'str', (ptr) => {
+    freed += 1;
+    stringFree(ptr);
+  });
+  const entries = {};
+  for (const name of JSON_ENTRY_POINTS) {
+    entries[name] = handle.func(name, OwnedStr, ['str']);
+  }
+  return {
+    path: file,
+    abiVersion,
+    version: handle.func('const char *opguard_version(void)')(), // static: not freed
+    statusName: handle.func('const char *opguard_status_name(int status)'), // static
+    kernelMatch: handle.func('int opguard_kernel_match(const char *want, const char *got)'),
+    entries,
+  };
+}
+
+function library() {
+  if (native === null) {
+    const tried = [];
+    for (const file of candidates()) {
+      if (fs.existsSync(file)) {
+        native = load(file);
+        break;
+      }
+      tried.push(file);
+    }
+    if (native === null) {
+      throw new LibraryNotFoundError(
+        'opguard shared library not found; build it with `cargo build --release -p opguard-capi` '
+        + `or set OPGUARD_LIB. Tried: ${tried.join(', ')}`);
+    }
+  }
+  return native;
+}
+
+// ---- calls -----------------------------------------------------------------
+
+/** Calls any JSON entry point by its C symbol with an object (or JSON text). */
+function call(entryPoint, request) {
+  const fn = library().entries[entryPoint];
+  if (!fn) throw new TypeError(`no JSON entry point ${entryPoint}`);
+  const text = typeof request === 'string' ? request : JSON.stringify(request);
+  if (text.includes('\0')) {
+    // A NUL would silently cut the C string; JSON text never holds one.
+    throw new RequestError('capi.invalid_json', 'request holds a NUL character; JSON escapes it as \\u0000');
+  }
+  const envelope = JSON.parse(fn(text));
+  if (envelope.ok === true) return envelope.value;
+  throw errorFromEnvelope(envelope.error);
+}
+
+const dropUndefined = (o) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
+
+/** `name` for an inline document (an object), `name_path` for a path. */
+function doc(name, value) {
+  if (value === undefined || value === null) return {};
+  if (typeof value === 'object') return { [name]: value };
+  return { [`${name}_path`]: String(value) };
+}
+
+const api = {
+  version: () => library().version,
+  abiVersion: () => library().abiVersion,
+  libraryPath: () => library().path,
+  call,
+
+  kernelCanonicalize: (symbol) => call('opguard_kernel_canonicalize', { symbol }),
+  kernelCanonicalizeBatch: (symbols) => call('opguard_kernel_canonicalize_batch', { symbols: [...symbols] }),
+  kernelShortName: (symbol) => call('opguard_kernel_short_name', { symbol }).short_name,
+  kernelVerdict: (want, got) => call('opguard_kernel_match_json', { want, got }),
+  /** The direct call: no JSON. */
+  kernelMatch(want, got) {
+    if (want.includes('\0') || got.includes('\0')) {
+      // The direct call takes C strings; the JSON call carries U+0000 exactly.
+      return api.kernelVerdict(want, got).is_match;
+    }
+    const lib = library();
+    const r = lib.kernelMatch(want, got);
+    if (r < 0) {
+      const code = lib.statusName(r) || `status ${r}`;
+      const Cls = code === 'capi.internal_panic' ? InternalError : RequestError;
+      throw new Cls(code, `opguard_kernel_match returned ${r}`);
+    }
+    return r === 1;
+  },
+  kernelMatchBatch: (pairs) => call('opguard_kernel_match_batch', { pairs: [...pairs].map(([w, g]) => [w, g]) }),
+
+  traceInfo: (file, { text, reader } = {}) => call('opguard_trace_info',
+    dropUndefined({ path: file === undefined || file === null ? undefined : String(file), text, reader })),
+  traceLaunchRegions: (artifacts, { top, reader } = {}) => call('opguard_trace_launch_regions',
+    dropUndefined({ artifacts: artifacts.map((a) => (typeof a === 'object' ? a : { path: String(a) })), top, reader })),
+
+  census: (capture, { families, declaredHostResolutions, requireClassified, requireHostResolutions } = {}) =>
+    call('opguard_census', {
+      ...doc('capture', capture),
+      ...doc('families', families),
+      ...doc('declared_host_resolutions', declaredHostResolutions),
+      ...(requireClassified ? { require_classified: true } : {}),
+      ...(requireHostResolutions ? { require_host_resolutions: true } : {}),
+    }),
+  censusCompareWidths: (first, second, control) => call('opguard_census_compare_widths', {
+    ...doc('first', first), ...doc('second', second), ...doc('control', control),
+  }),
+
+  exportBuild: (output, { records, fromProfile } = {}) => call('opguard_export_build', dropUndefined({
+    output: String(output),
+    records: records === undefined ? undefined : String(records),
+    from_profile: fromProfile === undefined ? undefined
+      : fromProfile.map((p) => (typeof p === 'object' ? p : { path: String(p) })),
+  })),
+  alignmentMapApply: (artifact, alignmentMap, output) => call('opguard_alignment_map_apply', {
+    protocol_version: 1, artifact: String(artifact), alignment_map: String(alignmentMap), output: String(output),
+  }),
+  scalingCorrelate: (trials, { base, metric, reader } = {}) => call('opguard_scaling_correlate', {
+    ...doc('trials', trials),
+    ...dropUndefined({ base: base === undefined ? undefined : String(base), metric, reader }),
+  }),
+
+  /** How many returned strings were released through opguard_string_free. */
+  freedCount: () => freed,
+  /** Loads a library file without caching it (for tests). */
+  loadLibrary: load,
+
+  OpguardError, RequestError, InternalError, TraceError, CensusError, AlignError, ScalingError,
+  LibraryNotFoundError, JSON_ENTRY_POINTS, ABI_VERSION,
+};
+
+module.exports = api;

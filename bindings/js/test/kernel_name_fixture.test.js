@@ -1,0 +1,53 @@
+'use strict';
+// fixtures/kernel-name/kernel_symbols.json through the binding, one test per case.
+const assert = require('node:assert/strict');
+const path = require('node:path');
+const { test } = require('node:test');
+const opguard = require('..');
+const { FIXTURES, loadJson, caseTests } = require('./support');
+
+const FILE = 'kernel_symbols.json';
+const FIXTURE = loadJson(path.join(FIXTURES, 'kernel-name', FILE));
+
+// Known failures by case id -> reason. Never edit the fixture to make a case pass.
+const KNOWN_FAILURES = new Map();
+
+const SYMBOL_FIELDS = ['base', 'qualification', 'template', 'annotation', 'memory_op', 'mangling',
+  'degenerate', 'truncated', 'short_name', 'identity'];
+
+caseTests(FILE, FIXTURE.symbol_cases, KNOWN_FAILURES, (c) => {
+  const got = opguard.kernelCanonicalize(c.symbol);
+  for (const field of SYMBOL_FIELDS) {
+    assert.deepStrictEqual(got[field], c.expected[field], field);
+  }
+  if (c.demangled !== null) assert.equal(got.demangled, c.demangled);
+  assert.equal(opguard.kernelShortName(c.symbol), c.expected.short_name);
+});
+
+caseTests(FILE, FIXTURE.verdict_cases, KNOWN_FAILURES, (c) => {
+  const v = opguard.kernelVerdict(c.want, c.got);
+  assert.deepStrictEqual([v.is_match, v.reason, v.basis],
+    [c.expected.is_match, c.expected.reason, c.expected.basis]);
+  assert.deepStrictEqual(opguard.kernelVerdict(c.got, c.want), v, 'the matcher is symmetric');
+  assert.equal(opguard.kernelMatch(c.want, c.got), c.expected.is_match);
+  assert.equal(opguard.kernelMatch(c.got, c.want), c.expected.is_match);
+});
+
+test('kernel_symbols.json declares its counts and unique ids', () => {
+  assert.equal(FIXTURE.schema, 'opguard.kernel-name.fixture');
+  assert.equal(FIXTURE.symbol_case_count, FIXTURE.symbol_cases.length);
+  assert.equal(FIXTURE.verdict_case_count, FIXTURE.verdict_cases.length);
+  const ids = [...FIXTURE.symbol_cases, ...FIXTURE.verdict_cases].map((c) => c.id);
+  assert.equal(new Set(ids).size, ids.length);
+  for (const id of KNOWN_FAILURES.keys()) assert.ok(ids.includes(id), `known failure ${id} names no case`);
+});
+
+test('batch calls agree with single calls', () => {
+  const symbols = FIXTURE.symbol_cases.map((c) => c.symbol);
+  assert.deepStrictEqual(opguard.kernelCanonicalizeBatch(symbols),
+    symbols.map((s) => opguard.kernelCanonicalize(s)));
+  const pairs = FIXTURE.verdict_cases.map((c) => [c.want, c.got]);
+  const verdicts = opguard.kernelMatchBatch(pairs);
+  assert.deepStrictEqual(verdicts, pairs.map(([w, g]) => opguard.kernelVerdict(w, g)));
+  assert.deepStrictEqual(verdicts.map((v) => v.is_match), FIXTURE.verdict_cases.map((c) => c.expected.is_match));
+});

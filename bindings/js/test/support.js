@@ -1,0 +1,36 @@
+'use strict';
+const fs = require('node:fs');
+const path = require('node:path');
+const { test } = require('node:test');
+
+const ROOT = path.resolve(__dirname, '..', '..', '..');
+const FIXTURES = path.join(ROOT, 'fixtures');
+
+const loadJson = (file) => JSON.parse(fs.readFileSync(file, 'utf8'));
+
+/**
+ * One named test per case, `<file>::<id>`. A case in `knownFailures`
+ * (id -> reason) must still fail: it is reported as a known failure while it
+ * does, and fails the run as soon as it passes (remove it from the list then).
+ */
+function caseTests(fileLabel, cases, knownFailures, run) {
+  for (const c of cases) {
+    const name = `${fileLabel}::${c.id}`;
+    if (knownFailures.has(c.id)) {
+      test(`${name} (known failure: ${knownFailures.get(c.id)})`, async () => {
+        let passed = false;
+        try {
+          await run(c);
+          passed = true;
+        } catch {
+          // expected
+        }
+        if (passed) throw new Error(`${name} is listed as a known failure but passes`);
+      });
+    } else {
+      test(name, () => run(c));
+    }
+  }
+}
+
+module.exports = { ROOT, FIXTURES, loadJson, caseTests };

@@ -1,0 +1,180 @@
+"""Python bindings for opguard's C ABI (ctypes; no compiler needed).
+
+The shared library is found through ``$OPGUARD_LIB`` or the workspace's
+``target/{release,debug}`` (``$CARGO_TARGET_DIR`` first) and loaded on first
+use. Every function returns the envelope's ``value`` (plain ``dict``/``list``)
+or raises the typed error of its code (see ``opguard.errors``); every string
+the library returns is released with ``opguard_string_free``.
+
+>>> import opguard
+>>> opguard.kernel_short_name("void (anonymous namespace)::clamp_position_kernel<long>(long*)")
+'clamp_position_kernel'
+>>> opguard.kernel_match("clamp_position_kernel", "void elementwise_kernel_with_index<int>(int)")
+False
+"""
+
+from . import _native
+from .errors import (AlignError, CensusError, InternalError, LibraryNotFoundError,
+                     OpguardError, RequestError, ScalingError, TraceError)
+
+__all__ = [
+    "AlignError", "CensusError", "InternalError", "LibraryNotFoundError", "OpguardError",
+    "RequestError", "ScalingError", "TraceError",
+    "version", "abi_version", "library_path", "call",
+    "kernel_canonicalize", "kernel_canonicalize_batch", "kernel_short_name", "kernel_match",
+    "kernel_verdict", "kernel_match_batch",
+    "trace_info", "trace_launch_regions", "census", "census_compare_widths",
+    "export_build", "alignment_map_apply", "scaling_correlate",
+]
+
+
+def _lib():
+    return _native.library()
+
+
+def version():
+    """The library's version (its Cargo.toml version)."""
+    return _lib().version
+
+
+def abi_version():
+    """The library's ABI version (checked at load: this package needs 1)."""
+    return _lib().abi_version
+
+
+def library_path():
+    """The path of the loaded shared library."""
+    return _lib().path
+
+
+def call(entry_point, request):
+    """Calls any JSON entry point by its C symbol with a dict (or JSON text)."""
+    return _lib().call(entry_point, request)
+
+
+def _drop_none(**fields):
+    return {k: v for k, v in fields.items() if v is not None}
+
+
+# ---- kernel names ----------------------------------------------------------
+
+def kernel_canonicalize(symbol):
+    """The canonical form of a kernel symbol (the parity fixture's fields)."""
+    return call("opguard_kernel_canonicalize", {"symbol": symbol})
+
+
+def kernel_canonicalize_batch(symbols):
+    """Canonical forms of many symbols in one call, in order."""
+    return call("opguard_kernel_canonicalize_batch", {"symbols": list(symbols)})
+
+
+def kernel_short_name(symbol):
+    """The display name used in profile tables."""
+    return call("opguard_kernel_short_name", {"symbol": symbol})["short_name"]
+
+
+def kernel_verdict(want, got):
+    """``{"is_match", "reason", "basis"}`` for two symbols."""
+    return call("opguard_kernel_match_json", {"want": want, "got": got})
+
+
+def kernel_match(want, got):
+    """Whether two symbols name the same kernel (the direct call: no JSON)."""
+    if "\0" in want or "\0" in got:
+        # The direct call takes C strings; the JSON call carries U+0000 exactly.
+        return kernel_verdict(want, got)["is_match"]
+    lib = _lib()
+    try:
+        w, g = want.encode("utf-8"), got.encode("utf-8")
+    except UnicodeEncodeError as e:
+        raise RequestError("capi.invalid_utf8", f"argument is not encodable as UTF-8: {e}") from e
+    r = lib.kernel_match(w, g)
+    if r < 0:
+        name = lib.status_name(r)
+        code = name.decode("utf-8") if name else f"status {r}"
+        raise (InternalError if code == "capi.internal_panic" else RequestError)(
+            code, f"opguard_kernel_match returned {r}")
+    return r == 1
+
+
+def kernel_match_batch(pairs):
+    """Verdicts for many ``(want, got)`` pairs in one call, in order."""
+    return call("opguard_kernel_match_batch", {"pairs": [[w, g] for w, g in pairs]})
+
+
+# ---- traces ----------------------------------------------------------------
+
+def trace_info(path=None, *, text=None, reader=None):
+    """What the reader established about a trace file (or JSON text)."""
+    return call("opguard_trace_info",
+                _drop_none(path=None if path is None else str(path), text=text, reader=reader))
+
+
+def trace_launch_regions(artifacts, *, top=None, reader=None):
+    """Launch regions, one per artifact (``{"path"|"text", "role", "stage",
+    "provider"}`` dicts, or paths), and their aggregate."""
+    arts = [a if isinstance(a, dict) else {"path": str(a)} for a in artifacts]
+    return call("opguard_trace_launch_regions", _drop_none(artifacts=arts, top=top, reader=reader))
+
+
+# ---- census ----------------------------------------------------------------
+
+def _doc(name, value):
+    """``name`` for an inline document (a dict), ``name_path`` for a path."""
+    if value is None:
+        return {}
+    if isinstance(value, dict):
+        return {name: value}
+    return {f"{name}_path": str(value)}
+
+
+def census(capture, *, families=None, declared_host_resolutions=None,
+           require_classified=False, require_host_resolutions=False):
+    """The census of one capture (a dict, or a path)."""
+    request = {}
+    request.update(_doc("capture", capture))
+    request.update(_doc("families", families))
+    request.update(_doc("declared_host_resolutions", declared_host_resolutions))
+    if require_classified:
+        request["require_classified"] = True
+    if require_host_resolutions:
+        request["require_host_resolutions"] = True
+    return call("opguard_census", request)
+
+
+def census_compare_widths(first, second, control=None):
+    """The two-width comparison of two captures (dicts or paths)."""
+    request = {}
+    request.update(_doc("first", first))
+    request.update(_doc("second", second))
+    request.update(_doc("control", control))
+    return call("opguard_census_compare_widths", request)
+
+
+# ---- alignment and scaling -------------------------------------------------
+
+def export_build(output, *, records=None, from_profile=None):
+    """Writes an ``opguard.export/v1`` view to ``output`` (which must not exist)
+    from a records file or two or more profiler traces."""
+    request = {"output": str(output)}
+    if records is not None:
+        request["records"] = str(records)
+    if from_profile is not None:
+        request["from_profile"] = [p if isinstance(p, dict) else {"path": str(p)}
+                                   for p in from_profile]
+    return call("opguard_export_build", request)
+
+
+def alignment_map_apply(artifact, alignment_map, output):
+    """Applies an alignment map to an export view, writing ``output``."""
+    return call("opguard_alignment_map_apply", {
+        "protocol_version": 1, "artifact": str(artifact),
+        "alignment_map": str(alignment_map), "output": str(output)})
+
+
+def scaling_correlate(trials, *, base=None, metric=None, reader=None):
+    """The scaling report for a trials document (a dict or a path)."""
+    request = _doc("trials", trials)
+    request.update(_drop_none(base=None if base is None else str(base), metric=metric,
+                              reader=reader))
+    return call("opguard_scaling_correlate", request)

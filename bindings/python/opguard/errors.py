@@ -1,0 +1,70 @@
+"""Typed errors for the opguard C ABI's error envelopes.
+
+Every error carries the library's stable ``code`` (``capi.invalid_request``,
+``trace.json_syntax``, ``census.step_axis_not_symbolic``, ...), its ``message``
+and any extra fields of the envelope in ``details``. The class follows the
+code's prefix, so callers can catch a family (``TraceError``) or everything
+(``OpguardError``).
+"""
+
+
+class OpguardError(Exception):
+    """An error envelope from the library: ``code``, ``message``, ``details``."""
+
+    def __init__(self, code, message, details=None):
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.message = message
+        self.details = dict(details or {})
+
+
+class RequestError(OpguardError):
+    """The request was refused before any work: NULL, invalid UTF-8, not JSON,
+    or not the entry point's request (``capi.null_argument``,
+    ``capi.invalid_utf8``, ``capi.invalid_json``, ``capi.invalid_request``)."""
+
+
+class InternalError(OpguardError):
+    """A bug in opguard (``capi.internal_panic``, ``capi.internal_error``)."""
+
+
+class TraceError(OpguardError):
+    """The trace reader refused an input (``trace.*``)."""
+
+
+class CensusError(OpguardError):
+    """The census refused an input or a demand (``census.*``)."""
+
+
+class AlignError(OpguardError):
+    """Export or alignment-map apply refused (``align.*``)."""
+
+
+class ScalingError(OpguardError):
+    """The scaling run refused (``scaling.*``)."""
+
+
+class LibraryNotFoundError(OSError):
+    """The shared library could not be found or loaded, or its ABI differs."""
+
+
+_BY_CODE = {
+    "capi.internal_panic": InternalError,
+    "capi.internal_error": InternalError,
+}
+_BY_PREFIX = {
+    "capi": RequestError,
+    "trace": TraceError,
+    "census": CensusError,
+    "align": AlignError,
+    "scaling": ScalingError,
+}
+
+
+def error_from_envelope(error):
+    """The typed exception for an envelope's ``error`` object."""
+    code = error.get("code", "capi.internal_error")
+    message = error.get("message", "")
+    details = {k: v for k, v in error.items() if k not in ("code", "message")}
+    cls = _BY_CODE.get(code) or _BY_PREFIX.get(code.split(".", 1)[0], OpguardError)
+    return cls(code, message, details)

@@ -1,0 +1,58 @@
+"""fixtures/kernel-name/kernel_symbols.json through the binding, one test per case."""
+
+import pytest
+
+import opguard
+from conftest import FIXTURES, case_params, load_json
+
+FILE = "kernel_symbols.json"
+FIXTURE = load_json(FIXTURES / "kernel-name" / FILE)
+
+# Known failures by case id -> reason. Never edit the fixture to make a case pass.
+KNOWN_FAILURES = {}
+
+SYMBOL_FIELDS = ("base", "qualification", "template", "annotation", "memory_op", "mangling",
+                 "degenerate", "truncated", "short_name", "identity")
+
+
+@pytest.mark.parametrize("case", case_params(FILE, FIXTURE["symbol_cases"], KNOWN_FAILURES))
+def test_symbol_case(case):
+    got = opguard.kernel_canonicalize(case["symbol"])
+    expected = case["expected"]
+    for field in SYMBOL_FIELDS:
+        assert got[field] == expected[field], field
+    if case["demangled"] is not None:
+        assert got["demangled"] == case["demangled"]
+    assert opguard.kernel_short_name(case["symbol"]) == expected["short_name"]
+
+
+@pytest.mark.parametrize("case", case_params(FILE, FIXTURE["verdict_cases"], KNOWN_FAILURES))
+def test_verdict_case(case):
+    want, got, expected = case["want"], case["got"], case["expected"]
+    verdict = opguard.kernel_verdict(want, got)
+    assert (verdict["is_match"], verdict["reason"], verdict["basis"]) == \
+        (expected["is_match"], expected["reason"], expected["basis"])
+    assert opguard.kernel_verdict(got, want) == verdict, "the matcher is symmetric"
+    assert opguard.kernel_match(want, got) is expected["is_match"]
+    assert opguard.kernel_match(got, want) is expected["is_match"]
+
+
+def test_fixture_declares_its_counts_and_unique_ids():
+    assert FIXTURE["schema"] == "opguard.kernel-name.fixture"
+    assert FIXTURE["schema_version"] == 1
+    assert FIXTURE["symbol_case_count"] == len(FIXTURE["symbol_cases"])
+    assert FIXTURE["verdict_case_count"] == len(FIXTURE["verdict_cases"])
+    ids = [c["id"] for c in FIXTURE["symbol_cases"] + FIXTURE["verdict_cases"]]
+    assert len(ids) == len(set(ids))
+    assert not set(KNOWN_FAILURES) - set(ids), "a known failure names no case"
+
+
+def test_batch_calls_agree_with_single_calls():
+    symbols = [c["symbol"] for c in FIXTURE["symbol_cases"]]
+    batch = opguard.kernel_canonicalize_batch(symbols)
+    assert batch == [opguard.kernel_canonicalize(s) for s in symbols]
+    pairs = [(c["want"], c["got"]) for c in FIXTURE["verdict_cases"]]
+    verdicts = opguard.kernel_match_batch(pairs)
+    assert verdicts == [opguard.kernel_verdict(w, g) for w, g in pairs]
+    assert [v["is_match"] for v in verdicts] == \
+        [c["expected"]["is_match"] for c in FIXTURE["verdict_cases"]]

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# The bindings' test: build the C library, run the C test against the shared
+# and the static library, then the Python (pytest) and Node (node --test)
+# parity runners. Needs only Rust, a C compiler (cargo's linker), Python >= 3.9
+# (3.11 in CI) and Node >= 20; the Python venv and node_modules are created
+# when missing. Every fixture case is reported by name: <file>::<id>.
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+root="$(dirname "$here")"
+cd "$root"
+
+step() { printf '\n==> %s\n' "$*"; }
+
+target="${CARGO_TARGET_DIR:-$root/target}"
+case "$(uname -s)" in
+    Darwin) shared=libopguard_capi.dylib; native_libs=(-lSystem -lc -lm) ;;
+    *) shared=libopguard_capi.so; native_libs=(-lgcc_s -lutil -lrt -lpthread -lm -ldl -lc) ;;
+esac
+
+step "cargo build --release -p opguard-capi"
+cargo build --release -p opguard-capi
+libdir="$target/release"
+export OPGUARD_LIB="$libdir/$shared"
+test -f "$OPGUARD_LIB" || { echo "error: $OPGUARD_LIB was not built" >&2; exit 1; }
+
+step "C test against the shared and the static library"
+cc="${CC:-cc}"
+cflags=(-std=c99 -Wall -Wextra -Werror -pedantic -I "$root/opguard-capi/include")
+out="$target/bindings-c"
+mkdir -p "$out"
+src="$root/opguard-capi/tests/c/opguard_test.c"
+"$cc" "${cflags[@]}" -o "$out/opguard_test_shared" "$src" -L"$libdir" -lopguard_capi -Wl,-rpath,"$libdir"
+"$cc" "${cflags[@]}" -o "$out/opguard_test_static" "$src" "$libdir/libopguard_capi.a" "${native_libs[@]}"
+for kind in shared static; do
+    scratch="$(mktemp -d)"
+    status=0
+    "$out/opguard_test_$kind" "$root/fixtures" "$scratch" >"$out/$kind.log" 2>&1 || status=$?
+    rm -rf "$scratch"
+    grep -v '^ok ' "$out/$kind.log" || true
+    echo "C test ($kind): $(grep -c '^ok ' "$out/$kind.log") checks ok, exit $status"
+    [ "$status" -eq 0 ] || { echo "error: the C test ($kind) failed; full log: $out/$kind.log" >&2; exit 1; }
+done
+
+step "Python: pytest in bindings/python"
+venv="$here/python/.venv"
+if [ ! -x "$venv/bin/python" ]; then
+    "${PYTHON:-python3}" -m venv "$venv"
+    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r "$here/python/requirements-test.txt"
+fi
+(cd "$here/python" && "$venv/bin/python" -m pytest -v -p no:cacheprovider)
+
+step "Node: npm ci and node --test in bindings/js"
+# --ignore-scripts: koffi's native module comes from its prebuilt platform
+# package in the lockfile; no install script needs to run.
+(cd "$here/js" && npm ci --ignore-scripts --no-audit --no-fund && node --test)
+
+step "bindings: all passed"
