@@ -1,7 +1,107 @@
-//! `opguard-select`: not built yet.
+//! The machine verdict that a selected Python callable is on the live path
+//! and is the innermost one that launches the profiled kernel — from the
+//! evidence in the trace alone — and a profile Top-N whose rows declare what
+//! they are.
 //!
-//! This crate is a placeholder in the opguard workspace; it exposes no API
-//! and claims no capability until its contract lands. See the workspace
-//! `DESIGN` notes in the repository README.
+//! * [`verdict_from_request_file`] reads a [`Request`] (selected
+//!   `module:attr` target, device kernel symbol, declared probe candidates,
+//!   and per capture process its trace and install log) and returns a
+//!   [`Verdict`]: `ok`, `deepest_verified`, the [`Failure`] reasons, the
+//!   counts and the per-process evidence. [`verdict`] and
+//!   [`verdict_for_models`] take a parsed request.
+//! * [`profile`] returns a [`ProfileDocument`]: the Top-N device rows by total
+//!   device time, each with its [`EntityKind`] and the evidence it rests on;
+//!   dispatcher aggregates are expanded into the kernels they launched.
+//!
+//! ```
+//! use opguard_select::{verdict_from_request_file, Failure};
+//! use opguard_trace::kineto_writer::KinetoTrace;
+//!
+//! // One server thread: an outer wrapper calls the launcher, which issues a
+//! // Triton kernel (a correlation edge and no External id).
+//! let host = (1234, 1234);
+//! let mut t = KinetoTrace::new();
+//! t.user_annotation(host, "opguard.seam::pkg.mod:outer", 0, 10_000, Some(1));
+//! t.user_annotation(host, "opguard.seam::pkg.mod:Runner.run", 1_000, 5_000, Some(2));
+//! t.launch(host, "cuLaunchKernel", 2_000, 500, 7, None)
+//!     .kernel(0, 7, "fused_moe_kernel", 6_000, 4_000);
+//! let dir = tempfile::tempdir()?;
+//! std::fs::write(dir.path().join("trace.pid-1234.json.gz"), t.to_gzip()?)?;
+//!
+//! let request = |target: &str| format!(r#"{{"protocol_version": 1,
+//!     "target": "{target}", "device_kernel": "fused_moe_kernel",
+//!     "capture_target": "{target}",
+//!     "candidates": [{{"spec": "pkg.mod:outer"}}, {{"spec": "pkg.mod:Runner.run"}}],
+//!     "processes": [{{"name": "pid-1234", "trace": "trace.pid-1234.json.gz",
+//!                     "installed": ["pkg.mod:outer", "pkg.mod:Runner.run"]}}]}}"#);
+//! let path = dir.path().join("request.json");
+//!
+//! // The launcher is certified ...
+//! std::fs::write(&path, request("pkg.mod:Runner.run"))?;
+//! let v = verdict_from_request_file(&path)?;
+//! assert!(v.ok && v.deepest_verified);
+//! assert_eq!((v.target_marker_calls, v.matched_kernel_calls), (1, 1));
+//!
+//! // ... and the outer wrapper is refused: the launcher runs nested inside it.
+//! std::fs::write(&path, request("pkg.mod:outer"))?;
+//! let v = verdict_from_request_file(&path)?;
+//! assert!(!v.ok && !v.deepest_verified);
+//! assert_eq!(v.failed, [Failure::DeeperLiveCandidate]);
+//! assert_eq!(v.deeper_live_candidates, ["pkg.mod:Runner.run"]);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! # The rules
+//!
+//! * Launch causality comes only from edges, through the trace model's
+//!   qualified joins: a device row is attributed to a marker span when its
+//!   `correlation` names exactly one host launch, or its `External id` names
+//!   a host op, whose host event sits on the marker's own thread (same
+//!   artifact, pid, tid) inside the span. The device row's own timestamps
+//!   are never used. Rows with a correlation and no External id (Triton)
+//!   are attributed by the correlation edge alone.
+//! * Only host spans (`user_annotation`, `cpu_op`) establish nesting and
+//!   calls; the device-timeline copies (`gpu_user_annotation`) are counted
+//!   and otherwise ignored. Same-name, same-thread nested copies of one
+//!   marker are one logical call (the outermost); every raw span still
+//!   counts for causality.
+//! * Deepest is settled by observed nesting: a candidate whose span sits
+//!   inside a target span and launches the kernel from there fails the
+//!   verdict. A declared depth adds a rejection (a candidate declared deeper
+//!   that launches the kernel and was never seen enclosing the target),
+//!   never a pass.
+//! * Every probe must be installed in every process ("never probed" is
+//!   `missing_candidate_markers`, apart from "probed and never observed",
+//!   `installed_but_never_live_candidates`, which is reported and does not
+//!   fail). Every capture process must pass; a process without a trace fails
+//!   with `capture_process_trace_missing`. Each trace is its own artifact,
+//!   so correlation ids of different processes never meet; inside one merged
+//!   trace a correlation naming several launches draws no edge.
+//! * A head naming no device symbol is refused at admission
+//!   ([`Error::NoDeviceSymbol`]); a kernel name without template arguments
+//!   that meets several instantiations fails with `device_kernel_ambiguous`.
+//!   Kernel names are compared with [`opguard_kernel_name::matches`].
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
+
+mod error;
+mod evaluate;
+mod profile;
+mod request;
+mod seam;
+mod verdict;
+
+pub use error::Error;
+pub use evaluate::{verdict, verdict_for_models, verdict_from_request_file};
+pub use profile::{
+    profile, profile_model, EntityKind, ExpandedAggregate, NameTime, ProfileDocument, ProfileRow,
+    RowEvidence, TraceInfo, ENTITY_KIND_CONTRACT, PROFILE_FORMAT,
+};
+pub use request::{
+    CandidateSpec, ProcessId, ProcessSpec, Refusal, Request, DEFAULT_MARKER_PREFIX,
+    PROTOCOL_VERSION,
+};
+pub use verdict::{
+    BestProcess, CandidateEvidence, Failure, MatchedKernelName, ProcessVerdict, RefusedCandidate,
+    Verdict, VERDICT_FORMAT,
+};

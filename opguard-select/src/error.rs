@@ -1,0 +1,128 @@
+//! The crate's one error type.
+
+use std::path::PathBuf;
+
+/// Why a request or a trace could not be evaluated at all.
+///
+/// A verdict that *fails* (`ok: false`) is not an error: it is a
+/// [`Verdict`](crate::Verdict) with reasons. An `Error` means there is no
+/// verdict: the request is malformed or refused at admission, or a trace that
+/// exists cannot be read. Every variant says what was read (a path), where (a
+/// JSON path such as `candidates[2].spec`) and what was expected;
+/// [`Error::code`] is a stable machine-readable string.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The request file cannot be read.
+    #[error("cannot read request {path}: {source}", path = path.display())]
+    RequestUnreadable {
+        /// The request file.
+        path: PathBuf,
+        /// The underlying error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The request is not JSON of the documented shape (syntax, a missing or
+    /// unknown field, a field of the wrong type, a key given twice).
+    #[error("request {what} is invalid at line {line}, column {column}: {message}")]
+    RequestInvalid {
+        /// What was read (the request path, or `request`).
+        what: String,
+        /// One-based line.
+        line: usize,
+        /// One-based column.
+        column: usize,
+        /// serde_json's description, which names the field.
+        message: String,
+    },
+    /// `protocol_version` is not one this crate implements.
+    #[error(
+        "request protocol_version is {found}; this crate implements protocol_version {expected}"
+    )]
+    UnsupportedProtocol {
+        /// The version found.
+        found: u64,
+        /// The version implemented.
+        expected: u64,
+    },
+    /// A callable spec is not `module:attr` (dotted Python identifiers on
+    /// both sides of exactly one colon, e.g. `pkg.mod:Runner.run`).
+    #[error("{path} is {spec:?}: {problem}; expected module:attr such as \"pkg.mod:Runner.run\"")]
+    InvalidSpec {
+        /// JSON path of the spec.
+        path: String,
+        /// The spec.
+        spec: String,
+        /// What is wrong with it.
+        problem: String,
+    },
+    /// The head names no device symbol: refused at admission, before any
+    /// trace is read.
+    #[error("device_kernel {found:?} names no device symbol ({problem}); expected a kernel symbol such as \"fused_moe_kernel\"")]
+    NoDeviceSymbol {
+        /// The value found.
+        found: String,
+        /// Why it is not a device symbol.
+        problem: String,
+    },
+    /// A field has the right type but a value the protocol does not allow
+    /// (an empty marker, two candidates with one spec or one marker, two
+    /// processes with one name, a trace path that is empty).
+    #[error("{path}: {problem}; expected {expected}")]
+    InvalidValue {
+        /// JSON path of the value.
+        path: String,
+        /// What is wrong.
+        problem: String,
+        /// What was expected.
+        expected: String,
+    },
+    /// A trace that exists could not be read (I/O failure, bad gzip, bad
+    /// JSON, a limit). A trace that does not exist is not an error: it is
+    /// the verdict failure `capture_process_trace_missing`.
+    #[error("cannot read trace {path}: {source}", path = path.display())]
+    TraceUnreadable {
+        /// The trace file.
+        path: PathBuf,
+        /// The reader's error; its own code is [`Error::trace_code`].
+        #[source]
+        source: opguard_trace::Error,
+    },
+}
+
+impl Error {
+    /// The stable code of this error (`request_invalid`, `no_device_symbol`,
+    /// `trace_unreadable`, ...). Codes never change meaning.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Error::RequestUnreadable { .. } => "request_unreadable",
+            Error::RequestInvalid { .. } => "request_invalid",
+            Error::UnsupportedProtocol { .. } => "unsupported_protocol_version",
+            Error::InvalidSpec { .. } => "invalid_spec",
+            Error::NoDeviceSymbol { .. } => "no_device_symbol",
+            Error::InvalidValue { .. } => "invalid_value",
+            Error::TraceUnreadable { .. } => "trace_unreadable",
+        }
+    }
+
+    /// For [`Error::TraceUnreadable`], the trace reader's own code
+    /// (`gzip_truncated`, `json_syntax`, `limit_exceeded`, ...).
+    pub fn trace_code(&self) -> Option<&'static str> {
+        match self {
+            Error::TraceUnreadable { source, .. } => Some(source.code()),
+            _ => None,
+        }
+    }
+
+    pub(crate) fn invalid(
+        path: impl Into<String>,
+        problem: impl Into<String>,
+        expected: impl Into<String>,
+    ) -> Self {
+        Error::InvalidValue {
+            path: path.into(),
+            problem: problem.into(),
+            expected: expected.into(),
+        }
+    }
+}

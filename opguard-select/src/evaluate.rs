@@ -1,0 +1,405 @@
+//! From a request to a verdict: admission, reading each process's trace,
+//! per-process verdicts, and the verdict over all of them.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use opguard_trace::model::{ArtifactSpec, ModelOptions, TraceModel};
+
+use crate::error::Error;
+use crate::request::{resolve, Admitted, ProcessSpec, Request};
+use crate::seam::{analyse, PidFilter};
+use crate::verdict::{
+    BestProcess, CandidateEvidence, Failure, ProcessVerdict, RefusedCandidate, Verdict,
+    VERDICT_FORMAT,
+};
+
+/// Reads a request file, admits it, reads every process's trace (paths
+/// relative to the request file) and returns the verdict.
+///
+/// An `Err` means there is no verdict: the request is unreadable, malformed
+/// or refused at admission, or a trace that exists cannot be read. A
+/// verdict that fails is `Ok` with `ok: false`.
+pub fn verdict_from_request_file(path: impl AsRef<Path>) -> Result<Verdict, Error> {
+    let path = path.as_ref();
+    let request = Request::read(path)?;
+    let base = path.parent().unwrap_or_else(|| Path::new(""));
+    verdict(request, base)
+}
+
+/// Admits a parsed request and evaluates it, resolving trace paths against
+/// `base_dir`. Nothing is read before admission succeeds.
+pub fn verdict(request: Request, base_dir: &Path) -> Result<Verdict, Error> {
+    let admitted = request.admit()?;
+    let mut cache: HashMap<PathBuf, usize> = HashMap::new();
+    let mut models: Vec<TraceModel> = Vec::new();
+    let mut slots: Vec<Option<usize>> = Vec::with_capacity(admitted.request.processes.len());
+    for p in &admitted.request.processes {
+        let Some(relative) = &p.trace else {
+            slots.push(None);
+            continue;
+        };
+        let path = resolve(base_dir, relative);
+        match std::fs::metadata(&path) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                slots.push(None);
+                continue;
+            }
+            Err(e) => {
+                return Err(Error::TraceUnreadable {
+                    path,
+                    source: opguard_trace::Error::from(e),
+                })
+            }
+            Ok(_) => {}
+        }
+        let key = path.canonicalize().unwrap_or_else(|_| path.clone());
+        if let Some(&slot) = cache.get(&key) {
+            slots.push(Some(slot));
+            continue;
+        }
+        let model = TraceModel::read(
+            &path,
+            ArtifactSpec::new()
+                .role("seam_capture")
+                .source(relative.clone()),
+            &ModelOptions::new(),
+        )
+        .map_err(|source| Error::TraceUnreadable {
+            path: path.clone(),
+            source,
+        })?;
+        models.push(model);
+        cache.insert(key, models.len() - 1);
+        slots.push(Some(models.len() - 1));
+    }
+    let traces: Vec<Option<&TraceModel>> = slots.iter().map(|s| s.map(|i| &models[i])).collect();
+    Ok(evaluate(&admitted, &traces))
+}
+
+/// Evaluates a request over traces already read: `traces[i]` is the model
+/// of `request.processes[i]`, `None` when that process left no trace.
+///
+/// For callers that read traces themselves (a benchmark, a service holding
+/// models). Admission is the same as [`verdict`].
+pub fn verdict_for_models(
+    request: Request,
+    traces: &[Option<&TraceModel>],
+) -> Result<Verdict, Error> {
+    let admitted = request.admit()?;
+    if traces.len() != admitted.request.processes.len() {
+        return Err(Error::invalid(
+            "processes",
+            format!(
+                "{} traces were given for {} processes",
+                traces.len(),
+                admitted.request.processes.len()
+            ),
+            "one trace (or None) per process, in request order",
+        ));
+    }
+    Ok(evaluate(&admitted, traces))
+}
+
+fn evaluate(admitted: &Admitted, traces: &[Option<&TraceModel>]) -> Verdict {
+    let request = &admitted.request;
+    let probes = &admitted.probes;
+    let processes: Vec<ProcessVerdict> = request
+        .processes
+        .iter()
+        .zip(traces)
+        .map(|(spec, model)| process_verdict(admitted, spec, *model))
+        .collect();
+
+    let mut failed: Vec<Failure> = Vec::new();
+    if processes.is_empty() {
+        failed.push(Failure::NoCaptureProcesses);
+    }
+    match &request.capture_target {
+        None => failed.push(Failure::CaptureTargetMissing),
+        Some(c) if c.trim() != request.target => failed.push(Failure::CaptureTargetMismatch),
+        Some(_) => {}
+    }
+    for p in &processes {
+        failed.extend(p.failed.iter().copied());
+    }
+    failed.sort_unstable();
+    failed.dedup();
+
+    let evaluated: Vec<&ProcessVerdict> = processes.iter().filter(|p| p.evaluated).collect();
+    let in_order = |keep: &dyn Fn(&str) -> bool| -> Vec<String> {
+        probes
+            .iter()
+            .filter(|p| keep(&p.spec))
+            .map(|p| p.spec.clone())
+            .collect()
+    };
+    let listed =
+        |list: fn(&ProcessVerdict) -> &Vec<String>, spec: &str, among: &[&ProcessVerdict]| {
+            among.iter().any(|p| list(p).iter().any(|s| s == spec))
+        };
+    let all: Vec<&ProcessVerdict> = processes.iter().collect();
+    let candidate_targets_tested = in_order(&|s| {
+        !all.is_empty()
+            && all
+                .iter()
+                .all(|p| p.candidate_targets_tested.iter().any(|t| t == s))
+    });
+    let live_candidates = in_order(&|s| listed(|p| &p.live_candidates, s, &evaluated));
+    let deeper_live_candidates =
+        in_order(&|s| listed(|p| &p.deeper_live_candidates, s, &evaluated));
+    let declared_deeper_live_candidates =
+        in_order(&|s| listed(|p| &p.declared_deeper_live_candidates, s, &evaluated));
+    let missing_candidate_markers =
+        in_order(&|s| listed(|p| &p.missing_candidate_markers, s, &all));
+    let installed_but_never_live_candidates = in_order(&|s| {
+        listed(|p| &p.candidate_targets_tested, s, &evaluated)
+            && !listed(|p| &p.live_candidates, s, &evaluated)
+    });
+
+    let sum = |f: fn(&ProcessVerdict) -> u64| evaluated.iter().map(|p| f(p)).sum::<u64>();
+    let best_process = processes
+        .iter()
+        .zip(&request.processes)
+        .filter(|(p, _)| p.evaluated)
+        .fold(
+            None::<(&ProcessVerdict, &ProcessSpec)>,
+            |best, cur| match best {
+                Some(b) if rank(b.0) >= rank(cur.0) => Some(b),
+                _ => Some(cur),
+            },
+        )
+        .map(|(p, spec)| BestProcess {
+            process: p.name.clone(),
+            best_process_meta_file: spec
+                .meta
+                .clone()
+                .or_else(|| spec.trace.clone())
+                .unwrap_or_default(),
+        });
+
+    let deepest_verified = !processes.is_empty() && processes.iter().all(|p| p.deepest_verified);
+    Verdict {
+        format: VERDICT_FORMAT,
+        ok: failed.is_empty(),
+        deepest_verified,
+        failed,
+        target: request.target.clone(),
+        target_marker: probes[admitted.target].marker.clone(),
+        device_kernel: admitted.device_kernel.clone(),
+        capture_target: request.capture_target.clone(),
+        counts_scope: "sum_over_processes",
+        target_marker_calls: sum(|p| p.target_marker_calls),
+        target_marker_spans: sum(|p| p.target_marker_spans),
+        matched_kernel_calls: sum(|p| p.matched_kernel_calls),
+        correlated_external_ids: sum(|p| p.correlated_external_ids),
+        launch_correlation_edges: sum(|p| p.launch_correlation_edges),
+        declared_candidates: in_order(&|_| true),
+        candidate_targets_tested,
+        live_candidates,
+        deeper_live_candidates,
+        declared_deeper_live_candidates,
+        missing_candidate_markers,
+        installed_but_never_live_candidates,
+        processes,
+        best_process,
+    }
+}
+
+fn rank(p: &ProcessVerdict) -> (bool, bool, u64, u64) {
+    (
+        p.ok,
+        p.deepest_verified,
+        p.matched_kernel_calls,
+        p.target_marker_calls,
+    )
+}
+
+fn process_verdict(
+    admitted: &Admitted,
+    spec: &ProcessSpec,
+    model: Option<&TraceModel>,
+) -> ProcessVerdict {
+    let probes = &admitted.probes;
+    let target = admitted.target;
+    let installed: Vec<bool> = probes
+        .iter()
+        .map(|p| spec.installed.contains(&p.spec))
+        .collect();
+    let pick = |keep: &dyn Fn(usize) -> bool| -> Vec<String> {
+        (0..probes.len())
+            .filter(|&i| keep(i))
+            .map(|i| probes[i].spec.clone())
+            .collect()
+    };
+    let missing_candidate_markers = pick(&|i| !installed[i]);
+    let refused_candidates = probes
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| !installed[*i])
+        .filter_map(|(_, p)| {
+            spec.refused
+                .iter()
+                .find(|r| r.spec == p.spec)
+                .map(|r| RefusedCandidate {
+                    spec: r.spec.clone(),
+                    reason: r.reason.clone(),
+                })
+        })
+        .collect();
+    let undeclared_installed = spec
+        .installed
+        .iter()
+        .filter(|s| !probes.iter().any(|p| p.spec == **s))
+        .cloned()
+        .collect();
+
+    let mut v = ProcessVerdict {
+        name: spec.name.clone(),
+        trace: spec.trace.clone(),
+        pid: spec.pid.clone(),
+        evaluated: model.is_some(),
+        trace_sha256: model.map(|m| m.artifact().sha256.to_string()),
+        provider: model.map(|m| m.artifact().provider.as_str().to_owned()),
+        ok: false,
+        deepest_verified: false,
+        failed: Vec::new(),
+        target_marker_calls: 0,
+        target_marker_spans: 0,
+        target_device_projected_spans: 0,
+        matched_kernel_calls: 0,
+        matched_by_launch_correlation: 0,
+        matched_by_external_id: 0,
+        matched_kernel_rows: 0,
+        correlated_external_ids: 0,
+        launch_correlation_edges: 0,
+        ambiguous_correlation_rows: 0,
+        matched_kernel_names: Vec::new(),
+        candidate_targets_tested: pick(&|i| installed[i]),
+        live_candidates: Vec::new(),
+        deeper_live_candidates: Vec::new(),
+        declared_deeper_live_candidates: Vec::new(),
+        missing_candidate_markers,
+        refused_candidates,
+        installed_but_never_live_candidates: Vec::new(),
+        undeclared_installed,
+        candidates: Vec::new(),
+    };
+    let evidence = |i: usize| CandidateEvidence {
+        spec: probes[i].spec.clone(),
+        marker: probes[i].marker.clone(),
+        declared_depth: probes[i].declared_depth,
+        is_target: i == target,
+        installed: installed[i],
+        live_calls: 0,
+        spans: 0,
+        device_projected_spans: 0,
+        nested_in_target_calls: 0,
+        encloses_target_calls: 0,
+        kernel_launches: 0,
+        kernel_launches_nested_in_target: 0,
+    };
+
+    let Some(model) = model else {
+        v.failed.push(Failure::CaptureProcessTraceMissing);
+        if !v.missing_candidate_markers.is_empty() {
+            v.failed.push(Failure::CandidateMarkerMissing);
+        }
+        v.candidates = (0..probes.len()).map(evidence).collect();
+        return v;
+    };
+
+    let a = analyse(
+        model,
+        probes,
+        target,
+        &admitted.device_kernel,
+        PidFilter::new(model, spec.pid.as_ref()),
+    );
+    let t = &a.probes[target];
+    v.target_marker_calls = t.live_calls;
+    v.target_marker_spans = t.spans;
+    v.target_device_projected_spans = t.device_projected_spans;
+    v.matched_kernel_calls = a.matched_kernel_calls;
+    v.matched_by_launch_correlation = a.matched_by_launch_correlation;
+    v.matched_by_external_id = a.matched_by_external_id;
+    v.matched_kernel_rows = a.matched_kernel_rows;
+    v.correlated_external_ids = a.correlated_external_ids;
+    v.launch_correlation_edges = a.launch_correlation_edges;
+    v.ambiguous_correlation_rows = a.ambiguous_correlation_rows;
+    v.matched_kernel_names = a.matched_names;
+
+    let live = |i: usize| a.probes[i].spans > 0;
+    let target_depth = probes[target].declared_depth;
+    let deeper = |i: usize| i != target && a.probes[i].kernel_launches_nested_in_target > 0;
+    let declared_deeper = |i: usize| {
+        let (Some(dt), Some(di)) = (target_depth, probes[i].declared_depth) else {
+            return false;
+        };
+        i != target
+            && di > dt
+            && a.probes[i].kernel_launches > 0
+            && a.probes[i].encloses_target_calls == 0
+            && !deeper(i)
+    };
+    v.live_candidates = pick(&live);
+    v.installed_but_never_live_candidates = pick(&|i| installed[i] && !live(i));
+    v.deeper_live_candidates = pick(&deeper);
+    v.declared_deeper_live_candidates = pick(&declared_deeper);
+    v.candidates = (0..probes.len())
+        .map(|i| {
+            let p = &a.probes[i];
+            CandidateEvidence {
+                live_calls: p.live_calls,
+                spans: p.spans,
+                device_projected_spans: p.device_projected_spans,
+                nested_in_target_calls: p.nested_in_target_calls,
+                encloses_target_calls: p.encloses_target_calls,
+                kernel_launches: if i == target {
+                    a.matched_kernel_calls
+                } else {
+                    p.kernel_launches
+                },
+                kernel_launches_nested_in_target: p.kernel_launches_nested_in_target,
+                ..evidence(i)
+            }
+        })
+        .collect();
+
+    let target_live = live(target);
+    let checks = [
+        (
+            !v.missing_candidate_markers.is_empty(),
+            Failure::CandidateMarkerMissing,
+        ),
+        (!target_live, Failure::TargetMarkerMissing),
+        (v.matched_kernel_rows == 0, Failure::DeviceKernelNotObserved),
+        (a.kernel_ambiguous, Failure::DeviceKernelAmbiguous),
+        (
+            v.matched_kernel_calls == 0,
+            Failure::DeviceKernelNotUnderTarget,
+        ),
+        (
+            !v.deeper_live_candidates.is_empty(),
+            Failure::DeeperLiveCandidate,
+        ),
+        (
+            !v.declared_deeper_live_candidates.is_empty(),
+            Failure::DeclaredDeeperLiveCandidate,
+        ),
+    ];
+    v.failed = checks
+        .iter()
+        .filter(|(bad, _)| *bad)
+        .map(|(_, f)| *f)
+        .collect();
+    v.failed.sort_unstable();
+    v.ok = v.failed.is_empty();
+    v.deepest_verified = target_live
+        && v.matched_kernel_calls > 0
+        && !a.kernel_ambiguous
+        && v.missing_candidate_markers.is_empty()
+        && v.deeper_live_candidates.is_empty()
+        && v.declared_deeper_live_candidates.is_empty();
+    v
+}

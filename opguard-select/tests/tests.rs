@@ -1,0 +1,8 @@
+//! Integration tests for opguard-select: one binary, one module per concern.
+mod admission;
+mod evidence;
+mod fixtures;
+mod profile;
+mod real_traces;
+mod seed_cases;
+mod support;
