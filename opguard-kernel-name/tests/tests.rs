@@ -3,4 +3,5 @@
 //! its own binary, `allocations.rs`, because its global allocator must not
 //! see other tests' threads.
 
+mod hostile;
 mod suite;

@@ -1,4 +1,5 @@
 //! Integration tests for opguard-trace: one binary, one module per concern.
+mod bad_catalogue;
 mod bad_input;
 mod limits;
 mod model;

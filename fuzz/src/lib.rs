@@ -1,0 +1,615 @@
+//! Harness functions for the opguard fuzz targets.
+//!
+//! Every fuzz target in `fuzz_targets/` is one line that calls a function
+//! here, so the same oracle runs under libFuzzer (`cargo fuzz run <target>`)
+//! and in `cargo test` over the committed seeds and regression inputs
+//! (`tests/regressions.rs`), on stable Rust.
+//!
+//! A harness panics when an oracle is violated: besides "no panic, no hang,
+//! bounded memory" (which libFuzzer checks with `-timeout` and
+//! `-rss_limit_mb`), each one checks an answer against an independent
+//! implementation or a second path through the library:
+//!
+//! - [`trace_reader`]: a document the reader accepts is accepted by
+//!   `serde_json` too, with the same number of events and, event by event,
+//!   the same JSON value; reading it through the decode thread and through
+//!   gzip gives the same events and the same error code; `ts`/`dur`
+//!   nanoseconds agree with an `f64` reading within its precision.
+//! - [`trace_gzip`]: arbitrary bytes behind the gzip magic never panic and
+//!   fail with a gzip or JSON code; JSON split into several gzip members
+//!   reads exactly as the plain JSON.
+//! - [`trace_model`]: structured Kineto-like events (extreme times included)
+//!   go through the model, every qualified join, the semantic frames and
+//!   the launch-region analysis without panicking; overflow is a panic here
+//!   because the fuzz build keeps debug assertions.
+//! - [`kernel_name`]: canonicalization, short names and the matcher on two
+//!   arbitrary strings; short names stay within the display limit, the
+//!   verdict is self-consistent and canonicalization is deterministic.
+//! - [`census_capture`]: arbitrary bytes as a capture, a family table and a
+//!   declared host-resolution set; an accepted capture goes through the
+//!   census, its serialization and the two-width comparison.
+
+use std::io::{Read, Write};
+
+use arbitrary::{Arbitrary, Unstructured};
+use opguard_trace::{ReaderOptions, TraceReader};
+
+/// Limits small enough that a fuzz iteration stays fast; the real defaults
+/// are exercised by the boundary tests in the crates.
+fn fuzz_options() -> ReaderOptions {
+    ReaderOptions::new()
+        .max_encoded_bytes(1 << 20)
+        .max_decoded_bytes(4 << 20)
+        // Below serde_json's own recursion limit (128), so the differential
+        // check never disagrees because of the oracle's limit.
+        .max_depth(64)
+        .max_value_bytes(1 << 20)
+}
+
+/// What one read established: the raw text of every event, in order, and
+/// how the read ended (event count or error code).
+#[derive(Debug, PartialEq, Eq)]
+pub struct Outcome {
+    /// Raw JSON text of each event read before the end or the error.
+    pub events: Vec<String>,
+    /// `Ok(event count)` or `Err(code)`.
+    pub end: Result<u64, &'static str>,
+}
+
+/// Reads `input` to the end, touching every typed accessor of every event.
+pub fn read_outcome<R: Read>(input: R, options: ReaderOptions) -> Outcome {
+    match TraceReader::with_options(input, options) {
+        Ok(reader) => drain(reader),
+        Err(e) => Outcome {
+            events: Vec::new(),
+            end: Err(e.code()),
+        },
+    }
+}
+
+/// Like [`read_outcome`], through the reader's decode thread.
+pub fn read_outcome_threaded(input: Vec<u8>, options: ReaderOptions) -> Outcome {
+    match TraceReader::with_thread(std::io::Cursor::new(input), options.decode_thread(true)) {
+        Ok(reader) => drain(reader),
+        Err(e) => Outcome {
+            events: Vec::new(),
+            end: Err(e.code()),
+        },
+    }
+}
+
+fn drain<R: Read>(mut reader: TraceReader<R>) -> Outcome {
+    let mut events = Vec::new();
+    loop {
+        match reader.next_event() {
+            Ok(Some(e)) => {
+                touch_event(&e);
+                events.push(e.raw().to_owned());
+            }
+            Ok(None) => break,
+            Err(e) => {
+                // After an error the reader is finished.
+                assert!(matches!(reader.next_event(), Ok(None)));
+                return Outcome {
+                    events,
+                    end: Err(e.code()),
+                };
+            }
+        }
+    }
+    let end = match reader.finish() {
+        Ok(s) => {
+            assert_eq!(s.events, events.len() as u64, "summary event count");
+            Ok(s.events)
+        }
+        Err(e) => Err(e.code()),
+    };
+    Outcome { events, end }
+}
+
+/// Calls every accessor of an event and checks the time conversions.
+fn touch_event(e: &opguard_trace::Event<'_>) {
+    let _ = (e.index(), e.offset());
+    for s in [e.ph(), e.name(), e.cat(), e.bp(), e.scope()]
+        .into_iter()
+        .flatten()
+    {
+        let _ = s.as_cow();
+        let _ = s.eq_str("X");
+    }
+    for s in [
+        e.pid(),
+        e.tid(),
+        e.id(),
+        e.bind_id(),
+        e.external_id(),
+        e.correlation(),
+        e.device(),
+        e.stream(),
+        e.context(),
+        e.sequence_number(),
+    ]
+    .into_iter()
+    .flatten()
+    {
+        let _ = (s.to_key(), s.as_i64());
+    }
+    if let Some(args) = e.args() {
+        for (k, v) in args.iter().take(64) {
+            let _ = k.as_cow();
+            touch_value(v, 0);
+        }
+        let _ = args.get("correlation");
+    }
+    for v in [e.input_dims(), e.input_type()].into_iter().flatten() {
+        touch_value(v, 0);
+    }
+    check_micros(e.ts(), e.ts_ns());
+    check_micros(e.dur(), e.dur_ns());
+}
+
+fn touch_value(v: opguard_trace::Value<'_>, depth: usize) {
+    let _ = v.raw();
+    if depth > 8 {
+        return;
+    }
+    if let Some(items) = v.as_array() {
+        for item in items.take(16) {
+            touch_value(item, depth + 1);
+        }
+    }
+    if let Some(obj) = v.as_object() {
+        for (k, item) in obj.iter().take(16) {
+            let _ = k.as_cow();
+            touch_value(item, depth + 1);
+        }
+    }
+}
+
+/// Exact microsecond-to-nanosecond conversion agrees with `f64` within
+/// `f64`'s precision, and refuses only values out of `i64` range.
+fn check_micros(
+    number: Option<opguard_trace::Number<'_>>,
+    nanos: Result<Option<i64>, opguard_trace::NumberError>,
+) {
+    let Some(number) = number else {
+        assert!(matches!(nanos, Ok(None)), "{nanos:?}");
+        return;
+    };
+    let text = number.as_str();
+    let approx: f64 = text.parse::<f64>().expect("a JSON number parses as f64") * 1000.0;
+    match nanos {
+        Ok(Some(n)) => {
+            let tolerance = approx.abs() * 1e-14 + 1.0;
+            assert!(
+                (n as f64 - approx).abs() <= tolerance,
+                "{text} us read as {n} ns, f64 says {approx}"
+            );
+        }
+        Ok(None) => panic!("{text} present but read as absent"),
+        Err(err) => assert!(
+            !approx.is_finite() || approx.abs() >= 9.223e18,
+            "{text} us refused ({err}) though f64 puts it at {approx} ns"
+        ),
+    }
+}
+
+fn gzip_members(bytes: &[u8], cuts: &[usize], level: u32) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let mut points: Vec<usize> = cuts.iter().map(|c| c % (bytes.len() + 1)).collect();
+    points.sort_unstable();
+    points.push(bytes.len());
+    for end in points {
+        let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::new(level));
+        enc.write_all(&bytes[start..end]).expect("in memory");
+        out.extend(enc.finish().expect("in memory"));
+        start = end;
+    }
+    out
+}
+
+fn strip_bom(data: &[u8]) -> &[u8] {
+    data.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(data)
+}
+
+/// The trace reader on arbitrary bytes, checked against `serde_json`, the
+/// decode thread and gzip.
+pub fn trace_reader(data: &[u8]) {
+    let plain = read_outcome(data, fuzz_options());
+
+    // The decode thread is a different path through the same contract.
+    let threaded = read_outcome_threaded(data.to_vec(), fuzz_options());
+    assert_eq!(plain, threaded, "decode thread disagrees");
+
+    // Plain JSON (not already gzip) read through gzip gives the same events
+    // and the same end, except for limits counted in encoded bytes.
+    if !data.starts_with(&[0x1f, 0x8b]) {
+        let cut = data.len() / 2;
+        let gz = gzip_members(data, &[cut], 6);
+        let through_gzip = read_outcome(gz.as_slice(), fuzz_options());
+        if plain.end != Err("limit_exceeded") && through_gzip.end != Err("limit_exceeded") {
+            assert_eq!(plain, through_gzip, "gzip disagrees with plain");
+        }
+    }
+
+    // What the reader accepts is JSON, with the same events.
+    let Ok(count) = plain.end else { return };
+    if data.starts_with(&[0x1f, 0x8b]) {
+        return;
+    }
+    let doc: serde_json::Value = match serde_json::from_slice(strip_bom(data)) {
+        Ok(v) => v,
+        // RFC 8259's grammar allows lone surrogates in escapes; the reader
+        // keeps them (as U+FFFD when decoded), serde_json refuses them.
+        Err(_) if has_surrogate_escape(data) => return,
+        Err(e) => panic!("the reader accepted a document serde_json refuses: {e}"),
+    };
+    let events = match &doc {
+        serde_json::Value::Array(a) => a,
+        serde_json::Value::Object(o) => match o.get("traceEvents") {
+            Some(serde_json::Value::Array(a)) => a,
+            other => panic!("accepted an object whose traceEvents is {other:?}"),
+        },
+        other => panic!("accepted a top-level {other:?}"),
+    };
+    assert_eq!(
+        events.len() as u64,
+        count,
+        "event count differs from serde_json"
+    );
+    for (raw, want) in plain.events.iter().zip(events) {
+        let got: serde_json::Value =
+            serde_json::from_str(raw).expect("an event's raw text is JSON");
+        assert_eq!(&got, want, "event text differs from serde_json's element");
+    }
+}
+
+/// Whether the bytes contain a `\\uD800`-`\\uDFFF` escape.
+fn has_surrogate_escape(data: &[u8]) -> bool {
+    data.windows(4).any(|w| {
+        w[0] == b'\\'
+            && w[1] == b'u'
+            && (w[2] == b'd' || w[2] == b'D')
+            && matches!(w[3], b'8'..=b'9' | b'a'..=b'f' | b'A'..=b'F')
+    })
+}
+
+/// Hostile gzip streams: arbitrary bytes after the gzip magic, and
+/// arbitrary JSON split into several members.
+pub fn trace_gzip(data: &[u8]) {
+    // 1. Whatever follows the magic, the reader ends with a code.
+    let mut hostile = vec![0x1f, 0x8b];
+    hostile.extend_from_slice(data);
+    let out = read_outcome(hostile.as_slice(), fuzz_options());
+    if let Err(code) = out.end {
+        assert!(
+            [
+                "gzip_invalid",
+                "gzip_truncated",
+                "limit_exceeded",
+                "invalid_utf8",
+                "empty_input",
+                "json_truncated",
+                "json_syntax",
+                "unescaped_quote",
+                "non_finite_number",
+                "event_not_object",
+                "trace_events_not_array",
+                "top_level_not_container",
+                "missing_trace_events",
+                "duplicate_key",
+                "wrong_type",
+                "trailing_data",
+            ]
+            .contains(&code),
+            "unexpected code {code}"
+        );
+    }
+
+    // 2. The bytes as JSON, split into members at points taken from the
+    //    input itself, read exactly as the plain bytes.
+    let Some((&selector, body)) = data.split_first() else {
+        return;
+    };
+    let cuts: Vec<usize> = body
+        .iter()
+        .take(4)
+        .map(|&b| b as usize * 7 + selector as usize)
+        .collect();
+    let members = gzip_members(body, &cuts, u32::from(selector % 10));
+    let plain = read_outcome(body, fuzz_options());
+    let zipped = read_outcome(members.as_slice(), fuzz_options());
+    if plain.end != Err("limit_exceeded") && zipped.end != Err("limit_exceeded") {
+        assert_eq!(plain, zipped, "multi-member gzip disagrees with plain");
+    }
+    // 3. Truncating a valid stream is never a success with fewer events.
+    if plain.end.is_ok() && members.len() > 1 {
+        let cut = members.len() - 1 - (selector as usize % members.len().min(24));
+        let truncated = read_outcome(&members[..cut], fuzz_options());
+        if let Ok(n) = truncated.end {
+            // Only a cut exactly between members can still be a whole
+            // document, and then it is the same document's prefix members.
+            assert!(n <= plain.end.unwrap_or(0));
+            let decoded = decode_members(&members[..cut]);
+            let direct = read_outcome(decoded.as_slice(), fuzz_options());
+            assert_eq!(
+                direct.end, truncated.end,
+                "truncated gzip read as a different document"
+            );
+        }
+    }
+}
+
+fn decode_members(bytes: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    flate2::read::MultiGzDecoder::new(bytes)
+        .read_to_end(&mut out)
+        .expect("the reader accepted it, so flate2 decodes it");
+    out
+}
+
+/// One generated trace event (structured fuzzing of the model).
+#[derive(Debug, Arbitrary)]
+struct GenEvent {
+    ph: u8,
+    cat: u8,
+    name: u8,
+    pid: GenId,
+    tid: GenId,
+    ts: GenTime,
+    dur: Option<GenTime>,
+    correlation: Option<GenId>,
+    external_id: Option<GenId>,
+    device: Option<GenId>,
+    stream: Option<GenId>,
+    flow_id: GenId,
+}
+
+#[derive(Debug, Arbitrary)]
+enum GenId {
+    Small(u8),
+    Big(u64),
+    Text(u8),
+    Huge,
+}
+
+#[derive(Debug, Arbitrary)]
+enum GenTime {
+    Micros(i32),
+    Fraction(i64, u16),
+    Extreme(u8),
+}
+
+const PHASES: [&str; 8] = ["X", "X", "X", "s", "f", "i", "M", "B"];
+const CATS: [&str; 12] = [
+    "kernel",
+    "cuda_runtime",
+    "cuda_driver",
+    "hip_runtime",
+    "gpu_memcpy",
+    "gpu_memset",
+    "cpu_op",
+    "user_annotation",
+    "gpu_user_annotation",
+    "python_function",
+    "ac2g",
+    "Runtime",
+];
+const NAMES: [&str; 10] = [
+    "cudaLaunchKernel",
+    "cudaGraphLaunch",
+    "hipModuleLaunchKernel",
+    "cudaMemcpyAsync",
+    "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>, at::detail::Array<char*, 1> >(int, at::native::FillFunctor<float>, at::detail::Array<char*, 1>)",
+    "ampere_sgemm_128x64_tn",
+    "Memcpy DtoD (Device -> Device)",
+    "aten::mm",
+    "_ZN2at6native18elementwise_kernelILi128ELi4EEEviT1_",
+    "main_kernel[prefill]",
+];
+
+impl GenId {
+    fn json(&self) -> String {
+        match self {
+            GenId::Small(v) => (v % 4).to_string(),
+            GenId::Big(v) => v.to_string(),
+            GenId::Text(v) => format!("\"stream {}\"", v % 3),
+            GenId::Huge => "123456789012345678901234567890".into(),
+        }
+    }
+}
+
+impl GenTime {
+    fn json(&self) -> String {
+        const EXTREMES: [&str; 8] = [
+            "9223372036854.775807",
+            "-9223372036854.775808",
+            "9223372036854775807",
+            "-9223372036854",
+            "0.0005",
+            "1e3",
+            "-0",
+            "4611686018427.387904",
+        ];
+        match self {
+            GenTime::Micros(v) => v.to_string(),
+            GenTime::Fraction(v, f) => format!("{v}.{f:03}"),
+            GenTime::Extreme(i) => EXTREMES[*i as usize % EXTREMES.len()].into(),
+        }
+    }
+}
+
+fn gen_trace(u: &mut Unstructured<'_>) -> arbitrary::Result<String> {
+    let events: Vec<GenEvent> = u.arbitrary()?;
+    let mut out = String::from("{\"traceEvents\":[\n");
+    for (i, e) in events.iter().take(256).enumerate() {
+        if i > 0 {
+            out.push_str(",\n");
+        }
+        let ph = PHASES[e.ph as usize % PHASES.len()];
+        let cat = CATS[e.cat as usize % CATS.len()];
+        let name = NAMES[e.name as usize % NAMES.len()];
+        out.push_str(&format!(
+            "{{\"ph\":\"{ph}\",\"cat\":\"{cat}\",\"name\":{},\"pid\":{},\"tid\":{},\"ts\":{}",
+            serde_json::to_string(name).expect("string"),
+            e.pid.json(),
+            e.tid.json(),
+            e.ts.json()
+        ));
+        if let Some(d) = &e.dur {
+            out.push_str(&format!(",\"dur\":{}", d.json()));
+        }
+        if matches!(ph, "s" | "f") {
+            out.push_str(&format!(",\"id\":{},\"bp\":\"e\"", e.flow_id.json()));
+        }
+        let mut args = Vec::new();
+        if let Some(c) = &e.correlation {
+            args.push(format!("\"correlation\":{}", c.json()));
+        }
+        if let Some(x) = &e.external_id {
+            args.push(format!("\"External id\":{}", x.json()));
+        }
+        if let Some(d) = &e.device {
+            args.push(format!("\"device\":{}", d.json()));
+        }
+        if let Some(s) = &e.stream {
+            args.push(format!("\"stream\":{}", s.json()));
+        }
+        if !args.is_empty() {
+            out.push_str(&format!(",\"args\":{{{}}}", args.join(",")));
+        }
+        out.push('}');
+    }
+    out.push_str("\n],\"schemaVersion\":1,\"deviceProperties\":[]}");
+    Ok(out)
+}
+
+/// Generated Kineto-like traces through the model, its joins, its frames
+/// and the launch-region analysis.
+pub fn trace_model(data: &[u8]) {
+    let mut u = Unstructured::new(data);
+    let Ok(text) = gen_trace(&mut u) else { return };
+    model_of(text.as_bytes());
+}
+
+/// Runs the model and the analysis over one trace's bytes.
+pub fn model_of(bytes: &[u8]) {
+    use opguard_trace::analysis::{aggregate, launch_region};
+    use opguard_trace::model::{ArtifactSpec, ModelOptions, TraceModel};
+    let reader = match TraceReader::with_options(bytes, fuzz_options()) {
+        Ok(r) => r,
+        Err(_) => return,
+    };
+    let Ok(model) = TraceModel::from_reader(
+        reader,
+        ArtifactSpec::new().stage("fuzz"),
+        &ModelOptions::new(),
+        &mut |_, _| {},
+    ) else {
+        return;
+    };
+    for (i, s) in model.slices().iter().enumerate() {
+        let _ = model.occurrence(s).to_string();
+        let _ = model.semantic_frame(s);
+        let _ = model.correlation_key(s);
+        let _ = model.external_id_key(i);
+        for &l in model.launches_for(i) {
+            assert!(l < model.slices().len());
+            assert!(model.slices()[l].class.is_runtime());
+        }
+        for &h in model.host_slices_for_external_id(i) {
+            assert!(h < model.slices().len());
+        }
+        let _ = s.end_ns();
+    }
+    let region = launch_region(&model, 3);
+    assert!(region.correlated_kernel_count <= region.kernel_count);
+    assert!(region.top_kernels.len() <= 3);
+    serde_json::to_string(&region).expect("a region serializes");
+    let total = aggregate(&[region.clone(), region]);
+    serde_json::to_string(&total).expect("an aggregate serializes");
+}
+
+/// Splits the input into two strings at the first `0xFF` byte.
+fn two_strings(data: &[u8]) -> (String, String) {
+    match data.iter().position(|&b| b == 0xFF) {
+        Some(p) => (
+            String::from_utf8_lossy(&data[..p]).into_owned(),
+            String::from_utf8_lossy(&data[p + 1..]).into_owned(),
+        ),
+        None => (String::from_utf8_lossy(data).into_owned(), String::new()),
+    }
+}
+
+/// Canonicalization, short names and the matcher on two arbitrary strings.
+pub fn kernel_name(data: &[u8]) {
+    use opguard_kernel_name::{canonicalize, is_match, matches, short_name, SHORT_NAME_LIMIT};
+    let (a, b) = two_strings(data);
+    for s in [&a, &b] {
+        let c = canonicalize(s);
+        let identity = c.identity();
+        assert_eq!(identity, canonicalize(s).identity(), "not deterministic");
+        let _ = (c.qualified_identity(), c.strict_identity(), c.base());
+        let _ = (
+            c.annotation(),
+            c.demangled(),
+            c.is_truncated(),
+            c.is_degenerate(),
+        );
+        let _ = c.template().args_normalized();
+        let _ = serde_json::to_string(&c);
+        let short = short_name(s);
+        if c.memory_op().is_none() {
+            assert!(
+                short.chars().count() <= SHORT_NAME_LIMIT,
+                "short name {short:?} longer than the limit"
+            );
+        }
+        if let Ok(strict) = c.strict_identity() {
+            assert!(
+                !c.is_degenerate(),
+                "degenerate name got a strict identity {strict}"
+            );
+        }
+    }
+    let v = matches(&a, &b);
+    assert_eq!(v.is_match, is_match(&a, &b));
+    assert_eq!(v.is_match, v.reason.is_none(), "{v:?}");
+    let same = matches(&a, &a);
+    assert_eq!(same.is_match, same.reason.is_none(), "{same:?}");
+    // The Canonical-level matcher is the same matcher.
+    assert_eq!(
+        canonicalize(&a).matches(&canonicalize(&b)).is_match,
+        v.is_match
+    );
+}
+
+/// Arbitrary bytes as a capture, a family table and a declared
+/// host-resolution set.
+pub fn census_capture(data: &[u8]) {
+    use opguard_census::{Capture, Census, DeclaredHostResolutions, FamilyTable, WidthComparison};
+    let table = FamilyTable::default();
+    if let Ok(custom) = FamilyTable::from_slice(data) {
+        for (name, _) in custom.families() {
+            let _ = custom.family_of(name);
+        }
+    }
+    let declared = DeclaredHostResolutions::from_slice(data).ok();
+    let Ok(capture) = Capture::from_slice(data) else {
+        return;
+    };
+    let census = Census::compute(&capture, &table);
+    serde_json::to_string(&census).expect("a census serializes");
+    let _ = census.require_classified();
+    let _ = census.concrete_dims_map();
+    if let Some(d) = &declared {
+        let diff = census.host_resolution_diff(d);
+        let _ = diff.summary();
+        let _ = census.require_host_resolutions(d);
+    }
+    // The comparison with itself is refused (same width) or reported.
+    if let Ok(cmp) = WidthComparison::compare(&capture, &capture, Some(&capture)) {
+        serde_json::to_string(&cmp).expect("a comparison serializes");
+    }
+}

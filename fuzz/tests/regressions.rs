@@ -1,0 +1,61 @@
+//! Every committed seed (`seeds/<target>/`) and every input a fuzz run found
+//! (`regressions/<target>/`) goes through its target's harness, on stable.
+//! A regression file is committed the moment it is found; once the bug is
+//! fixed this test keeps it fixed.
+
+use std::path::{Path, PathBuf};
+
+type Harness = fn(&[u8]);
+
+const TARGETS: [(&str, Harness); 5] = [
+    ("trace_reader", opguard_fuzz::trace_reader),
+    ("trace_gzip", opguard_fuzz::trace_gzip),
+    ("trace_model", opguard_fuzz::trace_model),
+    ("kernel_name", opguard_fuzz::kernel_name),
+    ("census_capture", opguard_fuzz::census_capture),
+];
+
+fn files(dir: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut out: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.is_file() && p.file_name().is_some_and(|n| n != "README.md"))
+        .collect();
+    out.sort();
+    out
+}
+
+fn run(kind: &str) -> usize {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut ran = 0;
+    for (target, harness) in TARGETS {
+        for file in files(&root.join(kind).join(target)) {
+            let data = std::fs::read(&file).expect("readable");
+            let result = std::panic::catch_unwind(|| harness(&data));
+            assert!(result.is_ok(), "{target}: {} failed", file.display());
+            ran += 1;
+        }
+    }
+    ran
+}
+
+#[test]
+fn seeds_pass_every_oracle() {
+    let ran = run("seeds");
+    assert!(ran >= 20, "only {ran} seed files found");
+}
+
+#[test]
+fn regressions_stay_fixed() {
+    // Known-open bugs live in `regressions-open/` and are run by the
+    // `open_bugs_still_reproduce` test (ignored) until their owner fixes them.
+    run("regressions");
+}
+
+#[test]
+#[ignore = "open bugs reported to their owners; see README.md"]
+fn open_bugs_are_fixed() {
+    run("regressions-open");
+}
