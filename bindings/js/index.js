@@ -180,8 +180,11 @@ const api = {
   libraryPath: () => library().path,
   call,
 
-  kernelCanonicalize: (symbol) => call('opguard_kernel_canonicalize', { symbol }),
-  kernelCanonicalizeBatch: (symbols) => call('opguard_kernel_canonicalize_batch', { symbols: [...symbols] }),
+  /** The canonical form, or only `fields` (e.g. `['identity', 'short_name']`). */
+  kernelCanonicalize: (symbol, { fields } = {}) => call('opguard_kernel_canonicalize',
+    dropUndefined({ symbol, fields: fields === undefined ? undefined : [...fields] })),
+  kernelCanonicalizeBatch: (symbols, { fields } = {}) => call('opguard_kernel_canonicalize_batch',
+    dropUndefined({ symbols: [...symbols], fields: fields === undefined ? undefined : [...fields] })),
   kernelShortName: (symbol) => call('opguard_kernel_short_name', { symbol }).short_name,
   kernelVerdict: (want, got) => call('opguard_kernel_match_json', { want, got }),
   /** The direct call: no JSON. */

@@ -59,12 +59,13 @@ const char *opguard_status_name(int status);
  * OPGUARD_STATUS_*. */
 int opguard_kernel_match(const char *want, const char *got);
 
-/* {"symbol": s} -> the canonical form: base, qualification, template,
- * annotation, memory_op, mangling, degenerate, truncated, short_name,
- * identity, ... */
+/* {"symbol": s, "fields"?: [name, ...]} -> the canonical form: base,
+ * qualification, template, annotation, memory_op, mangling, degenerate,
+ * truncated, short_name, identity, ...; or only the named fields. */
 char *opguard_kernel_canonicalize(const char *request);
 
-/* {"symbols": [s, ...]} -> [canonical form, ...] in order. */
+/* {"symbols": [s, ...], "fields"?: [name, ...]} -> [canonical form, ...]
+ * in order. */
 char *opguard_kernel_canonicalize_batch(const char *request);
 
 /* {"symbol": s} -> {"short_name": ...}. */

@@ -2,8 +2,8 @@
 
 use std::borrow::Cow;
 
-use opguard_kernel_name::{canonicalize, matches, short_name};
-use serde::ser::{SerializeSeq, Serializer};
+use opguard_kernel_name::{canonicalize, matches, short_name, Canonical, IDENTITY_SCHEME};
+use serde::ser::{SerializeMap, SerializeSeq, Serializer};
 use serde::{Deserialize, Serialize};
 
 use crate::boundary::ok;
@@ -15,6 +15,15 @@ use crate::request::parse;
 struct SymbolRequest<'a> {
     #[serde(borrow)]
     symbol: Cow<'a, str>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CanonicalizeRequest<'a> {
+    #[serde(borrow)]
+    symbol: Cow<'a, str>,
+    #[serde(borrow, default)]
+    fields: Option<Vec<Cow<'a, str>>>,
 }
 
 #[derive(Deserialize)]
@@ -31,6 +40,86 @@ struct PairRequest<'a> {
 struct SymbolsRequest<'a> {
     #[serde(borrow)]
     symbols: Vec<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    fields: Option<Vec<Cow<'a, str>>>,
+}
+
+/// The fields of a canonical form, in its serialization order. A `fields`
+/// request picks some of them; a test proves the projection of all of them
+/// equals the full serialization.
+pub(crate) const CANONICAL_FIELDS: &[&str] = &[
+    "symbol",
+    "base",
+    "qualification",
+    "short_name",
+    "template",
+    "annotation",
+    "truncated",
+    "degenerate",
+    "memory_op",
+    "mangling",
+    "demangled",
+    "identity",
+    "identity_scheme",
+];
+
+/// Checks a `fields` list: known names, no repeats; kept in the order given.
+fn projection(fields: Option<&[Cow<'_, str>]>) -> Result<Option<Vec<&'static str>>, Error> {
+    let Some(fields) = fields else {
+        return Ok(None);
+    };
+    let mut picked = Vec::with_capacity(fields.len());
+    for f in fields {
+        let Some(known) = CANONICAL_FIELDS.iter().find(|k| **k == f.as_ref()) else {
+            return Err(Error::invalid_request(format!(
+                "`fields` names {f:?}; expected some of {}",
+                CANONICAL_FIELDS.join(", ")
+            )));
+        };
+        if picked.contains(known) {
+            return Err(Error::invalid_request(format!(
+                "`fields` names {f:?} twice"
+            )));
+        }
+        picked.push(*known);
+    }
+    Ok(Some(picked))
+}
+
+/// A canonical form, whole or projected onto some fields.
+struct Shown<'c, 'a> {
+    canonical: &'c Canonical<'a>,
+    fields: Option<&'c [&'static str]>,
+}
+
+impl Serialize for Shown<'_, '_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let Some(fields) = self.fields else {
+            return self.canonical.serialize(serializer);
+        };
+        let c = self.canonical;
+        let mut map = serializer.serialize_map(Some(fields.len()))?;
+        for field in fields {
+            match *field {
+                "symbol" => map.serialize_entry(field, c.symbol())?,
+                "base" => map.serialize_entry(field, c.base())?,
+                "qualification" => map.serialize_entry(field, &c.qualification())?,
+                "short_name" => map.serialize_entry(field, &*c.short_name())?,
+                "template" => map.serialize_entry(field, c.template())?,
+                "annotation" => map.serialize_entry(field, &c.annotation())?,
+                "truncated" => map.serialize_entry(field, &c.is_truncated())?,
+                "degenerate" => map.serialize_entry(field, &c.is_degenerate())?,
+                "memory_op" => map.serialize_entry(field, &c.memory_op())?,
+                "mangling" => map.serialize_entry(field, c.mangling().as_str())?,
+                "demangled" => map.serialize_entry(field, &c.demangled())?,
+                "identity" => map.serialize_entry(field, &c.identity())?,
+                "identity_scheme" => map.serialize_entry(field, IDENTITY_SCHEME)?,
+                // `projection` admits only the names above.
+                other => return Err(serde::ser::Error::custom(format!("unknown field {other}"))),
+            }
+        }
+        map.end()
+    }
 }
 
 #[derive(Deserialize)]
@@ -40,10 +129,15 @@ struct PairsRequest<'a> {
     pairs: Vec<(Cow<'a, str>, Cow<'a, str>)>,
 }
 
-/// `{"symbol": s}` → the canonical form (the parity fixture's fields).
+/// `{"symbol": s, "fields"?: [...]}` → the canonical form (the parity
+/// fixture's fields), or the named fields of it.
 pub(crate) fn canonicalize_one(request: &str) -> Result<String, Error> {
-    let r: SymbolRequest<'_> = parse("kernel_canonicalize", request)?;
-    Ok(ok(&canonicalize(&r.symbol)))
+    let r: CanonicalizeRequest<'_> = parse("kernel_canonicalize", request)?;
+    let fields = projection(r.fields.as_deref())?;
+    Ok(ok(&Shown {
+        canonical: &canonicalize(&r.symbol),
+        fields: fields.as_deref(),
+    }))
 }
 
 #[derive(Serialize)]
@@ -89,10 +183,31 @@ fn lazy<I: ExactSizeIterator>(items: I) -> Lazy<I> {
     Lazy(std::cell::Cell::new(Some(items)))
 }
 
-/// `{"symbols": [s, …]}` → `[canonical, …]` in order.
+/// `{"symbols": [s, …], "fields"?: [...]}` → `[canonical, …]` in order.
 pub(crate) fn canonicalize_batch(request: &str) -> Result<String, Error> {
     let r: SymbolsRequest<'_> = parse("kernel_canonicalize_batch", request)?;
-    Ok(ok(&lazy(r.symbols.iter().map(|s| canonicalize(s)))))
+    let fields = projection(r.fields.as_deref())?;
+    let fields = fields.as_deref();
+    Ok(ok(&lazy(r.symbols.iter().map(|s| Projected {
+        canonical: canonicalize(s),
+        fields,
+    }))))
+}
+
+/// An owned canonical form with its projection (items of a batch).
+struct Projected<'c, 'a> {
+    canonical: Canonical<'a>,
+    fields: Option<&'c [&'static str]>,
+}
+
+impl Serialize for Projected<'_, '_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        Shown {
+            canonical: &self.canonical,
+            fields: self.fields,
+        }
+        .serialize(serializer)
+    }
 }
 
 /// `{"pairs": [[want, got], …]}` → `[verdict, …]` in order.

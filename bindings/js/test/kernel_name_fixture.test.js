@@ -51,3 +51,14 @@ test('batch calls agree with single calls', () => {
   assert.deepStrictEqual(verdicts, pairs.map(([w, g]) => opguard.kernelVerdict(w, g)));
   assert.deepStrictEqual(verdicts.map((v) => v.is_match), FIXTURE.verdict_cases.map((c) => c.expected.is_match));
 });
+
+test('a field projection is the whole form restricted', () => {
+  const symbols = FIXTURE.symbol_cases.map((c) => c.symbol);
+  const fields = ['identity', 'short_name', 'template'];
+  const whole = opguard.kernelCanonicalizeBatch(symbols);
+  const projected = opguard.kernelCanonicalizeBatch(symbols, { fields });
+  assert.deepStrictEqual(projected, whole.map((w) => Object.fromEntries(fields.map((f) => [f, w[f]]))));
+  assert.deepStrictEqual(Object.keys(opguard.kernelCanonicalize(symbols[0], { fields })), fields);
+  assert.throws(() => opguard.kernelCanonicalizeBatch(symbols, { fields: ['nope'] }),
+    (e) => e instanceof opguard.RequestError && e.code === 'capi.invalid_request');
+});

@@ -58,14 +58,19 @@ def _drop_none(**fields):
 
 # ---- kernel names ----------------------------------------------------------
 
-def kernel_canonicalize(symbol):
-    """The canonical form of a kernel symbol (the parity fixture's fields)."""
-    return call("opguard_kernel_canonicalize", {"symbol": symbol})
+def kernel_canonicalize(symbol, fields=None):
+    """The canonical form of a kernel symbol (the parity fixture's fields), or
+    only the named ``fields`` (e.g. ``("identity", "short_name")``)."""
+    return call("opguard_kernel_canonicalize",
+                _drop_none(symbol=symbol, fields=None if fields is None else list(fields)))
 
 
-def kernel_canonicalize_batch(symbols):
-    """Canonical forms of many symbols in one call, in order."""
-    return call("opguard_kernel_canonicalize_batch", {"symbols": list(symbols)})
+def kernel_canonicalize_batch(symbols, fields=None):
+    """Canonical forms of many symbols in one call, in order; ``fields`` as in
+    ``kernel_canonicalize`` (fewer fields: less JSON to decode)."""
+    return call("opguard_kernel_canonicalize_batch",
+                _drop_none(symbols=list(symbols),
+                           fields=None if fields is None else list(fields)))
 
 
 def kernel_short_name(symbol):

@@ -56,3 +56,14 @@ def test_batch_calls_agree_with_single_calls():
     assert verdicts == [opguard.kernel_verdict(w, g) for w, g in pairs]
     assert [v["is_match"] for v in verdicts] == \
         [c["expected"]["is_match"] for c in FIXTURE["verdict_cases"]]
+
+
+def test_field_projection_is_the_whole_form_restricted():
+    symbols = [c["symbol"] for c in FIXTURE["symbol_cases"]]
+    fields = ("identity", "short_name", "template")
+    whole = opguard.kernel_canonicalize_batch(symbols)
+    projected = opguard.kernel_canonicalize_batch(symbols, fields=fields)
+    assert projected == [{f: w[f] for f in fields} for w in whole]
+    assert list(opguard.kernel_canonicalize(symbols[0], fields=fields)) == list(fields)
+    with pytest.raises(opguard.RequestError):
+        opguard.kernel_canonicalize_batch(symbols, fields=("nope",))

@@ -131,6 +131,102 @@ fn canonicalize_is_the_library_answer_for_every_fixture_symbol() {
     }
 }
 
+/// Every field of a canonical form, in serialization order.
+const ALL_FIELDS: &[&str] = &[
+    "symbol",
+    "base",
+    "qualification",
+    "short_name",
+    "template",
+    "annotation",
+    "truncated",
+    "degenerate",
+    "memory_op",
+    "mangling",
+    "demangled",
+    "identity",
+    "identity_scheme",
+];
+
+#[test]
+fn a_projection_onto_every_field_is_the_whole_canonical_form_byte_for_byte() {
+    let fixture = kernel_fixture();
+    let symbols: Vec<&str> = fixture["symbol_cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["symbol"].as_str().unwrap())
+        .collect();
+    for s in &symbols {
+        let whole = opguard_capi::call(
+            "opguard_kernel_canonicalize",
+            &json!({ "symbol": s }).to_string(),
+        )
+        .unwrap();
+        let projected = opguard_capi::call(
+            "opguard_kernel_canonicalize",
+            &json!({ "symbol": s, "fields": ALL_FIELDS }).to_string(),
+        )
+        .unwrap();
+        assert_eq!(projected, whole, "{s}");
+    }
+    let whole = opguard_capi::call(
+        "opguard_kernel_canonicalize_batch",
+        &json!({ "symbols": symbols }).to_string(),
+    )
+    .unwrap();
+    let projected = opguard_capi::call(
+        "opguard_kernel_canonicalize_batch",
+        &json!({ "symbols": symbols, "fields": ALL_FIELDS }).to_string(),
+    )
+    .unwrap();
+    assert_eq!(projected, whole);
+}
+
+#[test]
+fn a_projection_keeps_only_the_named_fields_in_request_order() {
+    let s = "void (anonymous namespace)::clamp_position_kernel<long>(long*, int)";
+    let v = ok(
+        opguard_kernel_canonicalize_batch,
+        &json!({ "symbols": [s, "main_kernel[prefill]"], "fields": ["short_name", "identity"] })
+            .to_string(),
+    );
+    assert_eq!(
+        v,
+        json!([
+            { "short_name": "clamp_position_kernel", "identity": "clamp_position_kernel<long>" },
+            { "short_name": "main_kernel", "identity": "main_kernel" },
+        ])
+    );
+    let one = opguard_capi::call(
+        "opguard_kernel_canonicalize",
+        &json!({ "symbol": s, "fields": ["short_name", "identity"] }).to_string(),
+    )
+    .unwrap();
+    assert_eq!(
+        one,
+        r#"{"ok":true,"value":{"short_name":"clamp_position_kernel","identity":"clamp_position_kernel<long>"}}"#
+    );
+    assert_eq!(
+        ok(
+            opguard_kernel_canonicalize,
+            &json!({ "symbol": s, "fields": [] }).to_string()
+        ),
+        json!({})
+    );
+    for fields in [
+        json!(["identity", "nope"]),
+        json!(["base", "base"]),
+        json!("base"),
+    ] {
+        let e = err(
+            opguard_kernel_canonicalize_batch,
+            &json!({ "symbols": [s], "fields": fields }).to_string(),
+        );
+        assert_eq!(e["code"], "capi.invalid_request", "{fields}: {e}");
+    }
+}
+
 #[test]
 fn verdicts_agree_across_direct_json_and_batch_calls() {
     let fixture = kernel_fixture();
