@@ -26,6 +26,8 @@ const JSON_ENTRY_POINTS = [
   'opguard_trace_launch_regions',
   'opguard_census',
   'opguard_census_compare_widths',
+  'opguard_profile_top_n',
+  'opguard_seam_verdict',
   'opguard_export_build',
   'opguard_alignment_map_apply',
   'opguard_scaling_correlate',
@@ -55,12 +57,14 @@ class CensusError extends OpguardError {}
 class AlignError extends OpguardError {}
 /** The scaling run refused (`scaling.*`). */
 class ScalingError extends OpguardError {}
+/** The profile or seam verdict could not be computed (`select.*`). */
+class SelectError extends OpguardError {}
 /** The shared library could not be found or loaded, or its ABI differs. */
 class LibraryNotFoundError extends Error {}
 
 const BY_PREFIX = {
   capi: RequestError, trace: TraceError, census: CensusError, align: AlignError,
-  scaling: ScalingError,
+  scaling: ScalingError, select: SelectError,
 };
 
 function errorFromEnvelope(error = {}) {
@@ -221,6 +225,13 @@ const api = {
     ...doc('first', first), ...doc('second', second), ...doc('control', control),
   }),
 
+  /** The Top-`top` profile of a trace (entity kinds, evidence, expanded aggregates). */
+  profileTopN: (file, top) => call('opguard_profile_top_n', { path: String(file), top }),
+  /** The seam verdict for a seam request (an object, trace paths against `base`; or a request file). */
+  seamVerdict: (request, { base } = {}) => call('opguard_seam_verdict', {
+    ...doc('request', request), ...dropUndefined({ base: base === undefined ? undefined : String(base) }),
+  }),
+
   exportBuild: (output, { records, fromProfile } = {}) => call('opguard_export_build', dropUndefined({
     output: String(output),
     records: records === undefined ? undefined : String(records),
@@ -240,7 +251,7 @@ const api = {
   /** Loads a library file without caching it (for tests). */
   loadLibrary: load,
 
-  OpguardError, RequestError, InternalError, TraceError, CensusError, AlignError, ScalingError,
+  OpguardError, RequestError, InternalError, TraceError, CensusError, AlignError, ScalingError, SelectError,
   LibraryNotFoundError, JSON_ENTRY_POINTS, ABI_VERSION,
 };
 

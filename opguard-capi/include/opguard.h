@@ -101,6 +101,16 @@ char *opguard_census(const char *request);
  * -> the two-width comparison (free_symbol, verdict, evidence, ...). */
 char *opguard_census_compare_widths(const char *request);
 
+/* ---- selection -------------------------------------------------------- */
+
+/* {"path": trace, "top": n} -> the Top-N profile: device rows with their
+ * entity_kind and evidence, dispatcher aggregates expanded. */
+char *opguard_profile_top_n(const char *request);
+
+/* {"request": {seam request} | "request_path": file, "base"?: dir} -> the
+ * seam verdict (ok, deepest_verified, failed, ...). */
+char *opguard_seam_verdict(const char *request);
+
 /* ---- alignment (relative paths: the process's working directory) ----- */
 
 /* {"records": file | "from_profile": [{"path", "run"?, "rank"?}, ...],

@@ -57,7 +57,8 @@ pub const CAPI_CODES: &[CodeInfo] = &[
 /// `trace.*` is `opguard_trace::Error::code()` (also when the reader failed
 /// inside align), `census.*` `opguard_census::CensusError::code()`, `align.*`
 /// `opguard_align::Error::code()` (its `invalid_request` is reported as
-/// `capi.invalid_request`), `scaling.*` `opguard_scaling::Error::code()`; the
+/// `capi.invalid_request`), `scaling.*` `opguard_scaling::Error::code()`,
+/// `select.*` `opguard_select::Error::code()`; the
 /// crates promise those strings are stable. This list is what ABI version 1
 /// can return.
 pub const LIBRARY_CODES: &[CodeInfo] = &[
@@ -176,6 +177,34 @@ pub const LIBRARY_CODES: &[CodeInfo] = &[
     lib(
         "census.control_not_concrete",
         "the control capture declares a step axis",
+    ),
+    lib(
+        "select.request_unreadable",
+        "the seam request file cannot be read",
+    ),
+    lib(
+        "select.request_invalid",
+        "the seam request is not JSON of the documented shape",
+    ),
+    lib(
+        "select.unsupported_protocol_version",
+        "the seam request's `protocol_version` is not 1",
+    ),
+    lib(
+        "select.invalid_spec",
+        "a callable spec is not `module:attr`",
+    ),
+    lib(
+        "select.no_device_symbol",
+        "the request names no device kernel symbol",
+    ),
+    lib(
+        "select.invalid_value",
+        "a seam request field has a value the protocol does not allow",
+    ),
+    lib(
+        "select.trace_unreadable",
+        "a trace that exists cannot be read (field `trace_code`)",
     ),
     lib(
         "align.io",

@@ -9,7 +9,7 @@ use std::ffi::{c_char, c_int, CString};
 
 use crate::boundary::{self, arg, json_entry, status_entry};
 use crate::error::CAPI_CODES;
-use crate::{align, census, kernel, scaling, trace};
+use crate::{align, census, kernel, scaling, select, trace};
 
 /// The ABI version: bumped whenever a symbol is removed or changes meaning or
 /// signature; adding a symbol or an optional request field does not bump it.
@@ -125,6 +125,10 @@ json_entries! {
     /// `{"first"|"first_path", "second"|"second_path", "control"|"control_path"?}`
     /// → the two-width comparison.
     opguard_census_compare_widths => census::compare_widths;
+    /// `{"path": trace, "top": n}` → the Top-N profile with entity kinds.
+    opguard_profile_top_n => select::profile_top_n;
+    /// `{"request": {…} | "request_path": file, "base"?}` → the seam verdict.
+    opguard_seam_verdict => select::seam_verdict;
     /// `{"records": file | "from_profile": [{"path", "run"?, "rank"?}, …], "output": file}`
     /// → the export summary (`opguard.export/v1` view written to `output`).
     opguard_export_build => align::export_build;

@@ -45,6 +45,7 @@ pub mod ffi;
 mod kernel;
 mod request;
 mod scaling;
+mod select;
 mod trace;
 
 pub use error::{CodeInfo, Error, CAPI_CODES, LIBRARY_CODES};

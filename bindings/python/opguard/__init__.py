@@ -15,16 +15,16 @@ False
 
 from . import _native
 from .errors import (AlignError, CensusError, InternalError, LibraryNotFoundError,
-                     OpguardError, RequestError, ScalingError, TraceError)
+                     OpguardError, RequestError, ScalingError, SelectError, TraceError)
 
 __all__ = [
     "AlignError", "CensusError", "InternalError", "LibraryNotFoundError", "OpguardError",
-    "RequestError", "ScalingError", "TraceError",
+    "RequestError", "ScalingError", "SelectError", "TraceError",
     "version", "abi_version", "library_path", "call",
     "kernel_canonicalize", "kernel_canonicalize_batch", "kernel_short_name", "kernel_match",
     "kernel_verdict", "kernel_match_batch",
     "trace_info", "trace_launch_regions", "census", "census_compare_widths",
-    "export_build", "alignment_map_apply", "scaling_correlate",
+    "profile_top_n", "seam_verdict", "export_build", "alignment_map_apply", "scaling_correlate",
 ]
 
 
@@ -154,6 +154,24 @@ def census_compare_widths(first, second, control=None):
     request.update(_doc("second", second))
     request.update(_doc("control", control))
     return call("opguard_census_compare_widths", request)
+
+
+# ---- selection -------------------------------------------------------------
+
+def profile_top_n(path, top):
+    """The Top-``top`` profile of a trace: device rows with their entity kind
+    and evidence, dispatcher aggregates expanded."""
+    return call("opguard_profile_top_n", {"path": str(path), "top": top})
+
+
+def seam_verdict(request, *, base=None):
+    """The seam verdict for a seam request (a dict, whose trace paths resolve
+    against ``base``, default the working directory; or a request file, whose
+    trace paths resolve against its folder)."""
+    body = _doc("request", request)
+    if base is not None:
+        body["base"] = str(base)
+    return call("opguard_seam_verdict", body)
 
 
 # ---- alignment and scaling -------------------------------------------------

@@ -29,6 +29,8 @@ JSON_ENTRY_POINTS = (
     "opguard_trace_launch_regions",
     "opguard_census",
     "opguard_census_compare_widths",
+    "opguard_profile_top_n",
+    "opguard_seam_verdict",
     "opguard_export_build",
     "opguard_alignment_map_apply",
     "opguard_scaling_correlate",

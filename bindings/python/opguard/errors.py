@@ -44,6 +44,10 @@ class ScalingError(OpguardError):
     """The scaling run refused (``scaling.*``)."""
 
 
+class SelectError(OpguardError):
+    """The profile or seam verdict could not be computed (``select.*``)."""
+
+
 class LibraryNotFoundError(OSError):
     """The shared library could not be found or loaded, or its ABI differs."""
 
@@ -58,6 +62,7 @@ _BY_PREFIX = {
     "census": CensusError,
     "align": AlignError,
     "scaling": ScalingError,
+    "select": SelectError,
 }
 
 

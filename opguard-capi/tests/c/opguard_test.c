@@ -617,8 +617,9 @@ static void every_entry_point(void) {
 #undef CAPTURE
 }
 
-/* Alignment and scaling on the workspace's fixtures: export, apply an empty
- * map to the export, correlate seed 003's trials. */
+/* The file-based entry points on the workspace's fixtures: export, apply an
+ * empty map to the export, profile and seam verdict over the select capture,
+ * correlate seed 003's trials. */
 static void alignment_and_scaling(const char *fixtures, const char *scratch) {
     char *req = NULL;
     size_t len = 0, cap = 0;
@@ -665,6 +666,29 @@ static void alignment_and_scaling(const char *fixtures, const char *scratch) {
              "{\"protocol_version\":2,\"artifact\":\"a\",\"alignment_map\":\"m\","
              "\"output\":\"o\"}",
              "align.unsupported_protocol_version");
+
+    len = 0;
+    snprintf(path, sizeof path, "%s/select/attention.pid-4242.json.gz", fixtures);
+    escaped_request(&req, &len, &cap, "{\"top\":3,\"path\":", path, "}");
+    if (call_ok("opguard_profile_top_n", opguard_profile_top_n, req, &env)) {
+        const jval *rows = jget(jget(&env, "value"), "rows");
+        if (rows->t != J_ARR || rows->n < 1 || jget(&rows->items[0], "entity_kind")->t != J_STR)
+            fail("opguard_profile_top_n", "rows with an entity_kind");
+        else
+            printf("ok opguard_profile_top_n\n");
+        jfree(&env);
+    }
+    len = 0;
+    snprintf(path, sizeof path, "%s/select/0720_inner_launcher.request.json", fixtures);
+    escaped_request(&req, &len, &cap, "{\"request_path\":", path, "}");
+    if (call_ok("opguard_seam_verdict", opguard_seam_verdict, req, &env)) {
+        const jval *v = jget(&env, "value");
+        if (jget(v, "ok")->t != J_TRUE || jget(v, "deepest_verified")->t != J_TRUE)
+            fail("opguard_seam_verdict", "the inner launcher is certified");
+        else
+            printf("ok opguard_seam_verdict\n");
+        jfree(&env);
+    }
 
     len = 0;
     snprintf(path, sizeof path, "%s/scaling/seed003/trials.json", fixtures);

@@ -27,6 +27,8 @@ const ENTRIES: &[(&str, Entry)] = &[
         "opguard_census_compare_widths",
         opguard_census_compare_widths,
     ),
+    ("opguard_profile_top_n", opguard_profile_top_n),
+    ("opguard_seam_verdict", opguard_seam_verdict),
     ("opguard_export_build", opguard_export_build),
     ("opguard_alignment_map_apply", opguard_alignment_map_apply),
     ("opguard_scaling_correlate", opguard_scaling_correlate),
@@ -836,5 +838,103 @@ fn scaling_inline_documents_resolve_traces_against_base() {
         &format!(r#"{{"trials": {text}}}"#),
     );
     assert_eq!(e["code"], "scaling.trace_unreadable", "{e}");
+    assert_eq!(e["trace_code"], "io");
+}
+
+// ---- selection ------------------------------------------------------------
+
+fn select_file(name: &str) -> std::path::PathBuf {
+    fixtures().join("select").join(name)
+}
+
+#[test]
+fn seam_verdicts_run_the_fixture_cases() {
+    let doc: Value =
+        serde_json::from_str(&std::fs::read_to_string(select_file("cases.json")).unwrap()).unwrap();
+    let cases = doc["cases"].as_array().unwrap();
+    assert!(cases.len() >= 5);
+    for case in cases {
+        let id = case["id"].as_str().unwrap();
+        let path = select_file(case["request"].as_str().unwrap());
+        let reply = call(
+            opguard_seam_verdict,
+            &json!({ "request_path": path }).to_string(),
+        );
+        // The same request inline, its traces resolved against `base`.
+        let inline = call(
+            opguard_seam_verdict,
+            &format!(
+                r#"{{"request": {}, "base": {}}}"#,
+                std::fs::read_to_string(&path).unwrap(),
+                json!(select_file(""))
+            ),
+        );
+        assert_eq!(inline, reply, "{id}");
+        let expect = case["expect"].as_object().unwrap();
+        if let Some(code) = expect.get("error") {
+            assert_eq!(
+                reply["error"]["code"],
+                format!("select.{}", code.as_str().unwrap()),
+                "{id}"
+            );
+            continue;
+        }
+        assert_eq!(reply["ok"], true, "{id}: {reply}");
+        let path_verdict =
+            serde_json::to_value(opguard_select::verdict_from_request_file(&path).unwrap())
+                .unwrap();
+        assert_eq!(reply["value"], path_verdict, "{id}");
+        for (key, want) in expect {
+            assert_eq!(&reply["value"][key], want, "{id}: {key}");
+        }
+    }
+}
+
+#[test]
+fn seam_verdict_refusals() {
+    let e = err(
+        opguard_seam_verdict,
+        r#"{"request": {"protocol_version": 1}}"#,
+    );
+    assert_eq!(e["code"], "select.request_invalid", "{e}");
+    let e = err(
+        opguard_seam_verdict,
+        r#"{"request": {"protocol_version": 2, "target": "a:b", "processes": []}}"#,
+    );
+    assert_eq!(e["code"], "select.unsupported_protocol_version", "{e}");
+    let e = err(
+        opguard_seam_verdict,
+        r#"{"request_path": "/nonexistent/r.json"}"#,
+    );
+    assert_eq!(e["code"], "select.request_unreadable", "{e}");
+    let e = err(
+        opguard_seam_verdict,
+        &json!({ "request_path": select_file("0720_inner_launcher.request.json"), "base": "/" })
+            .to_string(),
+    );
+    assert_eq!(e["code"], "capi.invalid_request");
+}
+
+#[test]
+fn profile_top_n_is_the_library_answer() {
+    let trace = select_file("attention.pid-4242.json.gz");
+    let v = ok(
+        opguard_profile_top_n,
+        &json!({ "path": trace, "top": 5 }).to_string(),
+    );
+    let library = opguard_select::profile(&trace, 5).unwrap();
+    assert_eq!(v, serde_json::to_value(&library).unwrap());
+    assert_eq!(v["top"], 5);
+    assert!(!v["rows"].as_array().unwrap().is_empty());
+    for row in v["rows"].as_array().unwrap() {
+        assert!(row["entity_kind"].is_string(), "{row}");
+    }
+    let e = err(opguard_profile_top_n, &json!({ "path": trace }).to_string());
+    assert_eq!(e["code"], "capi.invalid_request");
+    let e = err(
+        opguard_profile_top_n,
+        r#"{"path": "/nonexistent/t.json", "top": 3}"#,
+    );
+    assert_eq!(e["code"], "select.trace_unreadable", "{e}");
     assert_eq!(e["trace_code"], "io");
 }

@@ -1,0 +1,55 @@
+'use strict';
+// fixtures/select/cases.json (seam verdicts, seed 001) through the binding,
+// one test per case; each request runs from its file and inline.
+const assert = require('node:assert/strict');
+const path = require('node:path');
+const { test } = require('node:test');
+const opguard = require('..');
+const { FIXTURES, loadJson, caseTests } = require('./support');
+
+const FILE = 'select/cases.json';
+const DIR = path.join(FIXTURES, 'select');
+const DOC = loadJson(path.join(DIR, 'cases.json'));
+
+// Known failures by case id -> reason. Never edit the fixture to make a case pass.
+const KNOWN_FAILURES = new Map();
+
+function run(request, options) {
+  try {
+    return [opguard.seamVerdict(request, options), null];
+  } catch (e) {
+    if (!(e instanceof opguard.SelectError)) throw e;
+    return [null, e];
+  }
+}
+
+caseTests(FILE, DOC.cases, KNOWN_FAILURES, (c) => {
+  const file = path.join(DIR, c.request);
+  const byFile = run(file);
+  const inline = run(loadJson(file), { base: DIR });
+  for (const [verdict, error] of [byFile, inline]) {
+    if (c.expect.error !== undefined) {
+      assert.equal(verdict, null);
+      assert.equal(error.code, `select.${c.expect.error}`);
+    } else {
+      assert.equal(error, null);
+      for (const [key, want] of Object.entries(c.expect)) assert.deepStrictEqual(verdict[key], want, key);
+    }
+  }
+  assert.deepStrictEqual(byFile[0], inline[0]);
+});
+
+test('select/cases.json declares its count and unique ids', () => {
+  const ids = DOC.cases.map((c) => c.id);
+  assert.equal(DOC.count, ids.length);
+  assert.equal(new Set(ids).size, ids.length);
+});
+
+test('profile rows declare their entity kind', () => {
+  const doc = opguard.profileTopN(path.join(DIR, 'attention.pid-4242.json.gz'), 5);
+  assert.equal(doc.top, 5);
+  assert.ok(doc.rows.length > 0);
+  for (const r of doc.rows) assert.equal(typeof r.entity_kind, 'string');
+  assert.throws(() => opguard.profileTopN(path.join(DIR, 'no-such-trace.json'), 5),
+    (e) => e instanceof opguard.SelectError && e.code === 'select.trace_unreadable');
+});

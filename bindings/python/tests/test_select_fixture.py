@@ -1,0 +1,51 @@
+"""fixtures/select/cases.json (seam verdicts, seed 001) through the binding,
+one test per case; each request runs from its file and inline."""
+
+import pytest
+
+import opguard
+from conftest import FIXTURES, case_params, load_json
+
+FILE = "select/cases.json"
+DIR = FIXTURES / "select"
+DOC = load_json(DIR / "cases.json")
+
+# Known failures by case id -> reason. Never edit the fixture to make a case pass.
+KNOWN_FAILURES = {}
+
+
+def run(request, **kw):
+    try:
+        return opguard.seam_verdict(request, **kw), None
+    except opguard.SelectError as e:
+        return None, e
+
+
+@pytest.mark.parametrize("case", case_params(FILE, DOC["cases"], KNOWN_FAILURES))
+def test_seam_case(case):
+    path = DIR / case["request"]
+    by_file = run(path)
+    inline = run(load_json(path), base=DIR)
+    expect = case["expect"]
+    for verdict, error in (by_file, inline):
+        if "error" in expect:
+            assert verdict is None and error.code == "select." + expect["error"]
+        else:
+            assert error is None, error
+            for key, want in expect.items():
+                assert verdict[key] == want, key
+    assert by_file[0] == inline[0]
+
+
+def test_case_count_and_ids():
+    ids = [c["id"] for c in DOC["cases"]]
+    assert DOC["count"] == len(ids) == len(set(ids))
+
+
+def test_profile_rows_declare_their_entity_kind():
+    doc = opguard.profile_top_n(DIR / "attention.pid-4242.json.gz", 5)
+    assert doc["top"] == 5 and doc["rows"]
+    assert all(isinstance(r["entity_kind"], str) for r in doc["rows"])
+    with pytest.raises(opguard.SelectError) as e:
+        opguard.profile_top_n(DIR / "no-such-trace.json", 5)
+    assert e.value.code == "select.trace_unreadable"
