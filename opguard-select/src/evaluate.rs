@@ -285,88 +285,51 @@ fn process_verdict(
         undeclared_installed,
         candidates: Vec::new(),
     };
-    let evidence = |i: usize| CandidateEvidence {
-        spec: probes[i].spec.clone(),
-        marker: probes[i].marker.clone(),
-        declared_depth: probes[i].declared_depth,
-        is_target: i == target,
-        installed: installed[i],
-        live_calls: 0,
-        spans: 0,
-        device_projected_spans: 0,
-        nested_in_target_calls: 0,
-        encloses_target_calls: 0,
-        kernel_launches: 0,
-        kernel_launches_nested_in_target: 0,
-    };
-
     let Some(model) = model else {
         v.failed.push(Failure::CaptureProcessTraceMissing);
         if !v.missing_candidate_markers.is_empty() {
             v.failed.push(Failure::CandidateMarkerMissing);
         }
-        v.candidates = (0..probes.len()).map(evidence).collect();
+        v.candidates = probes
+            .iter()
+            .enumerate()
+            .map(|(i, p)| CandidateEvidence::unobserved(p, i == target, installed[i]))
+            .collect();
         return v;
     };
 
-    let a = analyse(
+    let kernel_ambiguous = analyse(
         model,
         probes,
         target,
         &admitted.device_kernel,
         PidFilter::new(model, spec.pid.as_ref()),
+        &mut v,
     );
-    let t = &a.probes[target];
-    v.target_marker_calls = t.live_calls;
-    v.target_marker_spans = t.spans;
-    v.target_device_projected_spans = t.device_projected_spans;
-    v.matched_kernel_calls = a.matched_kernel_calls;
-    v.matched_by_launch_correlation = a.matched_by_launch_correlation;
-    v.matched_by_external_id = a.matched_by_external_id;
-    v.matched_kernel_rows = a.matched_kernel_rows;
-    v.correlated_external_ids = a.correlated_external_ids;
-    v.launch_correlation_edges = a.launch_correlation_edges;
-    v.ambiguous_correlation_rows = a.ambiguous_correlation_rows;
-    v.matched_kernel_names = a.matched_names;
+    for (c, &inst) in v.candidates.iter_mut().zip(&installed) {
+        c.installed = inst;
+    }
+    let a = &v.candidates;
 
-    let live = |i: usize| a.probes[i].spans > 0;
+    let live = |i: usize| a[i].spans > 0;
     let target_depth = probes[target].declared_depth;
-    let deeper = |i: usize| i != target && a.probes[i].kernel_launches_nested_in_target > 0;
+    let deeper = |i: usize| i != target && a[i].kernel_launches_nested_in_target > 0;
     let declared_deeper = |i: usize| {
         let (Some(dt), Some(di)) = (target_depth, probes[i].declared_depth) else {
             return false;
         };
         i != target
             && di > dt
-            && a.probes[i].kernel_launches > 0
-            && a.probes[i].encloses_target_calls == 0
+            && a[i].kernel_launches > 0
+            && a[i].encloses_target_calls == 0
             && !deeper(i)
     };
     v.live_candidates = pick(&live);
     v.installed_but_never_live_candidates = pick(&|i| installed[i] && !live(i));
     v.deeper_live_candidates = pick(&deeper);
     v.declared_deeper_live_candidates = pick(&declared_deeper);
-    v.candidates = (0..probes.len())
-        .map(|i| {
-            let p = &a.probes[i];
-            CandidateEvidence {
-                live_calls: p.live_calls,
-                spans: p.spans,
-                device_projected_spans: p.device_projected_spans,
-                nested_in_target_calls: p.nested_in_target_calls,
-                encloses_target_calls: p.encloses_target_calls,
-                kernel_launches: if i == target {
-                    a.matched_kernel_calls
-                } else {
-                    p.kernel_launches
-                },
-                kernel_launches_nested_in_target: p.kernel_launches_nested_in_target,
-                ..evidence(i)
-            }
-        })
-        .collect();
-
     let target_live = live(target);
+
     let checks = [
         (
             !v.missing_candidate_markers.is_empty(),
@@ -374,7 +337,7 @@ fn process_verdict(
         ),
         (!target_live, Failure::TargetMarkerMissing),
         (v.matched_kernel_rows == 0, Failure::DeviceKernelNotObserved),
-        (a.kernel_ambiguous, Failure::DeviceKernelAmbiguous),
+        (kernel_ambiguous, Failure::DeviceKernelAmbiguous),
         (
             v.matched_kernel_calls == 0,
             Failure::DeviceKernelNotUnderTarget,
@@ -397,7 +360,7 @@ fn process_verdict(
     v.ok = v.failed.is_empty();
     v.deepest_verified = target_live
         && v.matched_kernel_calls > 0
-        && !a.kernel_ambiguous
+        && !kernel_ambiguous
         && v.missing_candidate_markers.is_empty()
         && v.deeper_live_candidates.is_empty()
         && v.declared_deeper_live_candidates.is_empty();

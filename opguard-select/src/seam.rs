@@ -11,7 +11,7 @@ use std::collections::{HashMap, HashSet};
 use opguard_trace::model::{CorrelationKey, IdValue, NameId, Slice, SliceClass, TraceModel};
 
 use crate::request::{Probe, ProcessId};
-use crate::verdict::MatchedKernelName;
+use crate::verdict::{CandidateEvidence, MatchedKernelName, ProcessVerdict};
 
 /// A host thread inside one artifact: `(pid, tid)`.
 type Thread = (IdValue, IdValue);
@@ -150,34 +150,6 @@ impl SpanIndex {
     }
 }
 
-/// What one probe shows in one process.
-#[derive(Debug, Default)]
-pub(crate) struct ProbeAnalysis {
-    pub live_calls: u64,
-    pub spans: u64,
-    pub device_projected_spans: u64,
-    pub nested_in_target_calls: u64,
-    pub encloses_target_calls: u64,
-    pub kernel_launches: u64,
-    pub kernel_launches_nested_in_target: u64,
-}
-
-/// What one process's trace shows.
-#[derive(Debug, Default)]
-pub(crate) struct Analysis {
-    pub probes: Vec<ProbeAnalysis>,
-    pub matched_kernel_calls: u64,
-    pub matched_by_launch_correlation: u64,
-    pub matched_by_external_id: u64,
-    pub matched_kernel_rows: u64,
-    pub correlated_external_ids: u64,
-    pub launch_correlation_edges: u64,
-    pub ambiguous_correlation_rows: u64,
-    pub matched_names: Vec<MatchedKernelName>,
-    /// The matched names carry more than one canonical identity.
-    pub kernel_ambiguous: bool,
-}
-
 /// The host end of a device row's edges.
 struct Edges<'m> {
     /// The one host launch its correlation names (none when zero or several).
@@ -186,14 +158,18 @@ struct Edges<'m> {
     external: Vec<&'m Slice>,
 }
 
-/// Analyses one process of one trace.
+/// Analyses one process of one trace: fills `out`'s counts, matched names
+/// and per-probe evidence (`installed` left false: the install log is not
+/// read here). Returns whether the matched names carry more than one
+/// canonical identity (an ambiguous kernel name).
 pub(crate) fn analyse(
     model: &TraceModel,
     probes: &[Probe],
     target: usize,
     device_kernel: &str,
     pid: PidFilter,
-) -> Analysis {
+    out: &mut ProcessVerdict,
+) -> bool {
     let slices = model.slices();
     let marker_ids: HashMap<NameId, usize> = probes
         .iter()
@@ -230,19 +206,18 @@ pub(crate) fn analyse(
     let index: Vec<SpanIndex> = raw.into_iter().map(SpanIndex::build).collect();
     let t_index = &index[target];
 
-    let mut out = Analysis::default();
     // Per probe: its spans that sit inside a target span (host nesting only).
     let mut nested: Vec<SpanIndex> = Vec::with_capacity(probes.len());
     for (p, idx) in index.iter().enumerate() {
-        let mut pa = ProbeAnalysis {
+        let mut pa = CandidateEvidence {
             live_calls: idx.calls(),
             spans: idx.raw,
             device_projected_spans: projected[p],
-            ..ProbeAnalysis::default()
+            ..CandidateEvidence::unobserved(&probes[p], p == target, false)
         };
         if p == target {
             nested.push(SpanIndex::default());
-            out.probes.push(pa);
+            out.candidates.push(pa);
             continue;
         }
         let mut inside = Vec::new();
@@ -266,7 +241,7 @@ pub(crate) fn analyse(
             }
         }
         nested.push(SpanIndex::build(inside));
-        out.probes.push(pa);
+        out.candidates.push(pa);
     }
 
     let inside = |idx: &SpanIndex, h: &Slice| -> bool {
@@ -292,22 +267,22 @@ pub(crate) fn analyse(
             let got = model.name(name);
             let v = opguard_kernel_name::matches(device_kernel, got);
             v.is_match.then(|| {
-                out.matched_names.push(MatchedKernelName {
+                out.matched_kernel_names.push(MatchedKernelName {
                     name: got.to_owned(),
                     identity: opguard_kernel_name::canonicalize(got).identity(),
                     basis: v.basis.map_or("", |b| b.code()).to_owned(),
                     rows: 0,
                     attributed: 0,
                 });
-                out.matched_names.len() - 1
+                out.matched_kernel_names.len() - 1
             })
         });
         let Some(slot) = slot else { continue };
         out.matched_kernel_rows += 1;
-        out.matched_names[slot].rows += 1;
+        out.matched_kernel_names[slot].rows += 1;
         if by_launch || by_external {
             out.matched_kernel_calls += 1;
-            out.matched_names[slot].attributed += 1;
+            out.matched_kernel_names[slot].attributed += 1;
         }
         out.matched_by_launch_correlation += u64::from(by_launch);
         out.matched_by_external_id += u64::from(by_external);
@@ -317,7 +292,7 @@ pub(crate) fn analyse(
                 .into_iter()
                 .chain(edges.external.iter().copied())
         };
-        for (p, pa) in out.probes.iter_mut().enumerate() {
+        for (p, pa) in out.candidates.iter_mut().enumerate() {
             if p == target || index[p].raw == 0 {
                 continue;
             }
@@ -329,16 +304,20 @@ pub(crate) fn analyse(
             }
         }
     }
+    let t = &mut out.candidates[target];
+    t.kernel_launches = out.matched_kernel_calls;
+    out.target_marker_calls = t.live_calls;
+    out.target_marker_spans = t.spans;
+    out.target_device_projected_spans = t.device_projected_spans;
     out.correlated_external_ids = external_ids.len() as u64;
-    out.matched_names
+    out.matched_kernel_names
         .sort_by(|a, b| b.rows.cmp(&a.rows).then(a.name.cmp(&b.name)));
     let identities: HashSet<&str> = out
-        .matched_names
+        .matched_kernel_names
         .iter()
         .map(|m| m.identity.as_str())
         .collect();
-    out.kernel_ambiguous = identities.len() > 1;
-    out
+    identities.len() > 1
 }
 
 /// The host ends of a device row's qualified edges.

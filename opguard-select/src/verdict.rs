@@ -274,3 +274,27 @@ pub struct CandidateEvidence {
     /// span: the launches that make it deeper than the target.
     pub kernel_launches_nested_in_target: u64,
 }
+
+impl CandidateEvidence {
+    /// The row of a probe in a process whose trace was not read.
+    pub(crate) fn unobserved(
+        probe: &crate::request::Probe,
+        is_target: bool,
+        installed: bool,
+    ) -> Self {
+        CandidateEvidence {
+            spec: probe.spec.clone(),
+            marker: probe.marker.clone(),
+            declared_depth: probe.declared_depth,
+            is_target,
+            installed,
+            live_calls: 0,
+            spans: 0,
+            device_projected_spans: 0,
+            nested_in_target_calls: 0,
+            encloses_target_calls: 0,
+            kernel_launches: 0,
+            kernel_launches_nested_in_target: 0,
+        }
+    }
+}

@@ -147,14 +147,7 @@ impl Oracle {
 
     fn counts(&self, marker: &str, kernel: &str) -> Counts {
         let spans = self.spans(marker);
-        let inside = |i: usize| {
-            let e = &self.events[i];
-            e.thread.as_ref().is_some_and(|t| {
-                spans
-                    .get(t)
-                    .is_some_and(|v| v.iter().any(|s| s.0 <= e.ts && e.end <= s.1))
-            })
-        };
+        let inside = |i: usize| within(&spans, &self.events[i]);
         let mut c = Counts {
             spans: spans.values().map(|v| v.len() as u64).sum(),
             calls: spans.values().map(|v| logical_calls(v)).sum(),
@@ -206,13 +199,7 @@ impl Oracle {
                 continue;
             };
             let [one] = l.as_slice() else { continue };
-            let h = &self.events[*one];
-            let inside = h.thread.as_ref().is_some_and(|t| {
-                spans
-                    .get(t)
-                    .is_some_and(|v| v.iter().any(|s| s.0 <= h.ts && h.end <= s.1))
-            });
-            if inside {
+            if within(&spans, &self.events[*one]) {
                 *n.entry(&e.name).or_default() += 1;
             }
         }
@@ -234,37 +221,35 @@ impl Oracle {
 
     /// How many calls of `outer` contain a span of `inner` on their thread.
     fn enclosing_calls(&self, outer: &str, inner: &str) -> u64 {
-        let inner = self.spans(inner);
-        let mut n = 0;
-        for (t, spans) in self.spans(outer) {
-            for (ts, end) in calls_of(&spans) {
-                if inner
-                    .get(&t)
-                    .is_some_and(|v| v.iter().any(|s| ts <= s.0 && s.1 <= end))
-                {
-                    n += 1;
-                }
-            }
-        }
-        n
+        self.related_calls(outer, inner, |call, s| call.0 <= s.0 && s.1 <= call.1)
     }
 
     /// How many calls of `inner` sit inside a span of `outer` on its thread.
     fn nested_calls(&self, inner: &str, outer: &str) -> u64 {
-        let outer = self.spans(outer);
+        self.related_calls(inner, outer, |call, s| s.0 <= call.0 && call.1 <= s.1)
+    }
+
+    /// How many calls of `of` stand in `rel` to some span of `to` on the
+    /// same thread.
+    fn related_calls(&self, of: &str, to: &str, rel: fn((i64, i64), (i64, i64)) -> bool) -> u64 {
+        let to = self.spans(to);
         let mut n = 0;
-        for (t, spans) in self.spans(inner) {
-            for (ts, end) in calls_of(&spans) {
-                if outer
-                    .get(&t)
-                    .is_some_and(|v| v.iter().any(|s| s.0 <= ts && end <= s.1))
-                {
-                    n += 1;
-                }
+        for (t, spans) in self.spans(of) {
+            for call in calls_of(&spans) {
+                n += u64::from(to.get(&t).is_some_and(|v| v.iter().any(|&s| rel(call, s))));
             }
         }
         n
     }
+}
+
+/// Whether host event `e` sits inside one of `spans` on its own thread.
+fn within(spans: &BTreeMap<Thread, Vec<(i64, i64)>>, e: &Ev) -> bool {
+    e.thread.as_ref().is_some_and(|t| {
+        spans
+            .get(t)
+            .is_some_and(|v| v.iter().any(|s| s.0 <= e.ts && e.end <= s.1))
+    })
 }
 
 /// Spans not contained in an earlier one (by start, longer first): the
@@ -297,24 +282,17 @@ fn real_request(
     candidates: Vec<Value>,
     processes: Vec<(&str, &Path)>,
 ) -> Value {
-    let specs: Vec<String> = candidates
+    let specs: Vec<&str> = candidates
         .iter()
-        .map(|c| c["spec"].as_str().unwrap().to_owned())
+        .map(|c| c["spec"].as_str().unwrap())
         .collect();
     let processes: Vec<Value> = processes
         .into_iter()
-        .map(|(name, path)| {
-            json!({"name": name, "trace": path.to_str().unwrap(), "installed": specs})
-        })
+        .map(|(name, path)| process(name, path.to_str(), &specs))
         .collect();
-    json!({
-        "protocol_version": 1,
-        "target": target,
-        "device_kernel": kernel,
-        "capture_target": target,
-        "candidates": candidates,
-        "processes": processes,
-    })
+    let mut r = request(target, kernel, &[], processes);
+    r["candidates"] = Value::Array(candidates);
+    r
 }
 
 fn check(v: &Verdict, p: usize, want: &Counts, what: &str) {

@@ -2,7 +2,7 @@
 //! real-Kineto-shaped traces written to gzip files and read back through the
 //! real reader.
 
-use opguard_select::Failure;
+use opguard_select::{Failure, Verdict};
 use opguard_trace::kineto_writer::KinetoTrace;
 use serde_json::json;
 
@@ -22,16 +22,22 @@ fn both_installed(trace: &str) -> Vec<serde_json::Value> {
     vec![process("pid-4242", Some(trace), &[WRAPPER, LAUNCHER])]
 }
 
+/// Selects `target` on the wrapper/launcher capture, declaring the wrapper
+/// and the launcher (in that order) with these depths.
+fn select(c: &Capture, trace: &str, target: &str, depths: [Option<i64>; 2]) -> Verdict {
+    c.verdict(&request(
+        target,
+        PAGED,
+        &[(WRAPPER, depths[0]), (LAUNCHER, depths[1])],
+        both_installed(trace),
+    ))
+}
+
 #[test]
 fn test_0720_live_inner_launcher_is_selection_success() {
     let c = Capture::new();
     let trace = chain(&c, AttentionCall::default());
-    let v = c.verdict(&request(
-        LAUNCHER,
-        PAGED,
-        &[(WRAPPER, Some(0)), (LAUNCHER, Some(1))],
-        both_installed(&trace),
-    ));
+    let v = select(&c, &trace, LAUNCHER, [Some(0), Some(1)]);
     assert!(v.ok, "{:?}", v.failed);
     assert!(v.deepest_verified);
     assert!(v.failed.is_empty());
@@ -64,12 +70,7 @@ fn test_0720_live_inner_launcher_is_selection_success() {
 fn test_0802_outer_wrapper_fails_when_0720_launcher_is_marked() {
     let c = Capture::new();
     let trace = chain(&c, AttentionCall::default());
-    let v = c.verdict(&request(
-        WRAPPER,
-        PAGED,
-        &[(WRAPPER, Some(0)), (LAUNCHER, Some(1))],
-        both_installed(&trace),
-    ));
+    let v = select(&c, &trace, WRAPPER, [Some(0), Some(1)]);
     assert!(!v.ok);
     assert!(!v.deepest_verified);
     assert_eq!(v.failed, [Failure::DeeperLiveCandidate]);
@@ -140,12 +141,7 @@ fn test_triton_kernel_without_external_id_is_linked_by_launch_correlation() {
     assert_eq!(shape(PAGED), (true, false));
     assert_eq!(shape(FILL), (true, true));
 
-    let v = c.verdict(&request(
-        LAUNCHER,
-        PAGED,
-        &[(WRAPPER, None), (LAUNCHER, None)],
-        both_installed(&trace),
-    ));
+    let v = select(&c, &trace, LAUNCHER, [None, None]);
     assert!(v.ok, "{:?}", v.failed);
     let p = &v.processes[0];
     assert_eq!(p.matched_kernel_calls, CALLS as u64);
@@ -198,12 +194,7 @@ fn test_the_observed_nesting_is_what_settles_deepest_not_the_declared_depth() {
     assert!(v.declared_deeper_live_candidates.is_empty());
 
     // A self-reported depth cannot buy a pass either.
-    let v = c.verdict(&request(
-        WRAPPER,
-        PAGED,
-        &[(WRAPPER, Some(999)), (LAUNCHER, Some(0))],
-        both_installed(&trace),
-    ));
+    let v = select(&c, &trace, WRAPPER, [Some(999), Some(0)]);
     assert!(!v.ok && !v.deepest_verified);
     assert_eq!(v.failed, [Failure::DeeperLiveCandidate]);
     assert_eq!(v.deeper_live_candidates, [LAUNCHER]);
@@ -270,12 +261,7 @@ fn test_device_projected_annotation_does_not_invert_call_nesting() {
     assert_eq!((w.len(), l.len()), (CALLS, CALLS));
     assert!(w.iter().zip(&l).all(|(w, l)| l.0 < w.0 && w.1 < l.1));
 
-    let v = c.verdict(&request(
-        LAUNCHER,
-        PAGED,
-        &[(WRAPPER, None), (LAUNCHER, None)],
-        both_installed(&trace),
-    ));
+    let v = select(&c, &trace, LAUNCHER, [None, None]);
     assert!(v.ok && v.deepest_verified, "{:?}", v.failed);
     let p = &v.processes[0];
     assert_eq!(
@@ -290,12 +276,7 @@ fn test_device_projected_annotation_does_not_invert_call_nesting() {
     assert_eq!(w.live_calls, CALLS as u64);
 
     // And the wrapper is still refused: host nesting still rules.
-    let v = c.verdict(&request(
-        WRAPPER,
-        PAGED,
-        &[(WRAPPER, None), (LAUNCHER, None)],
-        both_installed(&trace),
-    ));
+    let v = select(&c, &trace, WRAPPER, [None, None]);
     assert_eq!(v.failed, [Failure::DeeperLiveCandidate]);
     assert_eq!(v.deeper_live_candidates, [LAUNCHER]);
 }
@@ -306,23 +287,19 @@ fn test_every_declared_probe_candidate_must_have_an_installed_marker() {
     const JIT: &str = "vllm.attention.ops.triton_kernels:kernel_paged_attention_2d";
     let c = Capture::new();
     let trace = chain(&c, AttentionCall::default());
+    let candidates = [
+        (WRAPPER, None),
+        (LAUNCHER, None),
+        (RUNNER, None),
+        (JIT, None),
+    ];
     let processes = vec![json!({
         "name": "pid-4242",
         "trace": trace,
         "installed": [WRAPPER, LAUNCHER],
         "refused": [{"spec": JIT, "reason": "jit_object"}],
     })];
-    let v = c.verdict(&request(
-        LAUNCHER,
-        PAGED,
-        &[
-            (WRAPPER, None),
-            (LAUNCHER, None),
-            (RUNNER, None),
-            (JIT, None),
-        ],
-        processes,
-    ));
+    let v = c.verdict(&request(LAUNCHER, PAGED, &candidates, processes));
     assert!(!v.ok);
     assert!(!v.deepest_verified, "an unprobed candidate could be deeper");
     assert_eq!(v.failed, [Failure::CandidateMarkerMissing]);
@@ -346,12 +323,7 @@ fn test_every_declared_probe_candidate_must_have_an_installed_marker() {
     let v = c.verdict(&request(
         LAUNCHER,
         PAGED,
-        &[
-            (WRAPPER, None),
-            (LAUNCHER, None),
-            (RUNNER, None),
-            (JIT, None),
-        ],
+        &candidates,
         vec![process("pid-4242", Some(&trace), &installed)],
     ));
     assert!(v.ok && v.deepest_verified, "{:?}", v.failed);
@@ -401,18 +373,10 @@ fn test_cli_requires_deepest_selection_on_every_capture_process() {
     let mut ids = Ids::new();
     let host = (1001, 1001);
     for i in 0..CALLS as i64 {
+        // The same call, with a helper marked around the launch.
         let base = 1_000_000 + i * 100_000;
-        t.user_annotation(host, &marker(WRAPPER), base, 50_000, Some(ids.ext()));
-        t.user_annotation(
-            host,
-            &marker(LAUNCHER),
-            base + 5_000,
-            35_000,
-            Some(ids.ext()),
-        );
+        attention_call(&mut t, host, base, &mut ids, AttentionCall::default());
         t.user_annotation(host, &marker(INNER), base + 5_500, 2_000, Some(ids.ext()));
-        t.launch(host, "cuLaunchKernel", base + 6_000, 500, ids.corr(), None)
-            .kernel(0, 7, PAGED, base + 62_000, 20_000);
     }
     let rank1 = c.trace("trace.pid-1001.json.gz", &t);
     let installed = [WRAPPER, LAUNCHER, INNER];
@@ -540,26 +504,16 @@ fn test_launch_correlation_outside_the_marker_span_is_not_enough() {
     assert_eq!(v.failed, [Failure::DeviceKernelNotUnderTarget]);
 }
 
-/// One rank's calls in `t`: launcher marker spans, each issuing PAGED.
+/// One rank's calls in `t`: wrapper spans (when `marked`), each running
+/// aten::fill_ and issuing PAGED.
 fn rank_calls(t: &mut KinetoTrace, host: (i64, i64), ids: &mut Ids, calls: usize, marked: bool) {
+    let call = AttentionCall {
+        wrapper_marked: marked,
+        launcher_marked: false,
+        device_projection: false,
+    };
     for i in 0..calls as i64 {
-        let base = 1_000_000 + i * 100_000;
-        if marked {
-            t.user_annotation(host, &marker(LAUNCHER), base, 35_000, Some(ids.ext()));
-        }
-        let fill = ids.ext();
-        t.cpu_op(host, "aten::fill_", base + 500, 1_000, Some(fill));
-        t.launch(
-            host,
-            "cudaLaunchKernel",
-            base + 600,
-            300,
-            ids.corr(),
-            Some(fill),
-        )
-        .kernel(0, 7, FILL, base + 40_000, 1_000);
-        t.launch(host, "cuLaunchKernel", base + 2_000, 500, ids.corr(), None)
-            .kernel(0, 7, PAGED, base + 42_000, 20_000);
+        attention_call(t, host, 1_000_000 + i * 100_000, ids, call);
     }
 }
 
@@ -568,9 +522,9 @@ fn test_correlation_ids_do_not_collide_across_merged_call_traces() {
     const N: usize = 4;
     let (r0, r1) = ((100, 100), (200, 200));
     let c = Capture::new();
-    let candidates = [(LAUNCHER, None)];
+    let candidates = [(WRAPPER, None)];
     let rank = |name: &str, trace: &str, pid: Option<i64>| {
-        let mut p = process(name, Some(trace), &[LAUNCHER]);
+        let mut p = process(name, Some(trace), &[WRAPPER]);
         p["pid"] = json!(pid);
         p
     };
@@ -586,7 +540,7 @@ fn test_correlation_ids_do_not_collide_across_merged_call_traces() {
         c.trace("trace.pid-200.json.gz", &t1),
     );
     let v = c.verdict(&request(
-        LAUNCHER,
+        WRAPPER,
         PAGED,
         &candidates,
         vec![rank("pid-100", &f0, None), rank("pid-200", &f1, None)],
@@ -618,7 +572,7 @@ fn test_correlation_ids_do_not_collide_across_merged_call_traces() {
     );
     let fm = c.trace("merged.json.gz", &merged);
     let v = c.verdict(&request(
-        LAUNCHER,
+        WRAPPER,
         PAGED,
         &candidates,
         vec![
@@ -650,7 +604,7 @@ fn test_correlation_ids_do_not_collide_across_merged_call_traces() {
     rank_calls(&mut clash, r1, &mut Ids::new(), N, false);
     let fc = c.trace("clash.json.gz", &clash);
     let v = c.verdict(&request(
-        LAUNCHER,
+        WRAPPER,
         PAGED,
         &candidates,
         vec![rank("pid-100", &fc, Some(100))],
