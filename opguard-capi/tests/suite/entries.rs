@@ -94,15 +94,19 @@ fn repeated_request_fields_are_refused() {
 
 // ---- kernel names ---------------------------------------------------------
 
-#[test]
-fn canonicalize_is_the_library_answer_for_every_fixture_symbol() {
-    let fixture = kernel_fixture();
-    let symbols: Vec<&str> = fixture["symbol_cases"]
+/// Every symbol of the kernel-name parity fixture.
+fn fixture_symbols() -> Vec<String> {
+    kernel_fixture()["symbol_cases"]
         .as_array()
         .unwrap()
         .iter()
-        .map(|c| c["symbol"].as_str().unwrap())
-        .collect();
+        .map(|c| c["symbol"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[test]
+fn canonicalize_is_the_library_answer_for_every_fixture_symbol() {
+    let symbols = fixture_symbols();
     for s in &symbols {
         let got = ok(
             opguard_kernel_canonicalize,
@@ -152,13 +156,7 @@ const ALL_FIELDS: &[&str] = &[
 
 #[test]
 fn a_projection_onto_every_field_is_the_whole_canonical_form_byte_for_byte() {
-    let fixture = kernel_fixture();
-    let symbols: Vec<&str> = fixture["symbol_cases"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| c["symbol"].as_str().unwrap())
-        .collect();
+    let symbols = fixture_symbols();
     for s in &symbols {
         let whole = opguard_capi::call(
             "opguard_kernel_canonicalize",
