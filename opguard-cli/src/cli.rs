@@ -50,6 +50,10 @@ pub enum Group {
     /// family, with an optional two-width comparison.
     #[command(after_help = CENSUS_AFTER_HELP, arg_required_else_help = true)]
     Census(CensusArgs),
+    /// Profile Top-N with declared entity kinds, and the seam verdict: did the selected
+    /// callable launch the profiled kernel, and is it the innermost one that does.
+    #[command(subcommand, arg_required_else_help = true)]
+    Select(SelectCommand),
     /// Which operators' cost grows with an experiment's input, across separately
     /// captured trial traces, by semantic frame (Spearman, Benjamini-Hochberg).
     #[command(after_help = SCALING_AFTER_HELP, arg_required_else_help = true)]
@@ -68,6 +72,58 @@ Exit status: 0 ok, 2 error (a malformed document, an unreadable trace, mixed uni
 Examples:
   opguard scaling --trials trials.json
   opguard scaling --trials trials.json --metric self_ns --json | jq '.hotspots[0]'";
+
+/// `opguard select <command>`.
+#[derive(Debug, Subcommand)]
+pub enum SelectCommand {
+    /// Device rows by total device time, each declaring its entity kind (gpu_kernel,
+    /// memory_op, dispatcher_op, python_launcher, unresolved) and its evidence.
+    #[command(after_help = "\
+Dispatcher aggregates are expanded into the device kernels they launched (External-id
+edges), so an aggregate never hides the kernel underneath.
+
+Examples:
+  opguard select profile trace.json.gz --top 25
+  opguard select profile --json trace.json.gz | jq '.rows[] | {short_name, entity_kind}'")]
+    Profile(SelectProfileArgs),
+    /// The seam verdict for a request: the selected target, its device kernel, the
+    /// declared probe candidates, and per capture process its trace and install log.
+    #[command(after_help = "\
+Launch causality comes only from correlation and External-id edges whose host event sits on
+the marker's own thread inside the marker span; only host spans establish nesting; every
+declared candidate must be installed and every capture process must pass.
+
+Exit status: 0 the selection is certified (ok), 1 it is refused, 2 a malformed request or an
+unreadable trace.
+
+Examples:
+  opguard select verdict --request seam-request.json
+  opguard select verdict --json --request seam-request.json | jq '.failed'")]
+    Verdict(SelectVerdictArgs),
+}
+
+/// `opguard select profile`.
+#[derive(Debug, Args)]
+pub struct SelectProfileArgs {
+    #[command(flatten)]
+    pub output: OutputArgs,
+    /// Rows to list.
+    #[arg(long, default_value_t = 25, value_name = "N")]
+    pub top: usize,
+    /// The trace (plain or gzip JSON).
+    #[arg(value_name = "TRACE")]
+    pub trace: PathBuf,
+}
+
+/// `opguard select verdict`.
+#[derive(Debug, Args)]
+pub struct SelectVerdictArgs {
+    #[command(flatten)]
+    pub output: OutputArgs,
+    /// The request (protocol_version 1); trace paths are relative to it.
+    #[arg(long, value_name = "FILE")]
+    pub request: PathBuf,
+}
 
 /// `opguard scaling`.
 #[derive(Debug, Args)]

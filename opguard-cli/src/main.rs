@@ -16,6 +16,7 @@ mod kernel_name;
 mod out;
 mod progress;
 mod scaling;
+mod select;
 mod style;
 mod trace_info;
 mod trace_launches;
@@ -26,7 +27,7 @@ use std::process::ExitCode;
 use clap::error::ErrorKind as ClapErrorKind;
 use clap::Parser;
 
-use crate::cli::{Cli, Group, KernelNameCommand, TraceCommand};
+use crate::cli::{Cli, Group, KernelNameCommand, SelectCommand, TraceCommand};
 use crate::error::CliError;
 
 fn main() -> ExitCode {
@@ -60,6 +61,8 @@ fn run(args: Vec<OsString>) -> u8 {
         Group::KernelName(KernelNameCommand::Match(a)) => kernel_name::run_match(a),
         Group::Census(a) => census::run(a),
         Group::Scaling(a) => scaling::run(a),
+        Group::Select(SelectCommand::Profile(a)) => select::run_profile(a),
+        Group::Select(SelectCommand::Verdict(a)) => select::run_verdict(a),
     };
     match result {
         Ok(status) => status,

@@ -6,5 +6,6 @@ mod common;
 mod framework;
 mod kernel_name;
 mod scaling;
+mod select;
 mod trace_info;
 mod trace_launches;

@@ -1,0 +1,115 @@
+//! `opguard select`: the verdict's exit status follows `ok`, the JSON is the
+//! library's, and errors carry their codes.
+
+use std::process::Command;
+
+fn opguard() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_opguard"))
+}
+
+/// Writes the generated default input (two CUDA ranks and a seam request)
+/// into a temp dir, with the request's target replaced.
+fn default_input(target: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for f in opguard_examples::default_input::generate().unwrap() {
+        std::fs::write(dir.path().join(f.name), &f.bytes).unwrap();
+    }
+    let mut request = opguard_examples::default_input::seam_request();
+    request["target"] = target.into();
+    request["capture_target"] = target.into();
+    std::fs::write(dir.path().join("seam-request.json"), request.to_string()).unwrap();
+    dir
+}
+
+#[test]
+fn the_inner_launcher_is_certified_and_the_outer_wrapper_refused() {
+    let dir = default_input("demo.kernels:paged_attention");
+    let out = opguard()
+        .args(["select", "verdict", "--json", "--request"])
+        .arg(dir.path().join("seam-request.json"))
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        (v["ok"].as_bool(), v["deepest_verified"].as_bool()),
+        (Some(true), Some(true))
+    );
+    assert_eq!(v["matched_kernel_calls"], 12);
+
+    let dir = default_input("demo.attention:Attention.forward");
+    let out = opguard()
+        .args(["select", "verdict", "--json", "--request"])
+        .arg(dir.path().join("seam-request.json"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["ok"], false);
+    assert!(
+        v["failed"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|f| f == "deeper_live_candidate"),
+        "{v}"
+    );
+    assert_eq!(
+        v["deeper_live_candidates"][0],
+        "demo.kernels:paged_attention"
+    );
+    // The human form says why.
+    let out = opguard()
+        .args(["select", "verdict", "--request"])
+        .arg(dir.path().join("seam-request.json"))
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&out.stdout).contains("refused: "));
+}
+
+#[test]
+fn a_malformed_request_and_an_unreadable_trace_exit_2_with_codes() {
+    let dir = tempfile::tempdir().unwrap();
+    let req = dir.path().join("r.json");
+    std::fs::write(&req, "{\"protocol_version\": 1,").unwrap();
+    let out = opguard()
+        .args(["select", "verdict", "--json", "--request"])
+        .arg(&req)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err: serde_json::Value = serde_json::from_slice(&out.stderr).unwrap();
+    assert!(err["error"]["code"].is_string());
+    let trace = dir.path().join("t.json.gz");
+    std::fs::write(&trace, [0x1f, 0x8b, 8, 0, 0, 0]).unwrap();
+    let out = opguard()
+        .args(["select", "profile", "--json"])
+        .arg(&trace)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err: serde_json::Value = serde_json::from_slice(&out.stderr).unwrap();
+    assert_eq!(err["error"]["code"], "gzip_truncated");
+}
+
+#[test]
+fn profile_rows_declare_entity_kinds_and_short_names() {
+    let dir = default_input("demo.kernels:paged_attention");
+    let out = opguard()
+        .args(["select", "profile", "--json", "--top", "3"])
+        .arg(dir.path().join("decode.rank0.json.gz"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["entity_kind_contract"], "v1");
+    let rows = doc["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 3);
+    assert_eq!(rows[0]["short_name"], "paged_attention_v2_kernel");
+    assert_eq!(rows[0]["entity_kind"], "gpu_kernel");
+}
