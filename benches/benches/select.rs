@@ -10,12 +10,30 @@
 //! `TraceReader` alone. Throughput is decoded JSON bytes per second.
 
 use std::hint::black_box;
-use std::path::Path;
+use std::io::Read;
+use std::path::{Path, PathBuf};
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use opguard_select::{verdict_for_models, verdict_from_request_file, Request};
 use opguard_trace::model::{ArtifactSpec, ModelOptions, TraceModel};
 use opguard_trace::TraceReader;
+
+/// The MTIA trace under `../shared/data`, if present (this bench depends on
+/// nothing but the crates it measures).
+fn mtia_trace() -> Option<PathBuf> {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../shared/data/traces/hta/mtia_trace_single_rank__mtia_rank_0.json.gz");
+    path.is_file().then_some(path)
+}
+
+/// Decoded (inflated) size of a gzip trace.
+fn decoded_len(path: &Path) -> u64 {
+    let raw = std::fs::read(path).expect("readable bench input");
+    let mut sink = Vec::new();
+    flate2::read::MultiGzDecoder::new(&raw[..])
+        .read_to_end(&mut sink)
+        .expect("valid gzip bench input") as u64
+}
 
 /// Reads every event and nothing more.
 fn read_only(path: &Path) -> u64 {
@@ -45,11 +63,11 @@ fn request_json(trace: &Path) -> String {
 }
 
 fn bench(c: &mut Criterion) {
-    let Some(path) = opguard_benches::mtia_trace() else {
+    let Some(path) = mtia_trace() else {
         eprintln!("skipping: the MTIA trace is not available");
         return;
     };
-    let decoded = opguard_benches::decoded(&path).len() as u64;
+    let decoded = decoded_len(&path);
     let dir = std::env::temp_dir().join(format!("opguard-bench-select-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("bench temp dir");
     let request_path = dir.join("request.json");
