@@ -12,6 +12,7 @@ mod census;
 mod cli;
 mod error;
 mod exit;
+mod inspect;
 mod kernel_name;
 mod out;
 mod progress;
@@ -54,6 +55,7 @@ fn run(args: Vec<OsString>) -> u8 {
         Err(e) => return usage(e, json),
     };
     let result = match &cli.group {
+        Group::Inspect(a) => inspect::run(a),
         Group::Trace(TraceCommand::Info(a)) => trace_info::run(a),
         Group::Trace(TraceCommand::Launches(a)) => trace_launches::run(a),
         Group::KernelName(KernelNameCommand::Canonical(a)) => kernel_name::run_canonical(a),

@@ -4,6 +4,7 @@
 mod census;
 mod common;
 mod framework;
+mod inspect;
 mod kernel_name;
 mod scaling;
 mod select;

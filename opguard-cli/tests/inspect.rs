@@ -1,0 +1,101 @@
+//! `opguard inspect`: runs with no argument on a fresh clone, on input the
+//! generator produces.
+
+use std::process::Command;
+
+#[test]
+fn the_shipped_default_input_is_what_the_generator_produces() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data/default-input");
+    let generated = opguard_examples::default_input::generate().unwrap();
+    let mut shipped: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    shipped.sort();
+    let mut names: Vec<_> = generated.iter().map(|f| f.name.to_owned()).collect();
+    names.sort();
+    assert_eq!(
+        shipped, names,
+        "regenerate with: cargo run -p opguard-examples --example generate_default_input"
+    );
+    let total: usize = generated.iter().map(|f| f.bytes.len()).sum();
+    assert!(
+        total < 1 << 20,
+        "the default input stays under 1 MB ({total} bytes)"
+    );
+    for f in generated {
+        assert_eq!(
+            std::fs::read(dir.join(f.name)).unwrap(),
+            f.bytes,
+            "{} differs from the generator; regenerate with: cargo run -p opguard-examples --example generate_default_input",
+            f.name
+        );
+    }
+}
+
+#[test]
+fn inspect_without_arguments_reports_regions_profiles_and_the_verdict() {
+    let out = Command::new(env!("CARGO_BIN_EXE_opguard"))
+        .args(["inspect", "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["input"], "default");
+    let traces = doc["traces"].as_array().unwrap();
+    assert_eq!(traces.len(), 3);
+    let providers: Vec<&str> = traces
+        .iter()
+        .map(|t| t["launches"]["provider"].as_str().unwrap())
+        .collect();
+    assert_eq!(providers, ["kineto_cuda", "kineto_cuda", "kineto_rocm"]);
+    for t in traces {
+        let r = &t["launches"];
+        assert!(r["graph_launch_count"].as_u64().unwrap() > 0);
+        assert_eq!(r["kernel_count"], r["correlated_kernel_count"]);
+        assert_eq!(t["profile"]["entity_kind_contract"], "v1");
+    }
+    assert_eq!(doc["seam_verdict"]["ok"], true);
+    // The scratch copy of the default input is removed afterwards.
+    let human = Command::new(env!("CARGO_BIN_EXE_opguard"))
+        .arg("inspect")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&human.stdout);
+    assert!(text.contains("shipped default input"));
+    assert!(text.contains("paged_attention_v2_kernel"));
+    assert!(text.contains("seam verdict"));
+}
+
+#[test]
+fn inspect_on_a_given_trace_has_no_verdict_and_a_bad_one_exits_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = dir.path().join("t.json.gz");
+    let mut t = opguard_trace::kineto_writer::KinetoTrace::new();
+    t.launch((1, 1), "cudaLaunchKernel", 0, 10, 7, Some(1))
+        .kernel(0, 7, "projection_kernel", 20, 5);
+    std::fs::write(&good, t.to_gzip().unwrap()).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_opguard"))
+        .args(["inspect", "--json"])
+        .arg(&good)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["input"], "given");
+    assert!(doc["seam_verdict"].is_null());
+    assert_eq!(doc["traces"][0]["launches"]["correlated_kernel_count"], 1);
+    let bad = dir.path().join("bad.json");
+    std::fs::write(&bad, "[").unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_opguard"))
+        .arg("inspect")
+        .arg(&bad)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}
