@@ -111,6 +111,140 @@ impl Field {
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct EventSpans {
     fields: [Option<Span>; FIELD_COUNT],
+    /// The first occurrence of each [`ArgKey`] inside `args`.
+    args: [Option<Span>; ARG_KEY_COUNT],
+}
+
+/// The `args` keys whose place the scanner records on its single pass, so
+/// their getters never rescan `args`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ArgKey {
+    Correlation,
+    ExternalId,
+    Device,
+    Context,
+    Stream,
+    SequenceNumber,
+    InputDims,
+    InputType,
+}
+
+const ARG_KEY_COUNT: usize = 8;
+
+impl ArgKey {
+    fn from_key(key: &[u8]) -> Option<ArgKey> {
+        Some(match key {
+            b"correlation" => ArgKey::Correlation,
+            b"External id" => ArgKey::ExternalId,
+            b"device" => ArgKey::Device,
+            b"context" => ArgKey::Context,
+            b"stream" => ArgKey::Stream,
+            b"Sequence number" => ArgKey::SequenceNumber,
+            b"Input Dims" => ArgKey::InputDims,
+            b"Input type" => ArgKey::InputType,
+            _ => return None,
+        })
+    }
+}
+
+/// The bytes of a string key, decoded when escaped.
+fn key_bytes(raw: &[u8], escaped: bool) -> Option<std::borrow::Cow<'_, [u8]>> {
+    if !escaped {
+        return Some(std::borrow::Cow::Borrowed(raw));
+    }
+    let text = std::str::from_utf8(raw).ok()?;
+    unescape(text)
+        .ok()
+        .map(|k| std::borrow::Cow::Owned(k.into_bytes()))
+}
+
+/// Scans the `args` object at `start` (a member of an event at `depth`),
+/// validating exactly as [`scan::skip_value`] does, and records where each
+/// [`ArgKey`] first appears, relative to `base`.
+fn scan_args(
+    b: &[u8],
+    start: usize,
+    depth: usize,
+    max_depth: usize,
+    at_eof: bool,
+    base: usize,
+    out: &mut [Option<Span>; ARG_KEY_COUNT],
+) -> Result<Span, Stop> {
+    if depth >= max_depth.min(scan::MAX_TRACKABLE_DEPTH) {
+        return Err(Stop::Syntax {
+            at: start,
+            kind: SyntaxKind::DepthExceeded,
+        });
+    }
+    let done = |end: usize| Span {
+        start: start as u32,
+        end: end as u32,
+        kind: ValueKind::Object,
+        escaped: false,
+    };
+    let mut i = start + 1;
+    let mut first = true;
+    loop {
+        i = scan::skip_ws(b, i);
+        let Some(&c) = b.get(i) else {
+            return Err(Stop::Incomplete);
+        };
+        if c == b'}' && first {
+            return Ok(done(i + 1));
+        }
+        if !first {
+            match c {
+                b',' => i = scan::skip_ws(b, i + 1),
+                b'}' => return Ok(done(i + 1)),
+                _ => {
+                    return Err(Stop::Syntax {
+                        at: i,
+                        kind: SyntaxKind::ExpectedCommaOrEndOfObject,
+                    })
+                }
+            }
+        }
+        first = false;
+        match b.get(i) {
+            None => return Err(Stop::Incomplete),
+            Some(b'"') => {}
+            Some(_) => {
+                return Err(Stop::Syntax {
+                    at: i,
+                    kind: SyntaxKind::ExpectedKey,
+                })
+            }
+        }
+        let key_start = i;
+        let (key_end, key_escaped) = scan::scan_string(b, i)?;
+        i = scan::skip_ws(b, key_end);
+        match b.get(i) {
+            None => return Err(Stop::Incomplete),
+            Some(b':') => i = scan::skip_ws(b, i + 1),
+            Some(_) => {
+                return Err(Stop::Syntax {
+                    at: i,
+                    kind: SyntaxKind::ExpectedColon,
+                })
+            }
+        }
+        let value = scan::skip_value(b, i, depth + 1, max_depth, at_eof)?;
+        if value.kind == ValueKind::String {
+            scan::check_after_string(b, value.end as usize)?;
+        }
+        let key = key_bytes(&b[key_start + 1..key_end - 1], key_escaped);
+        if let Some(k) = key.as_deref().and_then(ArgKey::from_key) {
+            let slot = &mut out[k as usize];
+            if slot.is_none() {
+                *slot = Some(Span {
+                    start: value.start - base as u32,
+                    end: value.end - base as u32,
+                    ..value
+                });
+            }
+        }
+        i = value.end as usize;
+    }
 }
 
 /// Scans one event object starting at `pos` (which must be `{`), nested at
@@ -131,6 +265,7 @@ pub(crate) fn scan_event(
     }
     let mut spans = EventSpans {
         fields: [None; FIELD_COUNT],
+        args: [None; ARG_KEY_COUNT],
     };
     let mut i = pos + 1;
     let mut first = true;
@@ -178,19 +313,21 @@ pub(crate) fn scan_event(
                 })
             }
         }
-        let value = scan::skip_value(b, i, depth, max_depth, at_eof)?;
+        let field = key_bytes(&b[key_start + 1..key_end - 1], key_escaped)
+            .as_deref()
+            .and_then(Field::from_key);
+        let first_args = spans.fields[Field::Args as usize].is_none();
+        let value = match (field, b.get(i)) {
+            // A second `args` is refused below; it must not overwrite the
+            // first one's recorded keys first.
+            (Some(Field::Args), Some(b'{')) if first_args => {
+                scan_args(b, i, depth, max_depth, at_eof, pos, &mut spans.args)?
+            }
+            _ => scan::skip_value(b, i, depth, max_depth, at_eof)?,
+        };
         if value.kind == ValueKind::String {
             scan::check_after_string(b, value.end as usize)?;
         }
-        let raw_key = &b[key_start + 1..key_end - 1];
-        let field = if key_escaped {
-            std::str::from_utf8(raw_key)
-                .ok()
-                .and_then(|k| unescape(k).ok())
-                .and_then(|k| Field::from_key(k.as_bytes()))
-        } else {
-            Field::from_key(raw_key)
-        };
         if let Some(field) = field {
             if !field.accepts(value.kind) {
                 return Err(Stop::Syntax {
@@ -325,41 +462,69 @@ impl<'a> Event<'a> {
     pub fn args(&self) -> Option<Args<'a>> {
         self.value(Field::Args).map(|v| Args { text: v.text })
     }
-    /// One argument by key.
+    fn arg_value(&self, key: ArgKey) -> Option<Value<'a>> {
+        let span = self.spans.args[key as usize]?;
+        let text = self.text.get(span.start as usize..span.end as usize)?;
+        Some(Value {
+            text,
+            kind: span.kind,
+            escaped: span.escaped,
+        })
+    }
+
+    fn arg_scalar(&self, key: ArgKey) -> Option<Scalar<'a>> {
+        self.arg_value(key).and_then(|v| v.as_scalar())
+    }
+
+    /// One argument by key (its first occurrence). The keys the typed
+    /// getters below read were located by the scanner and are not searched.
     pub fn arg(&self, key: &str) -> Option<Value<'a>> {
-        self.args().and_then(|a| a.get(key))
+        match ArgKey::from_key(key.as_bytes()) {
+            Some(k) => self.arg_value(k),
+            None => self.args().and_then(|a| a.get(key)),
+        }
+    }
+    /// The five `args` keys that place device work.
+    pub fn launch_args(&self) -> LaunchArgs<'a> {
+        LaunchArgs {
+            correlation: self.arg_scalar(ArgKey::Correlation),
+            external_id: self.arg_scalar(ArgKey::ExternalId),
+            device: self.arg_scalar(ArgKey::Device),
+            context: self.arg_scalar(ArgKey::Context),
+            stream: self.arg_scalar(ArgKey::Stream),
+        }
     }
     /// `args["External id"]`.
     pub fn external_id(&self) -> Option<Scalar<'a>> {
-        self.arg("External id").and_then(|v| v.as_scalar())
+        self.arg_scalar(ArgKey::ExternalId)
     }
     /// `args["correlation"]`.
     pub fn correlation(&self) -> Option<Scalar<'a>> {
-        self.arg("correlation").and_then(|v| v.as_scalar())
+        self.arg_scalar(ArgKey::Correlation)
     }
     /// `args["device"]`.
     pub fn device(&self) -> Option<Scalar<'a>> {
-        self.arg("device").and_then(|v| v.as_scalar())
+        self.arg_scalar(ArgKey::Device)
     }
     /// `args["stream"]`.
     pub fn stream(&self) -> Option<Scalar<'a>> {
-        self.arg("stream").and_then(|v| v.as_scalar())
+        self.arg_scalar(ArgKey::Stream)
     }
     /// `args["context"]`.
     pub fn context(&self) -> Option<Scalar<'a>> {
-        self.arg("context").and_then(|v| v.as_scalar())
+        self.arg_scalar(ArgKey::Context)
     }
     /// `args["Sequence number"]`.
     pub fn sequence_number(&self) -> Option<Scalar<'a>> {
-        self.arg("Sequence number").and_then(|v| v.as_scalar())
+        self.arg_scalar(ArgKey::SequenceNumber)
     }
     /// `args["Input Dims"]` (raw JSON, usually an array of arrays).
     pub fn input_dims(&self) -> Option<Value<'a>> {
-        self.arg("Input Dims")
+        self.arg_value(ArgKey::InputDims)
     }
     /// `args["Input type"]` (raw JSON, usually an array of strings).
     pub fn input_type(&self) -> Option<Value<'a>> {
-        self.arg("Input type")
+        self.arg_value(ArgKey::InputType)
     }
 }
 
@@ -371,6 +536,22 @@ impl fmt::Debug for Event<'_> {
             .field("raw", &self.text)
             .finish()
     }
+}
+
+/// The `args` keys that place device work, from [`Event::launch_args`].
+#[derive(Debug, Clone, Copy, Default)]
+#[non_exhaustive]
+pub struct LaunchArgs<'a> {
+    /// `args.correlation`.
+    pub correlation: Option<Scalar<'a>>,
+    /// `args["External id"]`.
+    pub external_id: Option<Scalar<'a>>,
+    /// `args.device`.
+    pub device: Option<Scalar<'a>>,
+    /// `args.context`.
+    pub context: Option<Scalar<'a>>,
+    /// `args.stream`.
+    pub stream: Option<Scalar<'a>>,
 }
 
 /// A JSON string borrowed from the trace, decoded only if it has escapes.
@@ -729,6 +910,15 @@ mod tests {
             ScalarKey::String("stream 7".into())
         );
         assert!(e.arg("missing").is_none());
+        // Located keys and searched keys agree, first occurrence first.
+        let dup =
+            event(r#"{"args":{"correlation":1,"x":{"correlation":9},"correlation":2,"y":3}}"#);
+        assert_eq!(dup.correlation().unwrap().as_i64(), Some(1));
+        assert_eq!(dup.arg("y").unwrap().raw(), "3");
+        assert_eq!(
+            dup.args().unwrap().get("correlation").unwrap().raw(),
+            dup.arg("correlation").unwrap().raw()
+        );
     }
 
     #[test]

@@ -53,7 +53,9 @@ mod scan;
 mod writer;
 
 pub use error::{Error, ErrorKind, Limit};
-pub use event::{Args, ArrayIter, Event, Field, ObjectIter, Scalar, ScalarKey, Str, Value};
+pub use event::{
+    Args, ArrayIter, Event, Field, LaunchArgs, ObjectIter, Scalar, ScalarKey, Str, Value,
+};
 pub use identity::{EventRef, Sha256Digest};
 pub use number::{nanos_to_micros_text, Number, NumberError};
 pub use reader::{

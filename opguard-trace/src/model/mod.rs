@@ -601,6 +601,7 @@ impl Builder {
                 let (Some(ts_ns), dur_ns) = (ts, dur.unwrap_or(0)) else {
                     return Ok(());
                 };
+                let args = e.launch_args();
                 let slice = Slice {
                     index: e.index(),
                     class,
@@ -610,11 +611,11 @@ impl Builder {
                     tid: self.id(e.tid()),
                     ts_ns,
                     dur_ns,
-                    correlation: self.id(e.correlation()),
-                    external_id: self.id(e.external_id()),
-                    device: self.id(e.device()),
-                    context: self.id(e.context()),
-                    stream: self.id(e.stream()),
+                    correlation: self.id(args.correlation),
+                    external_id: self.id(args.external_id),
+                    device: self.id(args.device),
+                    context: self.id(args.context),
+                    stream: self.id(args.stream),
                 };
                 self.slices.push(slice);
             }

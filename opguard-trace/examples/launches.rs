@@ -1,0 +1,33 @@
+//! Times a bare read against the launch-region analysis of one trace.
+//! `cargo run --release -p opguard-trace --example launches -- TRACE`
+use std::time::Instant;
+
+use opguard_trace::analysis::launch_region;
+use opguard_trace::model::{ArtifactSpec, ModelOptions, TraceModel};
+use opguard_trace::TraceReader;
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let path = std::env::args().nth(1).ok_or("usage: launches TRACE")?;
+    for _ in 0..3 {
+        let t = Instant::now();
+        let mut r = TraceReader::open(&path)?;
+        while r.next_event()?.is_some() {}
+        r.finish()?;
+        let read = t.elapsed().as_secs_f64();
+        let t = Instant::now();
+        let m = TraceModel::read(&path, ArtifactSpec::new(), &ModelOptions::launches_only())?;
+        let region = launch_region(&m, 10);
+        let launches = t.elapsed().as_secs_f64();
+        let t = Instant::now();
+        let full = TraceModel::read(&path, ArtifactSpec::new(), &ModelOptions::new())?;
+        let model = t.elapsed().as_secs_f64();
+        println!(
+            "read {read:.3}s  launch analysis {launches:.3}s ({:.2}x)  full model {model:.3}s ({:.2}x)  kernels={} slices={}",
+            launches / read,
+            model / read,
+            region.kernel_count,
+            full.slices().len()
+        );
+    }
+    Ok(())
+}
