@@ -26,20 +26,32 @@ fn doc_example(krate: &str) -> Vec<String> {
         .filter_map(|l| l.strip_prefix("//!"))
         .map(|l| l.strip_prefix(' ').unwrap_or(l))
         .collect();
-    let open = doc.iter().position(|l| l.trim().starts_with("```")).unwrap();
-    let close = open + 1 + doc[open + 1..].iter().position(|l| l.trim().starts_with("```")).unwrap();
+    let open = doc
+        .iter()
+        .position(|l| l.trim().starts_with("```"))
+        .unwrap();
+    let close = open
+        + 1
+        + doc[open + 1..]
+            .iter()
+            .position(|l| l.trim().starts_with("```"))
+            .unwrap();
     doc[open + 1..close]
         .iter()
         .map(|l| l.trim())
         .filter(|l| !l.starts_with("# Ok::<"))
-        .map(|l| l.strip_prefix("# ").unwrap_or(if l == "#" { "" } else { l }))
+        .map(|l| {
+            l.strip_prefix("# ")
+                .unwrap_or(if l == "#" { "" } else { l })
+        })
         .filter(|l| !l.is_empty())
         .map(str::to_owned)
         .collect()
 }
 
 fn example_body(name: &str) -> Vec<String> {
-    let src = std::fs::read_to_string(root().join("examples/examples").join(format!("{name}.rs"))).unwrap();
+    let src = std::fs::read_to_string(root().join("examples/examples").join(format!("{name}.rs")))
+        .unwrap();
     let start = src.find("fn main()").unwrap();
     let body = &src[src[start..].find('{').unwrap() + start + 1..src.rfind('}').unwrap()];
     body.lines()
