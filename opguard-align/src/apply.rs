@@ -15,7 +15,7 @@ use std::collections::{HashMap, HashSet};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use opguard_trace::{OwnedEvent, RawJson, ReaderOptions, Sha256Digest, TraceReader};
+use opguard_trace::{RawJson, ReaderOptions, Sha256Digest, TraceReader};
 use serde::{Deserialize, Serialize};
 
 use crate::compare::{compare_slots, field_digests, FieldDigests};
@@ -26,6 +26,7 @@ use crate::format::{
     EXPORT_FORMAT, MAX_EXPORT_BYTES, MAX_MAP_BYTES, OK_MEANING, PRESENTATION_NOTE,
     TENSOR_EQUALITY, TID_OPERATIONS, VERDICT,
 };
+use crate::input::Decoded;
 use crate::map::{read_map, Checked, Decision};
 use crate::output::{check_output_path, write_view};
 use crate::record::Io;
@@ -224,7 +225,20 @@ struct Op {
     dur_ns: i64,
     status: Status,
     validation: Validation,
-    peer: Option<(u64, Box<str>)>,
+    peer: Option<u64>,
+    /// Decoded byte offset and length of the event's text.
+    offset: u64,
+    len: usize,
+    /// Where `args.correspondence`'s value sits inside the event's text.
+    corr_span: (usize, usize),
+}
+
+/// The byte range of `part` inside `whole`, when `part` borrows from it.
+fn span_within(whole: &str, part: &str) -> Option<(usize, usize)> {
+    let start = (part.as_ptr() as usize).checked_sub(whole.as_ptr() as usize)?;
+    let end = start.checked_add(part.len())?;
+    (end <= whole.len() && whole.get(start..end).is_some_and(|s| std::ptr::eq(s, part)))
+        .then_some((start, end))
 }
 
 struct Pass1 {
@@ -256,8 +270,8 @@ fn bad_export(msg: String) -> Error {
     Error::new(ErrorKind::InvalidExport(msg))
 }
 
-fn str_of(v: Option<opguard_trace::Value<'_>>) -> Option<String> {
-    v.and_then(|v| v.as_str()).map(|s| s.into_owned())
+fn str_of(v: Option<opguard_trace::Value<'_>>) -> Option<std::borrow::Cow<'_, str>> {
+    v.and_then(|v| v.as_str())
 }
 
 fn u64_of(v: Option<opguard_trace::Value<'_>>) -> Option<u64> {
@@ -274,7 +288,7 @@ fn pass1(path: &Path, limit: u64, wanted: &HashSet<u64>) -> Result<Pass1, Error>
     let mut ids: Vec<Box<str>> = Vec::new();
     let mut io = HashMap::new();
     let mut labels: Vec<(String, u32)> = Vec::new();
-    let mut label_of: HashMap<(String, u32), u32> = HashMap::new();
+    let mut forward: Vec<(u64, u64, Box<str>)> = Vec::new();
     let mut pids: Vec<u32> = Vec::new();
     let mut ops_done = false;
     while let Some(e) = reader
@@ -296,10 +310,27 @@ fn pass1(path: &Path, limit: u64, wanted: &HashSet<u64>) -> Result<Pass1, Error>
         if !e.ph().is_some_and(|p| p == "X") {
             return Err(at("an operation event must have ph \"X\""));
         }
-        let op = e
-            .arg("op")
-            .and_then(|v| v.as_object())
-            .ok_or_else(|| at("args.op is missing"))?;
+        // One walk over args: correspondence and op come first in views
+        // this crate writes, so io is scanned only when the map needs it.
+        let want_io = wanted.contains(&i);
+        let (mut op, mut corr, mut io_raw) = (None, None, None);
+        let mut corr_raw = "";
+        if let Some(args) = e.args() {
+            for (k, v) in args.iter() {
+                if k.eq_str("op") {
+                    op = v.as_object();
+                } else if k.eq_str("correspondence") {
+                    corr = v.as_object();
+                    corr_raw = v.raw();
+                } else if k.eq_str("io") {
+                    io_raw = Some(v.raw());
+                }
+                if op.is_some() && corr.is_some() && (!want_io || io_raw.is_some()) {
+                    break;
+                }
+            }
+        }
+        let op = op.ok_or_else(|| at("args.op is missing"))?;
         let record_id = str_of(op.get("record_id")).ok_or_else(|| at("args.op.record_id is missing"))?;
         let run = str_of(op.get("run")).ok_or_else(|| at("args.op.run is missing"))?;
         let rank = u64_of(op.get("rank"))
@@ -307,10 +338,7 @@ fn pass1(path: &Path, limit: u64, wanted: &HashSet<u64>) -> Result<Pass1, Error>
             .ok_or_else(|| at("args.op.rank is not a rank"))?;
         let sequence =
             u64_of(op.get("sequence")).ok_or_else(|| at("args.op.sequence is missing"))?;
-        let corr = e
-            .arg("correspondence")
-            .and_then(|v| v.as_object())
-            .ok_or_else(|| at("args.correspondence is missing"))?;
+        let corr = corr.ok_or_else(|| at("args.correspondence is missing"))?;
         let status = str_of(corr.get("status"))
             .and_then(|s| Status::parse(&s))
             .ok_or_else(|| at("args.correspondence.status is not a status"))?;
@@ -328,8 +356,19 @@ fn pass1(path: &Path, limit: u64, wanted: &HashSet<u64>) -> Result<Pass1, Error>
                     .ok_or_else(|| at("args.correspondence.peer is not an object"))?;
                 let event =
                     u64_of(p.get("event")).ok_or_else(|| at("peer.event is missing"))?;
-                let pid = str_of(p.get("record_id")).ok_or_else(|| at("peer.record_id is missing"))?;
-                Some((event, pid.into_boxed_str()))
+                let peer_id =
+                    str_of(p.get("record_id")).ok_or_else(|| at("peer.record_id is missing"))?;
+                // The peer's id is checked now when it was read already,
+                // else once every operation is read.
+                match ids.get(event as usize) {
+                    Some(known) if event < i => {
+                        if **known != *peer_id {
+                            return Err(at("peer.record_id is not the record id of peer.event"));
+                        }
+                    }
+                    _ => forward.push((i, event, peer_id.into_owned().into_boxed_str())),
+                }
+                Some(event)
             }
         };
         if peer.is_some() != status.is_paired() {
@@ -353,16 +392,21 @@ fn pass1(path: &Path, limit: u64, wanted: &HashSet<u64>) -> Result<Pass1, Error>
             .ok()
             .flatten()
             .ok_or_else(|| at("dur is missing"))?;
-        let next = labels.len() as u32;
-        let group = *label_of.entry((run.clone(), rank)).or_insert(next);
-        if group == next {
-            labels.push((run, rank));
-            pids.push(pid);
-        } else if pids[group as usize] != pid {
-            return Err(at("operations of one run and rank must share one pid"));
-        }
-        if wanted.contains(&i) {
-            let raw = e.arg("io").map(|v| v.raw()).unwrap_or("{}");
+        let group = match labels.iter().position(|(r, k)| *k == rank && **r == *run) {
+            Some(g) => {
+                if pids[g] != pid {
+                    return Err(at("operations of one run and rank must share one pid"));
+                }
+                g as u32
+            }
+            None => {
+                labels.push((run.into_owned(), rank));
+                pids.push(pid);
+                labels.len() as u32 - 1
+            }
+        };
+        if want_io {
+            let raw = io_raw.unwrap_or("{}");
             let parsed: Io = serde_json::from_str(raw)
                 .map_err(|err| at(&format!("args.io is not tensor summaries: {err}")))?;
             io.insert(i, parsed);
@@ -376,8 +420,12 @@ fn pass1(path: &Path, limit: u64, wanted: &HashSet<u64>) -> Result<Pass1, Error>
             status,
             validation,
             peer,
+            offset: e.offset(),
+            len: e.raw().len(),
+            corr_span: span_within(e.raw(), corr_raw)
+                .ok_or_else(|| at("args.correspondence is not inside the event text"))?,
         });
-        ids.push(record_id.into_boxed_str());
+        ids.push(record_id.into_owned().into_boxed_str());
     }
     let summary = reader
         .finish()
@@ -423,17 +471,24 @@ fn pass1(path: &Path, limit: u64, wanted: &HashSet<u64>) -> Result<Pass1, Error>
     for op in &mut ops {
         op.run = groups[op.group as usize].run;
     }
-    // Relations must be symmetric and join the two runs.
+    // Relations must be symmetric, name their peer's id, and join the two
+    // runs.
+    for (i, event, peer_id) in &forward {
+        if ids.get(*event as usize).is_none_or(|id| **id != **peer_id) {
+            return Err(bad_export(format!(
+                "traceEvents[{i}]: peer.record_id {peer_id:?} is not the record id of event {event}"
+            ))
+            .with_path(path));
+        }
+    }
     for (i, op) in ops.iter().enumerate() {
-        if let Some((p, pid)) = &op.peer {
-            let ok = ops.get(*p as usize).is_some_and(|q| {
-                q.run != op.run
-                    && ids[*p as usize] == *pid
-                    && q.peer.as_ref().is_some_and(|(back, _)| *back == i as u64)
+        if let Some(p) = op.peer {
+            let ok = ops.get(p as usize).is_some_and(|q| {
+                q.run != op.run && q.peer == Some(i as u64)
             });
             if !ok {
                 return Err(bad_export(format!(
-                    "traceEvents[{i}]: its peer {p} ({pid}) is not a symmetric relation across the two runs"
+                    "traceEvents[{i}]: its peer {p} is not a symmetric relation across the two runs"
                 ))
                 .with_path(path));
             }
@@ -575,7 +630,7 @@ fn resolve(p: &Pass1, reviews: &[Checked]) -> Result<Resolution, Error> {
         p.ops[a as usize]
             .peer
             .as_ref()
-            .is_some_and(|(q, _)| *q == b as u64)
+            .is_some_and(|q| *q == b as u64)
     };
     let mut decisions = DecisionCounts::default();
     // One active comparable relation per operation.
@@ -640,8 +695,8 @@ fn resolve(p: &Pass1, reviews: &[Checked]) -> Result<Resolution, Error> {
             continue;
         }
         let i32_ = i as u32;
-        if let Some((q, _)) = &op.peer {
-            let q = *q as u32;
+        if let Some(q) = op.peer {
+            let q = q as u32;
             if let Some(k) = active_of(i32_, q) {
                 own[i] = Some(k);
                 change[i] = Some(match reviews[k].decision {
@@ -748,7 +803,7 @@ pub fn apply_with(
             dur_ns: op.dur_ns,
             status: op.status,
             validation: op.validation,
-            peer: op.peer.as_ref().map(|(q, _)| *q as u32),
+            peer: op.peer.map(|q| q as u32),
         };
         match &res.change[i] {
             None => {}
@@ -922,82 +977,62 @@ pub fn apply_with(
         alignment_map_sha256: Some(map_sha.to_string()),
     });
     let (tail, written) = write_view(output, options.max_output_bytes, |sink| {
-        let read_options = ReaderOptions::new()
-            .max_encoded_bytes(options.max_artifact_bytes)
-            .max_decoded_bytes(options.max_artifact_bytes);
-        let mut reader = TraceReader::open_with(artifact, read_options)
-            .map_err(|e| Error::from(e).with_path(artifact))?;
+        // Second pass: the operation events are copied from the byte ranges
+        // the first pass read them at (verbatim when unchanged); the SHA-256
+        // of every byte must equal the first pass's, so the copied bytes are
+        // the checked ones.
+        let mut input = Decoded::open(
+            artifact,
+            options.max_artifact_bytes,
+            options.max_artifact_bytes,
+            "the artifact",
+        )?;
         let mut w = opguard_trace::TraceWriter::new(&mut *sink)?;
-        let mut args = String::with_capacity(4096);
-        while let Some(e) = reader
-            .next_event()
-            .map_err(|e| Error::from(e).with_path(artifact))?
-        {
-            let i = e.index() as usize;
-            if i >= n {
-                // Everything after the operations is rebuilt.
-                continue;
-            }
-            if p.ids[i].as_ref()
-                != str_of(e.arg("op").and_then(|o| o.as_object()).and_then(|o| o.get("record_id")))
-                    .as_deref()
-                    .unwrap_or("")
-            {
-                return Err(Error::new(ErrorKind::SourceChanged {
+        let mut pos = 0u64;
+        let mut text = Vec::with_capacity(4096);
+        let mut spliced = String::with_capacity(4096);
+        for (i, op) in p.ops.iter().enumerate() {
+            let skip = op.offset.checked_sub(pos).ok_or_else(|| {
+                bad_export(format!("traceEvents[{i}] overlaps the previous event")).with_path(artifact)
+            })?;
+            std::io::copy(&mut (&mut input).take(skip), &mut std::io::sink())
+                .map_err(|e| input.error(e).with_path(artifact))?;
+            text.resize(op.len, 0);
+            input
+                .read_exact(&mut text)
+                .map_err(|e| input.error(e).with_path(artifact))?;
+            pos = op.offset + op.len as u64;
+            let event_text = std::str::from_utf8(&text).map_err(|_| {
+                Error::new(ErrorKind::SourceChanged {
                     first: p.sha256.to_string(),
-                    second: format!("a different operation at traceEvents[{i}]"),
+                    second: format!("bytes of traceEvents[{i}] changed"),
                 })
-                .with_path(artifact));
-            }
+                .with_path(artifact)
+            })?;
             if res.change[i].is_none() {
-                w.write_raw_event(e.raw())?;
+                w.write_raw_event(event_text)?;
                 continue;
             }
-            let Some(event_args) = e.args() else {
-                return Err(bad_export(format!("traceEvents[{i}] has no args")).with_path(artifact));
-            };
-            let old_text = e.arg("correspondence").map(|v| v.raw()).unwrap_or("null");
+            // Only the correspondence value changes; every other byte of
+            // the event stays as it was.
+            let (start, end) = op.corr_span;
+            let old_text = event_text.get(start..end).unwrap_or("null");
             let old: Correspondence = serde_json::from_str(old_text).map_err(|err| {
                 bad_export(format!("traceEvents[{i}].args.correspondence: {err}")).with_path(artifact)
             })?;
-            let corr = new_corr(i, old);
-            let corr_text = serde_json::to_string(&corr)
+            let corr_text = serde_json::to_string(&new_corr(i, old))
                 .map_err(|err| Error::io("encoding a correspondence", std::io::Error::other(err)))?;
-            args.clear();
-            args.push('{');
-            let mut first = true;
-            let mut replaced = false;
-            for (k, v) in event_args.iter() {
-                if !first {
-                    args.push(',');
-                }
-                first = false;
-                let mut key = Vec::new();
-                opguard_trace::write_json_string(&mut key, &k.as_cow());
-                args.push_str(&String::from_utf8_lossy(&key));
-                args.push(':');
-                if k.eq_str("correspondence") {
-                    args.push_str(&corr_text);
-                    replaced = true;
-                } else {
-                    args.push_str(v.raw());
-                }
-            }
-            if !replaced {
-                return Err(bad_export(format!("traceEvents[{i}] has no args.correspondence")).with_path(artifact));
-            }
-            args.push('}');
-            let mut owned = OwnedEvent::from_event(&e)?;
-            owned.args = Some(RawJson::new(args.clone())?);
-            w.write_event(&owned)?;
+            spliced.clear();
+            spliced.push_str(&event_text[..start]);
+            spliced.push_str(&corr_text);
+            spliced.push_str(&event_text[end..]);
+            w.write_raw_event(&spliced)?;
         }
-        let summary = reader
-            .finish()
-            .map_err(|e| Error::from(e).with_path(artifact))?;
-        if summary.sha256 != p.sha256 {
+        let second = input.finish().map_err(|e| e.with_path(artifact))?;
+        if second != p.sha256 {
             return Err(Error::new(ErrorKind::SourceChanged {
                 first: p.sha256.to_string(),
-                second: summary.sha256.to_string(),
+                second: second.to_string(),
             })
             .with_path(artifact));
         }

@@ -30,16 +30,38 @@ fn digest(tag: u8, f: impl FnOnce(&mut std::hash::DefaultHasher)) -> u64 {
 
 /// The field digests of one summary.
 pub(crate) fn field_digests(s: &TensorSummary) -> FieldDigests {
+    digests_of(
+        &s.shape,
+        &s.dtype,
+        s.stride.as_deref(),
+        s.device.as_deref(),
+        s.fingerprint.as_deref(),
+        s.stats
+            .as_ref()
+            .map(|m| (m.len(), m.iter().map(|(k, v)| (k.as_str(), *v)))),
+    )
+}
+
+/// The field digests of a summary given field by field (`stats` sorted by
+/// name, with its length).
+pub(crate) fn digests_of<'a>(
+    shape: &[i64],
+    dtype: &str,
+    stride: Option<&[i64]>,
+    device: Option<&str>,
+    fingerprint: Option<&str>,
+    stats: Option<(usize, impl Iterator<Item = (&'a str, f64)>)>,
+) -> FieldDigests {
     [
-        digest(0, |h| s.shape.hash(h)),
-        digest(1, |h| s.dtype.hash(h)),
-        s.stride.as_ref().map_or(0, |v| digest(2, |h| v.hash(h))),
-        s.device.as_ref().map_or(0, |v| digest(3, |h| v.hash(h))),
-        s.fingerprint.as_ref().map_or(0, |v| digest(4, |h| v.hash(h))),
-        s.stats.as_ref().map_or(0, |m| {
+        digest(0, |h| shape.hash(h)),
+        digest(1, |h| dtype.hash(h)),
+        stride.map_or(0, |v| digest(2, |h| v.hash(h))),
+        device.map_or(0, |v| digest(3, |h| v.hash(h))),
+        fingerprint.map_or(0, |v| digest(4, |h| v.hash(h))),
+        stats.map_or(0, |(len, items)| {
             digest(5, |h| {
-                m.len().hash(h);
-                for (k, v) in m {
+                len.hash(h);
+                for (k, v) in items {
                     k.hash(h);
                     v.to_bits().hash(h);
                 }

@@ -23,7 +23,7 @@ use crate::format::{
 };
 use crate::output::write_view;
 use crate::profile::{records_from_profiles, ProfileInput};
-use crate::record::{visit_records_file, Callsite, Frame, Io, Record};
+use crate::record::{visit_record_lines, visit_records_file, Callsite, Frame, Io, Record, RecordKey};
 
 /// Basis of automatic candidates.
 pub const BASIS_AUTOMATIC: &str = "automatic_callsite_sequence";
@@ -274,6 +274,77 @@ impl Source<'_> {
     }
 }
 
+impl Source<'_> {
+    /// Visits the index fields of every record (the first pass): borrowed
+    /// from each line of a records file, skipping stacks and provenance.
+    fn visit_keys(
+        &self,
+        f: &mut dyn FnMut(KeyView<'_>) -> Result<(), Error>,
+    ) -> Result<Option<Sha256Digest>, Error> {
+        match self {
+            Source::File {
+                path,
+                max_encoded,
+                max_decoded,
+            } => visit_record_lines(path, *max_encoded, *max_decoded, &mut |text, line| {
+                let k: RecordKey<'_> = serde_json::from_str(text).map_err(|e| {
+                    Error::new(ErrorKind::InvalidRecords {
+                        line,
+                        detail: format!("not a record: {e}"),
+                    })
+                })?;
+                f(KeyView {
+                    line,
+                    record_id: &k.record_id,
+                    run: &k.run,
+                    rank: k.rank,
+                    sequence: k.sequence,
+                    op: &k.op,
+                    callsite: k
+                        .callsite
+                        .as_ref()
+                        .map(|c| (c.file.as_ref(), c.function.as_ref(), c.line)),
+                    inputs: k.io.inputs.iter().map(|t| t.digests()).collect(),
+                    outputs: k.io.outputs.iter().map(|t| t.digests()).collect(),
+                })
+            })
+            .map(Some),
+            Source::Memory { records, .. } => {
+                for (n, r) in records.iter().enumerate() {
+                    f(KeyView {
+                        line: n as u64 + 2,
+                        record_id: &r.record_id,
+                        run: &r.run,
+                        rank: r.rank,
+                        sequence: r.sequence,
+                        op: &r.op,
+                        callsite: r
+                            .callsite
+                            .as_ref()
+                            .map(|c| (c.file.as_str(), c.function.as_str(), c.line)),
+                        inputs: r.io.inputs.iter().map(field_digests).collect(),
+                        outputs: r.io.outputs.iter().map(field_digests).collect(),
+                    })?;
+                }
+                Ok(None)
+            }
+        }
+    }
+}
+
+/// What the first pass keeps of a record.
+struct KeyView<'a> {
+    line: u64,
+    record_id: &'a str,
+    run: &'a str,
+    rank: u32,
+    sequence: u64,
+    op: &'a str,
+    callsite: Option<(&'a str, &'a str, Option<u32>)>,
+    inputs: Vec<FieldDigests>,
+    outputs: Vec<FieldDigests>,
+}
+
 struct OpMeta {
     group: u32,
     sequence: u64,
@@ -292,14 +363,15 @@ struct Index {
     ops: Vec<OpMeta>,
     digests: Vec<FieldDigests>,
     ids: Vec<Box<str>>,
+    /// Scratch for signatures.
+    key: String,
 }
 
 impl Index {
-    fn add(&mut self, r: &Record, callsite_match: CallsiteMatch) -> Result<(), Error> {
-        let line = self.ops.len() as u64;
+    fn add(&mut self, r: KeyView<'_>, callsite_match: CallsiteMatch) -> Result<(), Error> {
         let invalid = |detail: &str| {
             Error::new(ErrorKind::InvalidRecords {
-                line: line + 2,
+                line: r.line,
                 detail: detail.into(),
             })
         };
@@ -312,10 +384,10 @@ impl Index {
         if r.op.is_empty() {
             return Err(invalid("op is empty"));
         }
-        let run = match self.runs.iter().position(|x| *x == r.run) {
+        let run = match self.runs.iter().position(|x| x == r.run) {
             Some(i) => i,
             None => {
-                self.runs.push(r.run.clone());
+                self.runs.push(r.run.to_owned());
                 if self.runs.len() > 2 {
                     return Err(Error::new(ErrorKind::RunCount(self.runs.clone())));
                 }
@@ -331,21 +403,27 @@ impl Index {
                 pid: 0,
             });
         }
-        let key = signature(&r.op, r.callsite.as_ref(), callsite_match);
-        let next_sig = self.sigs.len() as u32;
-        let sig = *self.sigs.entry(key).or_insert(next_sig);
+        signature_into(&mut self.key, r.op, r.callsite, callsite_match);
+        let sig = match self.sigs.get(self.key.as_str()) {
+            Some(&s) => s,
+            None => {
+                let s = self.sigs.len() as u32;
+                self.sigs.insert(self.key.clone(), s);
+                s
+            }
+        };
         let slots = self.digests.len() as u32;
-        self.digests
-            .extend(r.io.inputs.iter().chain(&r.io.outputs).map(field_digests));
+        self.digests.extend_from_slice(&r.inputs);
+        self.digests.extend_from_slice(&r.outputs);
         self.ops.push(OpMeta {
             group,
             sequence: r.sequence,
             sig,
             slots,
-            n_in: r.io.inputs.len() as u32,
-            n_out: r.io.outputs.len() as u32,
+            n_in: r.inputs.len() as u32,
+            n_out: r.outputs.len() as u32,
         });
-        self.ids.push(r.record_id.as_str().into());
+        self.ids.push(r.record_id.into());
         Ok(())
     }
 
@@ -361,22 +439,27 @@ impl Index {
     }
 }
 
-fn signature(op: &str, callsite: Option<&Callsite>, m: CallsiteMatch) -> String {
-    let mut key = String::with_capacity(op.len() + 64);
+/// The signature automatic candidates align on, written into `key`.
+fn signature_into(
+    key: &mut String,
+    op: &str,
+    callsite: Option<(&str, &str, Option<u32>)>,
+    m: CallsiteMatch,
+) {
+    use std::fmt::Write as _;
+    key.clear();
     key.push_str(op);
-    if let (Some(c), false) = (callsite, m == CallsiteMatch::Ignore) {
+    if let (Some((file, function, line)), false) = (callsite, m == CallsiteMatch::Ignore) {
         key.push('\0');
-        key.push_str(&c.file);
+        key.push_str(file);
         key.push('\0');
-        key.push_str(&c.function);
+        key.push_str(function);
         if m == CallsiteMatch::Exact {
-            if let Some(line) = c.line {
-                key.push('\0');
-                key.push_str(&line.to_string());
+            if let Some(line) = line {
+                let _ = write!(key, "\0{line}");
             }
         }
     }
-    key
 }
 
 /// The candidate relations and presentation of every operation.
@@ -507,11 +590,13 @@ struct OpFields<'a> {
     origin: &'a Option<serde_json::Map<String, serde_json::Value>>,
 }
 
+/// `args` of an operation event: the correspondence first (it is what a
+/// reader looks at first, and what apply reads without scanning the rest).
 #[derive(Serialize)]
 struct OpArgs<'a> {
+    correspondence: &'a Correspondence,
     op: OpFields<'a>,
     io: &'a Io,
-    correspondence: &'a Correspondence,
 }
 
 fn run(source: &Source<'_>, output: &Path, options: &ExportOptions) -> Result<ExportSummary, Error> {
@@ -523,8 +608,9 @@ fn run(source: &Source<'_>, output: &Path, options: &ExportOptions) -> Result<Ex
         ops: Vec::new(),
         digests: Vec::new(),
         ids: Vec::new(),
+        key: String::new(),
     };
-    let first_sha = source.visit(&mut |r| index.add(r, options.callsite_match))?;
+    let first_sha = source.visit_keys(&mut |r| index.add(r, options.callsite_match))?;
     if index.runs.len() != 2 {
         return Err(Error::new(ErrorKind::RunCount(index.runs.clone())));
     }

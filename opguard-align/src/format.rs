@@ -18,7 +18,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use opguard_trace::{OwnedEvent, RawJson, ScalarKey, TraceWriter};
+use std::fmt::Write as _;
+
+use opguard_trace::{nanos_to_micros_text, OwnedEvent, RawJson, ScalarKey, TraceWriter};
 
 use crate::error::Error;
 
@@ -471,8 +473,11 @@ pub(crate) fn write_tail<W: std::io::Write>(
             ))?;
         }
     }
-    // Flows: one per active pair, from the left run's operation.
+    // Flows: one per active pair, from the left run's operation. Lines are
+    // formatted here (fixed field order, numbers and ASCII names only) and
+    // checked by the writer.
     let mut pairs = 0u64;
+    let mut line = String::with_capacity(256);
     for (i, op) in ops.iter().enumerate() {
         let Some(p) = op.peer else { continue };
         if groups[op.group as usize].run != 0 {
@@ -480,64 +485,53 @@ pub(crate) fn write_tail<W: std::io::Write>(
         }
         pairs += 1;
         let peer = &ops[p as usize];
-        let args = raw(serde_json::json!({ "from": i, "to": p }));
         for (ph, end) in [("s", op), ("f", peer)] {
-            w.write_event(&OwnedEvent {
-                ph: Some(ph.into()),
-                cat: Some(CAT_FLOW.into()),
-                name: Some("correspondence".into()),
-                pid: Some(num(groups[end.group as usize].pid)),
-                tid: Some(num(TID_OPERATIONS)),
-                ts_ns: Some(end.ts_ns),
-                id: Some(num(pairs)),
-                bp: Some("e".into()),
-                args: Some(args.clone()),
-                ..OwnedEvent::default()
-            })?;
+            line.clear();
+            let _ = write!(
+                line,
+                "{{\"ph\":\"{ph}\",\"cat\":\"{CAT_FLOW}\",\"name\":\"correspondence\",\"pid\":{},\"tid\":{TID_OPERATIONS},\"ts\":{},\"id\":{pairs},\"bp\":\"e\",\"args\":{{\"from\":{i},\"to\":{p}}}}}",
+                groups[end.group as usize].pid,
+                nanos_to_micros_text(end.ts_ns),
+            );
+            w.write_raw_event(&line)?;
         }
     }
     // Status lanes.
     let mut statuses = StatusCounts::default();
     let mut validation = ValidationCounts::default();
     let mut first: Vec<Option<usize>> = vec![None; groups.len()];
-    let mut lane = Vec::with_capacity(256);
+    let mut id = Vec::with_capacity(64);
     for (i, op) in ops.iter().enumerate() {
         statuses.add(op.status);
-        match op.validation {
-            Validation::Unreviewed => validation.unreviewed += 1,
-            Validation::AgentReviewed => validation.agent_reviewed += 1,
-        }
+        let v = match op.validation {
+            Validation::Unreviewed => {
+                validation.unreviewed += 1;
+                "unreviewed"
+            }
+            Validation::AgentReviewed => {
+                validation.agent_reviewed += 1;
+                "agent_reviewed"
+            }
+        };
         if op.status.is_difference() {
             let slot = &mut first[op.group as usize];
             if slot.is_none_or(|f| ops[f].sequence > op.sequence) {
                 *slot = Some(i);
             }
         }
-        lane.clear();
-        lane.extend_from_slice(b"{\"operation\":");
-        lane.extend_from_slice(i.to_string().as_bytes());
-        lane.extend_from_slice(b",\"record_id\":");
-        opguard_trace::write_json_string(&mut lane, &ids(i));
-        lane.extend_from_slice(b",\"status\":\"");
-        lane.extend_from_slice(op.status.as_str().as_bytes());
-        lane.extend_from_slice(b"\",\"validation\":\"");
-        lane.extend_from_slice(match op.validation {
-            Validation::Unreviewed => b"unreviewed",
-            Validation::AgentReviewed => b"agent_reviewed",
-        });
-        lane.extend_from_slice(b"\"}");
-        let args = RawJson::new(String::from_utf8_lossy(&lane).into_owned())?;
-        w.write_event(&OwnedEvent {
-            ph: Some("X".into()),
-            cat: Some(CAT_STATUS.into()),
-            name: Some(op.status.as_str().into()),
-            pid: Some(num(groups[op.group as usize].pid)),
-            tid: Some(num(TID_STATUS)),
-            ts_ns: Some(op.ts_ns),
-            dur_ns: Some(op.dur_ns),
-            args: Some(args),
-            ..OwnedEvent::default()
-        })?;
+        id.clear();
+        opguard_trace::write_json_string(&mut id, &ids(i));
+        let status = op.status.as_str();
+        line.clear();
+        let _ = write!(
+            line,
+            "{{\"ph\":\"X\",\"cat\":\"{CAT_STATUS}\",\"name\":\"{status}\",\"pid\":{},\"tid\":{TID_STATUS},\"ts\":{},\"dur\":{},\"args\":{{\"operation\":{i},\"record_id\":{},\"status\":\"{status}\",\"validation\":\"{v}\"}}}}",
+            groups[op.group as usize].pid,
+            nanos_to_micros_text(op.ts_ns),
+            nanos_to_micros_text(op.dur_ns),
+            String::from_utf8_lossy(&id),
+        );
+        w.write_raw_event(&line)?;
     }
     // First-observed difference markers, in process order.
     let mut first_differences = Vec::new();

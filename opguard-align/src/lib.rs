@@ -72,6 +72,7 @@ mod compare;
 mod error;
 mod export;
 mod format;
+mod input;
 mod map;
 mod output;
 mod profile;

@@ -201,17 +201,28 @@ pub(crate) fn read_map(path: &Path, limit: u64) -> Result<(ParsedMap, Sha256Dige
 
 /// Parses and checks a map document.
 pub(crate) fn parse_map(bytes: &[u8]) -> Result<ParsedMap, Error> {
-    // The version is checked first so a future version gets a clear error
-    // rather than a complaint about its new fields.
-    let doc: serde_json::Value = serde_json::from_slice(bytes)
-        .map_err(|e| invalid(format!("not JSON: {e}")))?;
-    match doc.get("version") {
-        Some(v) if v.as_u64() == Some(MAP_VERSION) => {}
-        Some(v) => return Err(invalid(format!("version is {v}; this library reads version 1"))),
-        None => return Err(invalid("missing \"version\": 1".into())),
+    let map: AlignmentMap = match serde_json::from_slice(bytes) {
+        Ok(m) => m,
+        Err(e) => {
+            // Say "wrong version" rather than complain about a future
+            // version's fields.
+            let doc: serde_json::Value = serde_json::from_slice(bytes)
+                .map_err(|e| invalid(format!("not JSON: {e}")))?;
+            return Err(match doc.get("version") {
+                Some(v) if v.as_u64() != Some(MAP_VERSION) => {
+                    invalid(format!("version is {v}; this library reads version 1"))
+                }
+                None => invalid("missing \"version\": 1".into()),
+                _ => invalid(format!("does not match alignment maps v1: {e}")),
+            });
+        }
+    };
+    if map.version != MAP_VERSION {
+        return Err(invalid(format!(
+            "version is {}; this library reads version 1",
+            map.version
+        )));
     }
-    let map: AlignmentMap = serde_json::from_value(doc)
-        .map_err(|e| invalid(format!("does not match alignment maps v1: {e}")))?;
     let artifact: Sha256Digest = map.artifact_sha256.parse().map_err(|_| {
         invalid(format!(
             "artifact_sha256 {:?} is not a SHA-256 digest (64 lowercase hex digits)",

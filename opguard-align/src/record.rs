@@ -7,17 +7,17 @@
 //! order of lines in the file is the order of operation events in the
 //! export.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
-use std::fs::File;
-use std::io::{self, BufRead, BufReader, Read, Write};
+use std::io::{self, BufRead, BufReader, Write};
 use std::path::Path;
 
-use flate2::read::MultiGzDecoder;
 use opguard_trace::Sha256Digest;
+use serde::de::IgnoredAny;
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 
 use crate::error::{Error, ErrorKind};
+use crate::input::Decoded;
 
 /// The `format` value of a records file's header line.
 pub const RECORDS_FORMAT: &str = "opguard.records/v1";
@@ -214,37 +214,6 @@ pub fn read_records(path: &Path) -> Result<Vec<Record>, Error> {
     Ok(out)
 }
 
-/// Hashes and counts the encoded bytes.
-struct Hashing<R> {
-    inner: R,
-    hasher: Sha256,
-    count: u64,
-    limit: u64,
-}
-
-impl<R: Read> Read for Hashing<R> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let n = self.inner.read(buf)?;
-        self.hasher.update(&buf[..n]);
-        self.count += n as u64;
-        if self.count > self.limit {
-            return Err(io::Error::other(LimitHit));
-        }
-        Ok(n)
-    }
-}
-
-#[derive(Debug)]
-struct LimitHit;
-
-impl std::fmt::Display for LimitHit {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("limit exceeded")
-    }
-}
-
-impl std::error::Error for LimitHit {}
-
 /// Streams a records file, calling `f` for each record in file order, and
 /// returns the SHA-256 of the file's (encoded) bytes.
 pub(crate) fn visit_records_file(
@@ -253,63 +222,38 @@ pub(crate) fn visit_records_file(
     max_decoded: u64,
     f: &mut dyn FnMut(Record) -> Result<(), Error>,
 ) -> Result<Sha256Digest, Error> {
-    let file = File::open(path).map_err(|e| Error::io("opening records", e).with_path(path))?;
-    let mut hashing = Hashing {
-        inner: file,
-        hasher: Sha256::new(),
-        count: 0,
-        limit: max_encoded,
-    };
-    let map_io = |e: io::Error, decoded: bool| {
-        if e.get_ref().is_some_and(|i| i.is::<LimitHit>()) {
-            Error::new(ErrorKind::LimitExceeded {
-                what: "the records file (encoded)",
-                limit: max_encoded,
+    visit_record_lines(path, max_encoded, max_decoded, &mut |text, line| {
+        let record: Record = serde_json::from_str(text).map_err(|e| {
+            Error::new(ErrorKind::InvalidRecords {
+                line,
+                detail: format!("not a record: {e}"),
             })
-        } else if decoded {
-            Error::io("decompressing records", e)
-        } else {
-            Error::io("reading records", e)
-        }
-    };
-    let mut magic = [0u8; 2];
-    let mut got = 0;
-    while got < 2 {
-        match hashing.read(&mut magic[got..]) {
-            Ok(0) => break,
-            Ok(n) => got += n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(map_io(e, false).with_path(path)),
-        }
-    }
-    let prefix = io::Cursor::new(magic[..got].to_vec());
-    let gzip = got == 2 && magic == [0x1f, 0x8b];
-    let chained = prefix.chain(&mut hashing);
-    let decoded: Box<dyn Read + '_> = if gzip {
-        Box::new(MultiGzDecoder::new(chained))
-    } else {
-        Box::new(chained)
-    };
-    let mut lines = BufReader::with_capacity(256 << 10, decoded.take(max_decoded.saturating_add(1)));
+        })?;
+        f(record)
+    })
+}
+
+/// Streams the record lines of a records file (header checked, blank
+/// lines skipped), calling `f` with each line's text and one-based number;
+/// returns the SHA-256 of the file's (encoded) bytes.
+pub(crate) fn visit_record_lines(
+    path: &Path,
+    max_encoded: u64,
+    max_decoded: u64,
+    f: &mut dyn FnMut(&str, u64) -> Result<(), Error>,
+) -> Result<Sha256Digest, Error> {
+    let decoded = Decoded::open(path, max_encoded, max_decoded, "the records file")?;
+    let mut lines = BufReader::with_capacity(256 << 10, decoded);
     let mut buf = Vec::with_capacity(4096);
     let mut line_no = 0u64;
-    let mut total = 0u64;
     let mut header = false;
     loop {
         buf.clear();
         let n = lines
             .read_until(b'\n', &mut buf)
-            .map_err(|e| map_io(e, gzip).with_path(path))?;
+            .map_err(|e| lines.get_ref().error(e).with_path(path))?;
         if n == 0 {
             break;
-        }
-        total += n as u64;
-        if total > max_decoded {
-            return Err(Error::new(ErrorKind::LimitExceeded {
-                what: "the records file (decoded)",
-                limit: max_decoded,
-            })
-            .with_path(path));
         }
         line_no += 1;
         let text = std::str::from_utf8(&buf).map_err(|e| {
@@ -345,11 +289,8 @@ pub(crate) fn visit_records_file(
             header = true;
             continue;
         }
-        let record: Record =
-            serde_json::from_str(text).map_err(|e| bad(format!("not a record: {e}")))?;
-        f(record).map_err(|e| e.with_path(path))?;
+        f(text, line_no).map_err(|e| e.with_path(path))?;
     }
-    drop(lines);
     if !header {
         return Err(Error::new(ErrorKind::InvalidRecords {
             line: line_no,
@@ -357,5 +298,92 @@ pub(crate) fn visit_records_file(
         })
         .with_path(path));
     }
-    Ok(Sha256Digest(hashing.hasher.finalize().into()))
+    lines.into_inner().finish().map_err(|e| e.with_path(path))
+}
+
+/// The fields of a record the first export pass needs, borrowed from the
+/// line; the rest is skipped here and read in full by the second pass.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RecordKey<'a> {
+    #[serde(borrow)]
+    pub record_id: Cow<'a, str>,
+    #[serde(borrow)]
+    pub run: Cow<'a, str>,
+    pub rank: u32,
+    pub sequence: u64,
+    #[serde(borrow)]
+    pub op: Cow<'a, str>,
+    #[serde(default, borrow)]
+    pub callsite: Option<CallsiteKey<'a>>,
+    #[serde(default, borrow)]
+    pub io: IoKey<'a>,
+    #[serde(default, rename = "stack")]
+    _stack: IgnoredAny,
+    #[serde(default, rename = "thread")]
+    _thread: IgnoredAny,
+    #[serde(default, rename = "ts_ns")]
+    _ts_ns: IgnoredAny,
+    #[serde(default, rename = "dur_ns")]
+    _dur_ns: IgnoredAny,
+    #[serde(default, rename = "origin")]
+    _origin: IgnoredAny,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct CallsiteKey<'a> {
+    #[serde(borrow)]
+    pub file: Cow<'a, str>,
+    #[serde(borrow)]
+    pub function: Cow<'a, str>,
+    #[serde(default)]
+    pub line: Option<u32>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct IoKey<'a> {
+    #[serde(default, borrow)]
+    pub inputs: Vec<TensorKey<'a>>,
+    #[serde(default, borrow)]
+    pub outputs: Vec<TensorKey<'a>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct TensorKey<'a> {
+    pub shape: Vec<i64>,
+    #[serde(borrow)]
+    pub dtype: Cow<'a, str>,
+    #[serde(default)]
+    pub stride: Option<Vec<i64>>,
+    #[serde(default, borrow)]
+    pub device: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    pub fingerprint: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    pub stats: Option<BTreeMap<Cow<'a, str>, f64>>,
+    #[serde(default, rename = "arg")]
+    _arg: IgnoredAny,
+    #[serde(default, rename = "item")]
+    _item: IgnoredAny,
+    #[serde(default, rename = "name")]
+    _name: IgnoredAny,
+}
+
+impl TensorKey<'_> {
+    /// The same digests [`TensorSummary`] gives.
+    pub(crate) fn digests(&self) -> crate::compare::FieldDigests {
+        crate::compare::digests_of(
+            &self.shape,
+            &self.dtype,
+            self.stride.as_deref(),
+            self.device.as_deref(),
+            self.fingerprint.as_deref(),
+            self.stats
+                .as_ref()
+                .map(|m| (m.len(), m.iter().map(|(k, v)| (k.as_ref(), *v)))),
+        )
+    }
 }
