@@ -84,6 +84,12 @@ for i, n in enumerate(names):
 write("kernel_name", "nested", "void " + "a<" * 40 + "(((x)))" + ">" * 40 + "(int)")
 
 cdir = os.path.join(ROOT, "fixtures", "census")
-for name in sorted(os.listdir(cdir)):
+for name in sorted(n for n in os.listdir(cdir) if n.endswith(".json")):
     with open(os.path.join(cdir, name), "rb") as f:
         write("census_capture", name, f.read())
+
+# Alignment maps: every language-neutral map case (with its $ARTIFACT
+# placeholder, which the harness replaces by the export's digest).
+cases = json.load(open(os.path.join(ROOT, "fixtures", "align", "map_cases.json")))["cases"]
+for case in cases:
+    write("align_map", f"case_{case['id']}.json", json.dumps(case["map"], indent=1))

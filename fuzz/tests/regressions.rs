@@ -7,12 +7,13 @@ use std::path::{Path, PathBuf};
 
 type Harness = fn(&[u8]);
 
-const TARGETS: [(&str, Harness); 5] = [
+const TARGETS: [(&str, Harness); 6] = [
     ("trace_reader", opguard_fuzz::trace_reader),
     ("trace_gzip", opguard_fuzz::trace_gzip),
     ("trace_model", opguard_fuzz::trace_model),
     ("kernel_name", opguard_fuzz::kernel_name),
     ("census_capture", opguard_fuzz::census_capture),
+    ("align_map", opguard_fuzz::align_map),
 ];
 
 fn files(dir: &Path) -> Vec<PathBuf> {
@@ -30,14 +31,22 @@ fn files(dir: &Path) -> Vec<PathBuf> {
 fn run(kind: &str) -> usize {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut ran = 0;
+    let mut failed = Vec::new();
     for (target, harness) in TARGETS {
         for file in files(&root.join(kind).join(target)) {
             let data = std::fs::read(&file).expect("readable");
-            let result = std::panic::catch_unwind(|| harness(&data));
-            assert!(result.is_ok(), "{target}: {} failed", file.display());
+            if std::panic::catch_unwind(|| harness(&data)).is_err() {
+                failed.push(format!("{target}: {}", file.display()));
+            }
             ran += 1;
         }
     }
+    assert!(
+        failed.is_empty(),
+        "{} failed:\n{}",
+        failed.len(),
+        failed.join("\n")
+    );
     ran
 }
 

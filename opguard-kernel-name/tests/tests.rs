@@ -4,4 +4,5 @@
 //! see other tests' threads.
 
 mod hostile;
+mod mutation_kills;
 mod suite;
