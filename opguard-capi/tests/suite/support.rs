@@ -64,13 +64,35 @@ pub fn kernel_fixture() -> Value {
 }
 
 /// The directory holding the library artifacts this test binary was built
-/// with (`target/<profile>`).
+/// with (`target/<profile>`), with the shared and static libraries in it.
+///
+/// `cargo test` builds only the rlib of this crate, so the first caller
+/// builds the cdylib and staticlib with the same cargo, profile and target
+/// directory (a fresh checkout has neither).
 pub fn artifact_dir() -> PathBuf {
-    let exe = std::env::current_exe().expect("test executable path");
-    exe.parent()
-        .and_then(|deps| deps.parent())
-        .expect("target/<profile>/deps/<test>")
-        .to_path_buf()
+    static BUILT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    BUILT
+        .get_or_init(|| {
+            let exe = std::env::current_exe().expect("test executable path");
+            let dir = exe
+                .parent()
+                .and_then(|deps| deps.parent())
+                .expect("target/<profile>/deps/<test>")
+                .to_path_buf();
+            let target = dir.parent().expect("target/<profile>");
+            let mut cargo = std::process::Command::new(env!("CARGO"));
+            cargo
+                .args(["build", "-p", "opguard-capi", "--lib", "--target-dir"])
+                .arg(target)
+                .current_dir(crate_dir());
+            if dir.file_name().is_some_and(|p| p == "release") {
+                cargo.arg("--release");
+            }
+            let status = cargo.status().expect("run cargo build for the C libraries");
+            assert!(status.success(), "cargo build -p opguard-capi failed");
+            dir
+        })
+        .clone()
 }
 
 /// The shared library's file name on this platform.
