@@ -63,6 +63,138 @@ pub enum Group {
     /// captured trial traces, by semantic frame (Spearman, Benjamini-Hochberg).
     #[command(after_help = SCALING_AFTER_HELP, arg_required_else_help = true)]
     Scaling(ScalingArgs),
+    /// Export two runs' operations with their automatic candidate pairs as an
+    /// opguard.export/v1 view (a Perfetto-loadable JSON), from an opguard.records/v1
+    /// file or from two or more PyTorch profiler traces recorded with shapes.
+    #[command(after_help = EXPORT_AFTER_HELP, arg_required_else_help = true)]
+    Export(ExportArgs),
+    /// Apply an alignment map (reviews of candidate pairs) to an export and write a new,
+    /// reviewed view; the export is never modified and nothing is evaluated.
+    #[command(after_help = ALIGN_AFTER_HELP, arg_required_else_help = true)]
+    Align(AlignArgs),
+    /// Request-protocol entry points for agents and scripts: one JSON request file in,
+    /// one JSON response out.
+    #[command(subcommand, arg_required_else_help = true)]
+    Tools(ToolsCommand),
+    /// The language-neutral parity fixtures (fixtures/), run through this build.
+    #[command(subcommand, arg_required_else_help = true)]
+    Fixtures(FixturesCommand),
+}
+
+const EXPORT_AFTER_HELP: &str = "\
+The runs are paired per rank by an order-aware alignment of operator and callsite; a pair is
+a candidate for review, never a claim that tensors are equal (verdict: not_evaluated). The
+output must not exist (outputs are never overwritten); a name ending in .gz is gzip.
+
+Exit status: 0 ok, 2 error (an unreadable input, fewer or more than two runs, an existing
+output).
+
+Examples:
+  opguard export --records runs.records.jsonl --out view.json
+  opguard export --from-profile base.json.gz --from-profile test.json.gz --out view.json.gz --json";
+
+/// `opguard export`.
+#[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("source").required(true).args(["records", "from_profile"])))]
+pub struct ExportArgs {
+    #[command(flatten)]
+    pub output: OutputArgs,
+    /// An opguard.records/v1 file (JSON Lines; plain or gzip).
+    #[arg(long, value_name = "FILE")]
+    pub records: Option<PathBuf>,
+    /// A PyTorch profiler trace recorded with shapes; give it once per run and rank (two
+    /// or more). The run label is the file name without .json/.gz, the rank its
+    /// distributedInfo.rank.
+    #[arg(long = "from-profile", value_name = "TRACE")]
+    pub from_profile: Vec<PathBuf>,
+    /// The view to write; it must not exist.
+    #[arg(long, value_name = "OUT")]
+    pub out: PathBuf,
+}
+
+const ALIGN_AFTER_HELP: &str = "\
+The map (version 1) names the artifact by its SHA-256 and each event as <sha256>:<index>;
+every rule is checked before anything is written, so a refused map (a stale hash, a bad
+reference, conflicting mappings, ...) leaves no output. The response says
+verdict: not_evaluated: a reviewed pair is comparable, not equal.
+
+Exit status: 0 ok, 2 error (the error's code names the broken rule).
+
+Examples:
+  opguard align --artifact view.json --alignment-map map.json --out reviewed.json
+  opguard align --json --artifact view.json --alignment-map map.json --out reviewed.json.gz";
+
+/// `opguard align`.
+#[derive(Debug, Args)]
+pub struct AlignArgs {
+    #[command(flatten)]
+    pub output: OutputArgs,
+    /// The opguard.export/v1 view to review (never modified).
+    #[arg(long, value_name = "A")]
+    pub artifact: PathBuf,
+    /// The alignment map (version 1).
+    #[arg(long = "alignment-map", value_name = "M")]
+    pub alignment_map: PathBuf,
+    /// The reviewed view to write; it must not exist.
+    #[arg(long, value_name = "O")]
+    pub out: PathBuf,
+}
+
+/// `opguard tools <command>`.
+#[derive(Debug, Subcommand)]
+pub enum ToolsCommand {
+    /// `opguard align` driven by a request document
+    /// {"protocol_version": 1, "artifact", "alignment_map", "output"} (paths relative to it).
+    #[command(after_help = "\
+The response is the same JSON as `opguard align --json`. Errors are one line
+{\"error\": {\"code\", \"message\", ...}} with --json.
+
+Exit status: 0 ok, 2 error (a malformed request, an unsupported protocol_version, or any
+error of `opguard align`).
+
+Examples:
+  opguard tools align --request request.json
+  opguard tools align --json --request request.json | jq .output_sha256")]
+    Align(ToolsAlignArgs),
+}
+
+/// `opguard tools align`.
+#[derive(Debug, Args)]
+pub struct ToolsAlignArgs {
+    #[command(flatten)]
+    pub output: OutputArgs,
+    /// The request document (protocol_version 1).
+    #[arg(long, value_name = "FILE")]
+    pub request: PathBuf,
+}
+
+/// `opguard fixtures <command>`.
+#[derive(Debug, Subcommand)]
+pub enum FixturesCommand {
+    /// Run every parity case (kernel-name, select, scaling, align) through this build and
+    /// print `<file>::<id> ok|FAILED (why)` per case, then `N passed, M failed`.
+    #[command(after_help = "\
+DIR defaults to ./fixtures, else the fixtures/ of the source tree opguard was built from.
+Every fixture file is read and checked before any case runs; a file DIR lacks is listed as
+skipped. census/ is not run: its expectations are prose in its README, not a case file.
+
+Exit status: 0 every case passed, 1 a case failed, 2 a fixture file is malformed (or DIR has
+none).
+
+Examples:
+  opguard fixtures run
+  opguard fixtures run path/to/fixtures --json | jq -c 'select(.ok == false)'")]
+    Run(FixturesRunArgs),
+}
+
+/// `opguard fixtures run`.
+#[derive(Debug, Args)]
+pub struct FixturesRunArgs {
+    #[command(flatten)]
+    pub output: OutputArgs,
+    /// The fixtures directory.
+    #[arg(value_name = "DIR")]
+    pub dir: Option<PathBuf>,
 }
 
 const SCALING_AFTER_HELP: &str = "\

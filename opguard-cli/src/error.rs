@@ -174,14 +174,20 @@ impl CliError {
     }
 }
 
-impl From<opguard_trace::Error> for CliError {
-    fn from(e: opguard_trace::Error) -> Self {
+impl From<&opguard_trace::Error> for CliError {
+    fn from(e: &opguard_trace::Error) -> Self {
         let mut out = CliError::new(e.code(), e.message());
         out.offset = e.offset();
         out.encoded_offset = e.encoded_offset();
         out.event_index = e.event_index();
         out.json_path = e.path().map(str::to_owned);
         out
+    }
+}
+
+impl From<opguard_trace::Error> for CliError {
+    fn from(e: opguard_trace::Error) -> Self {
+        CliError::from(&e)
     }
 }
 

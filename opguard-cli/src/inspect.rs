@@ -4,6 +4,9 @@
 
 use std::path::{Path, PathBuf};
 
+use opguard_align::{
+    export_profiles, records_from_profile, FirstDifference, ProfileInput, StatusCounts,
+};
 use opguard_select::{profile_model, verdict_from_request_file, ProfileDocument, Verdict};
 use opguard_trace::analysis::{launch_region, LaunchRegion};
 use opguard_trace::model::{ArtifactSpec, ModelOptions, TraceModel};
@@ -13,8 +16,10 @@ use serde::Serialize;
 use crate::cli::InspectArgs;
 use crate::error::CliError;
 use crate::exit;
+use crate::export::{first_differences_text, statuses_text};
 use crate::out::Out;
 use crate::progress::Progress;
+use crate::scratch::ScratchDir;
 use crate::select::{profile_table, verdict_text};
 use crate::style::{facts, Style};
 
@@ -57,54 +62,73 @@ pub struct InspectDocument {
     pub input: &'static str,
     /// One section per trace.
     pub traces: Vec<TraceSection>,
+    /// The automatic alignment of the first two traces (`null` with one).
+    pub alignment: Option<AlignmentSection>,
     /// The seam verdict, when a request was evaluated.
     pub seam_verdict: Option<Verdict>,
 }
 
-/// A directory created for this run only and removed when dropped.
-struct ScratchDir(PathBuf);
-
-impl ScratchDir {
-    fn create() -> Result<Self, CliError> {
-        let base = std::env::temp_dir();
-        for attempt in 0..100u32 {
-            let dir = base.join(format!("opguard-inspect-{}-{attempt}", std::process::id()));
-            // create_dir fails if it exists: nobody else's directory is reused.
-            if std::fs::create_dir(&dir).is_ok() {
-                return Ok(ScratchDir(dir));
-            }
-        }
-        Err(CliError::new(
-            "io",
-            "cannot create a scratch directory for the default input",
-        ))
-    }
+/// The automatic alignment summary between the first two traces: each is
+/// one run (its recorded rank is not used, so two ranks of one job align
+/// against each other), paired by `opguard-align`'s export.
+#[derive(Debug, Serialize)]
+pub struct AlignmentSection {
+    /// The two traces, as in `traces[].file`.
+    pub files: [String; 2],
+    /// Per trace: its run label and its operations (`cpu_op` records);
+    /// `null` when the alignment failed.
+    pub runs: Option<Vec<AlignedRun>>,
+    /// Operations of both runs.
+    pub operations: Option<u64>,
+    /// Automatic candidate pairs.
+    pub pairs: Option<u64>,
+    /// Operations per correspondence status.
+    pub statuses: Option<StatusCounts>,
+    /// First-observed differences.
+    pub first_differences: Option<Vec<FirstDifference>>,
+    /// Always `not_evaluated`: candidates are not equal tensors.
+    pub verdict: Option<String>,
+    /// Why there is no alignment (e.g. a trace without `cpu_op` events);
+    /// `null` when it worked. Not an error of `inspect`.
+    pub error: Option<AlignmentError>,
 }
 
-impl Drop for ScratchDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
+/// One aligned run.
+#[derive(Debug, Serialize)]
+pub struct AlignedRun {
+    /// The run label.
+    pub run: String,
+    /// Its operations.
+    pub operations: u64,
+}
+
+/// Why the alignment could not be computed.
+#[derive(Debug, Serialize)]
+pub struct AlignmentError {
+    /// The library's code.
+    pub code: String,
+    /// Its message.
+    pub message: String,
 }
 
 /// Runs `opguard inspect`.
 pub fn run(args: &InspectArgs) -> Result<u8, CliError> {
     let scratch;
     let (input, traces, request) = if args.traces.is_empty() {
-        scratch = ScratchDir::create()?;
+        scratch = ScratchDir::create("inspect")?;
         for (name, bytes) in DEFAULT_INPUT {
-            std::fs::write(scratch.0.join(name), bytes)
+            std::fs::write(scratch.path().join(name), bytes)
                 .map_err(|e| CliError::new("io", format!("cannot write the default input: {e}")))?;
         }
         let traces: Vec<PathBuf> = DEFAULT_INPUT
             .iter()
             .filter(|(n, _)| n.ends_with(".json.gz"))
-            .map(|(n, _)| scratch.0.join(n))
+            .map(|(n, _)| scratch.path().join(n))
             .collect();
         let request = args
             .seam_request
             .clone()
-            .or_else(|| Some(scratch.0.join("seam-request.json")));
+            .or_else(|| Some(scratch.path().join("seam-request.json")));
         ("default", traces, request)
     } else {
         ("given", args.traces.clone(), args.seam_request.clone())
@@ -120,6 +144,13 @@ pub fn run(args: &InspectArgs) -> Result<u8, CliError> {
         };
         sections.push(section(path, label, &options, args.top)?);
     }
+    let alignment = match (traces.first(), traces.get(1)) {
+        (Some(a), Some(b)) => Some(alignment(
+            [a, b],
+            [sections[0].file.clone(), sections[1].file.clone()],
+        )?),
+        _ => None,
+    };
     let seam_verdict = match &request {
         Some(r) => Some(
             verdict_from_request_file(r)
@@ -131,6 +162,7 @@ pub fn run(args: &InspectArgs) -> Result<u8, CliError> {
     let doc = InspectDocument {
         input,
         traces: sections,
+        alignment,
         seam_verdict,
     };
     let mut out = Out::new();
@@ -162,6 +194,100 @@ fn section(
         launches: launch_region(&model, top),
         profile: profile_model(&model, top),
     })
+}
+
+/// The alignment summary of two traces: their operation records
+/// ([`records_from_profile`]) and the candidates of an export
+/// ([`export_profiles`], the only call that computes them; it writes a
+/// view, which goes to a scratch directory removed afterwards). A trace the
+/// aligner refuses gives an `error`, not a failed `inspect`.
+fn alignment(paths: [&PathBuf; 2], files: [String; 2]) -> Result<AlignmentSection, CliError> {
+    let mut inputs = paths.map(|p| {
+        let mut input = ProfileInput::new(p.clone());
+        // One run per trace: two ranks of one job are aligned as two runs.
+        input.rank = Some(0);
+        input
+    });
+    let [left, right] = inputs.each_ref().map(ProfileInput::run_label);
+    if left == right {
+        inputs[0].run = Some(format!("{left} (1)"));
+        inputs[1].run = Some(format!("{right} (2)"));
+    }
+    let scratch = ScratchDir::create("inspect-align")?;
+    let computed = (|| {
+        let mut runs = Vec::with_capacity(2);
+        for input in &inputs {
+            let records = records_from_profile(input, &ReaderOptions::new())?;
+            runs.push(AlignedRun {
+                run: records.run,
+                operations: records.records.len() as u64,
+            });
+        }
+        let summary = export_profiles(&inputs, &scratch.path().join("view.json"))?;
+        Ok::<_, opguard_align::Error>((runs, summary))
+    })();
+    drop(scratch);
+    Ok(match computed {
+        Ok((runs, s)) => AlignmentSection {
+            files,
+            runs: Some(runs),
+            operations: Some(s.operations),
+            pairs: Some(s.pairs),
+            statuses: Some(s.statuses),
+            first_differences: Some(s.first_differences),
+            verdict: Some(s.verdict),
+            error: None,
+        },
+        Err(e) => AlignmentSection {
+            files,
+            runs: None,
+            operations: None,
+            pairs: None,
+            statuses: None,
+            first_differences: None,
+            verdict: None,
+            error: Some(AlignmentError {
+                code: e.code().to_owned(),
+                message: e.to_string(),
+            }),
+        },
+    })
+}
+
+fn alignment_text(a: &AlignmentSection, style: Style) -> String {
+    let mut out = style.bold(&format!("== alignment: {} vs {}", a.files[0], a.files[1]));
+    out.push('\n');
+    let lines = match (&a.error, &a.runs, &a.statuses) {
+        (Some(e), _, _) => vec![("not aligned", format!("error[{}]: {}", e.code, e.message))],
+        (None, Some(runs), Some(statuses)) => {
+            let runs: Vec<String> = runs
+                .iter()
+                .map(|r| format!("{}: {} operations", r.run, r.operations))
+                .collect();
+            vec![
+                ("runs", runs.join(", ")),
+                (
+                    "candidate pairs",
+                    a.pairs.map_or_else(String::new, |p| p.to_string()),
+                ),
+                ("statuses", statuses_text(statuses)),
+                (
+                    "first differences",
+                    first_differences_text(a.first_differences.as_deref().unwrap_or_default()),
+                ),
+                (
+                    "verdict",
+                    format!(
+                        "{} (candidates for review; write the view with opguard export)",
+                        a.verdict.as_deref().unwrap_or_default()
+                    ),
+                ),
+            ]
+        }
+        _ => Vec::new(),
+    };
+    out.push_str(&facts(&lines, style, ""));
+    out
 }
 
 fn human(doc: &InspectDocument, style: Style) -> String {
@@ -203,6 +329,10 @@ fn human(doc: &InspectDocument, style: Style) -> String {
         ));
         out.push('\n');
         out.push_str(&profile_table(&s.profile, style));
+        out.push('\n');
+    }
+    if let Some(a) = &doc.alignment {
+        out.push_str(&alignment_text(a, style));
         out.push('\n');
     }
     if let Some(v) = &doc.seam_verdict {

@@ -8,15 +8,19 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+mod align;
 mod census;
 mod cli;
 mod error;
 mod exit;
+mod export;
+mod fixtures;
 mod inspect;
 mod kernel_name;
 mod out;
 mod progress;
 mod scaling;
+mod scratch;
 mod select;
 mod style;
 mod trace_info;
@@ -28,7 +32,9 @@ use std::process::ExitCode;
 use clap::error::ErrorKind as ClapErrorKind;
 use clap::Parser;
 
-use crate::cli::{Cli, Group, KernelNameCommand, SelectCommand, TraceCommand};
+use crate::cli::{
+    Cli, FixturesCommand, Group, KernelNameCommand, SelectCommand, ToolsCommand, TraceCommand,
+};
 use crate::error::CliError;
 
 fn main() -> ExitCode {
@@ -65,6 +71,10 @@ fn run(args: Vec<OsString>) -> u8 {
         Group::Scaling(a) => scaling::run(a),
         Group::Select(SelectCommand::Profile(a)) => select::run_profile(a),
         Group::Select(SelectCommand::Verdict(a)) => select::run_verdict(a),
+        Group::Export(a) => export::run(a),
+        Group::Align(a) => align::run(a),
+        Group::Tools(ToolsCommand::Align(a)) => align::run_request(a),
+        Group::Fixtures(FixturesCommand::Run(a)) => fixtures::run(a),
     };
     match result {
         Ok(status) => status,

@@ -48,6 +48,10 @@ const LEAVES: &[&[&str]] = &[
     &["kernel-name", "short"],
     &["kernel-name", "match"],
     &["census"],
+    &["export"],
+    &["align"],
+    &["tools", "align"],
+    &["fixtures", "run"],
 ];
 
 #[test]

@@ -61,6 +61,35 @@ fn inspect_without_arguments_reports_regions_profiles_and_the_verdict() {
         assert_eq!(t["profile"]["entity_kind_contract"], "v1");
     }
     assert_eq!(doc["seam_verdict"]["ok"], true);
+    // The automatic alignment of the first two traces: the two CUDA ranks.
+    let a = &doc["alignment"];
+    assert!(a["error"].is_null(), "{a}");
+    assert_eq!(
+        a["files"],
+        serde_json::json!(["decode.rank0.json.gz", "decode.rank1.json.gz"])
+    );
+    let runs = a["runs"].as_array().unwrap();
+    assert_eq!(runs[0]["run"], "decode.rank0");
+    assert_eq!(runs[1]["run"], "decode.rank1");
+    let per_run: Vec<u64> = runs
+        .iter()
+        .map(|r| r["operations"].as_u64().unwrap())
+        .collect();
+    assert!(per_run.iter().all(|&n| n > 0), "{a}");
+    assert_eq!(a["operations"].as_u64(), Some(per_run.iter().sum()));
+    let statuses = a["statuses"].as_object().unwrap();
+    let counted: u64 = statuses.values().map(|v| v.as_u64().unwrap()).sum();
+    assert_eq!(a["operations"].as_u64(), Some(counted));
+    // Two ranks of one job are aligned against each other, not kept apart
+    // as ranks without a counterpart.
+    assert_eq!(statuses["no_corresponding_trace_file"], 0);
+    let pairs = a["pairs"].as_u64().unwrap();
+    assert!(pairs > 0);
+    assert_eq!(
+        statuses["ok"].as_u64().unwrap() + statuses["differs"].as_u64().unwrap(),
+        2 * pairs
+    );
+    assert_eq!(a["verdict"], "not_evaluated");
     // The scratch copy of the default input is removed afterwards.
     let human = Command::new(env!("CARGO_BIN_EXE_opguard"))
         .arg("inspect")
@@ -70,6 +99,14 @@ fn inspect_without_arguments_reports_regions_profiles_and_the_verdict() {
     assert!(text.contains("shipped default input"));
     assert!(text.contains("paged_attention_v2_kernel"));
     assert!(text.contains("seam verdict"));
+    assert!(
+        text.contains("== alignment: decode.rank0.json.gz vs decode.rank1.json.gz"),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!("candidate pairs    {pairs}")),
+        "{text}"
+    );
 }
 
 #[test]
@@ -89,7 +126,26 @@ fn inspect_on_a_given_trace_has_no_verdict_and_a_bad_one_exits_2() {
     let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(doc["input"], "given");
     assert!(doc["seam_verdict"].is_null());
+    assert!(doc["alignment"].is_null(), "one trace has no alignment");
     assert_eq!(doc["traces"][0]["launches"]["correlated_kernel_count"], 1);
+    // Two traces without operator events: inspect still succeeds, and the
+    // alignment says why it has no candidates.
+    let out = Command::new(env!("CARGO_BIN_EXE_opguard"))
+        .args(["inspect", "--json"])
+        .arg(&good)
+        .arg(&good)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let a = &doc["alignment"];
+    assert!(a["error"]["code"].is_string(), "{a}");
+    assert!(a["pairs"].is_null());
     let bad = dir.path().join("bad.json");
     std::fs::write(&bad, "[").unwrap();
     let out = Command::new(env!("CARGO_BIN_EXE_opguard"))

@@ -1,8 +1,10 @@
 //! Integration tests: each spawns the built `opguard` binary and checks its
 //! exit status, stdout and stderr.
 
+mod align;
 mod census;
 mod common;
+mod fixtures;
 mod framework;
 mod inspect;
 mod kernel_name;

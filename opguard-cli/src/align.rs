@@ -1,0 +1,89 @@
+//! `opguard align` and `opguard tools align`: one call each to
+//! [`opguard_align::apply`] and [`opguard_align::apply_request_file`].
+
+use opguard_align::{apply, apply_request_file, Response};
+
+use crate::cli::{AlignArgs, ToolsAlignArgs};
+use crate::error::CliError;
+use crate::exit;
+use crate::export::{first_differences_text, statuses_text};
+use crate::out::Out;
+use crate::style::{facts, Style};
+
+/// Runs `opguard align`.
+pub fn run(args: &AlignArgs) -> Result<u8, CliError> {
+    let response = apply(&args.artifact, &args.alignment_map, &args.out)?;
+    print(&response, args.output.json)
+}
+
+/// Runs `opguard tools align`.
+pub fn run_request(args: &ToolsAlignArgs) -> Result<u8, CliError> {
+    let response = apply_request_file(&args.request).map_err(|e| {
+        let named = e.path().is_some();
+        let err = CliError::from(e);
+        if named {
+            err
+        } else {
+            err.in_input(args.request.display().to_string())
+        }
+    })?;
+    print(&response, args.output.json)
+}
+
+fn print(response: &Response, json: bool) -> Result<u8, CliError> {
+    let mut out = Out::new();
+    if json {
+        out.json_line(response)?;
+    } else {
+        out.text(&human(response, Style::for_stdout()))?;
+    }
+    out.flush()?;
+    Ok(exit::OK)
+}
+
+fn human(r: &Response, style: Style) -> String {
+    let d = &r.decisions;
+    facts(
+        &[
+            ("output", r.output.display().to_string()),
+            ("output sha256", r.output_sha256.clone()),
+            (
+                "artifact sha256",
+                format!("{} (read, never modified)", r.artifact_sha256),
+            ),
+            ("map sha256", r.alignment_map_sha256.clone()),
+            (
+                "reviews",
+                format!(
+                    "{} ({} active: {} comparable, {} not comparable, {} undetermined)",
+                    r.reviews, r.active_reviews, d.comparable, d.not_comparable, d.undetermined
+                ),
+            ),
+            ("new mappings", r.new_mappings.to_string()),
+            ("displaced", r.displaced.to_string()),
+            ("operations", r.operations.to_string()),
+            ("pairs", r.pairs.to_string()),
+            ("statuses", statuses_text(&r.statuses)),
+            (
+                "validation",
+                format!(
+                    "{} unreviewed, {} agent reviewed",
+                    r.validation.unreviewed, r.validation.agent_reviewed
+                ),
+            ),
+            (
+                "first differences",
+                first_differences_text(&r.first_differences),
+            ),
+            (
+                "verdict",
+                format!(
+                    "{} (a comparable pair is not a claim of equal tensors; no workload ran)",
+                    r.verdict
+                ),
+            ),
+        ],
+        style,
+        "",
+    )
+}

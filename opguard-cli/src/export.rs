@@ -1,0 +1,110 @@
+//! `opguard export`: one call to [`opguard_align::export_records`] or
+//! [`opguard_align::export_profiles`].
+
+use opguard_align::{export_profiles, export_records, ExportSummary, ProfileInput};
+
+use crate::cli::ExportArgs;
+use crate::error::CliError;
+use crate::exit;
+use crate::out::Out;
+use crate::style::{facts, Style};
+
+impl From<opguard_align::Error> for CliError {
+    fn from(e: opguard_align::Error) -> Self {
+        // A trace the reader refused keeps the reader's code and position,
+        // so it reads the same here as in `opguard trace info`.
+        let mut out = match e.kind() {
+            opguard_align::ErrorKind::Trace(t) => CliError::from(t),
+            kind => CliError::new(e.code(), kind.to_string()),
+        };
+        if let Some(p) = e.path() {
+            out.input = Some(p.display().to_string());
+        }
+        out
+    }
+}
+
+/// Runs `opguard export`.
+pub fn run(args: &ExportArgs) -> Result<u8, CliError> {
+    let summary = match &args.records {
+        Some(records) => export_records(records, &args.out)?,
+        None => {
+            let inputs: Vec<ProfileInput> = args
+                .from_profile
+                .iter()
+                .map(|p| ProfileInput::new(p.clone()))
+                .collect();
+            export_profiles(&inputs, &args.out)?
+        }
+    };
+    let mut out = Out::new();
+    if args.output.json {
+        out.json_line(&summary)?;
+    } else {
+        out.text(&human(&summary, Style::for_stdout()))?;
+    }
+    out.flush()?;
+    Ok(exit::OK)
+}
+
+/// The status counts in words (also used by `opguard align` and `inspect`).
+pub fn statuses_text(s: &opguard_align::StatusCounts) -> String {
+    format!(
+        "{} ok, {} differs, {} unpaired, {} no corresponding trace file, {} undetermined, {} not comparable",
+        s.ok, s.differs, s.unpaired, s.no_corresponding_trace_file, s.undetermined, s.not_comparable
+    )
+}
+
+/// First-observed differences in words (also used by `opguard align`).
+pub fn first_differences_text(d: &[opguard_align::FirstDifference]) -> String {
+    if d.is_empty() {
+        return "(none)".to_owned();
+    }
+    d.iter()
+        .map(|f| {
+            format!(
+                "{} rank {}: {} (operation {}, {})",
+                f.run,
+                f.rank,
+                f.record_id,
+                f.operation,
+                f.status.as_str()
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+fn human(s: &ExportSummary, style: Style) -> String {
+    let ranks: Vec<String> = s.ranks.iter().map(u32::to_string).collect();
+    let mut lines = vec![
+        ("output", s.output.display().to_string()),
+        ("sha256", s.output_sha256.clone()),
+        ("format", s.format.clone()),
+        ("runs", s.runs.join(" (left), ") + " (right)"),
+        ("ranks", ranks.join(", ")),
+        ("operations", s.operations.to_string()),
+        ("candidate pairs", s.pairs.to_string()),
+        ("statuses", statuses_text(&s.statuses)),
+        (
+            "first differences",
+            first_differences_text(&s.first_differences),
+        ),
+        (
+            "verdict",
+            format!(
+                "{} (pairs are candidates for review, not equal tensors)",
+                s.verdict
+            ),
+        ),
+    ];
+    if !s.alignment_budget_exhausted_ranks.is_empty() {
+        let r: Vec<String> = s
+            .alignment_budget_exhausted_ranks
+            .iter()
+            .map(u32::to_string)
+            .collect();
+        lines.push(("budget exhausted", format!("ranks {}", r.join(", "))));
+    }
+    facts(&lines, style, "")
+}
