@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 
-use crate::common::run;
+use crate::common::{run, Run};
 
 fn s(p: &Path) -> &str {
     p.to_str().unwrap()
@@ -28,10 +28,9 @@ fn hta_runs() -> Option<[PathBuf; 2]> {
     ])
 }
 
-/// Exports the two runs into `dir/view.json`; returns the summary.
-fn export_hta(dir: &Path, runs: &[PathBuf; 2]) -> Value {
-    let view = dir.join("view.json");
-    let r = run(&[
+/// `opguard export --json --from-profile A --from-profile B --out OUT`.
+fn export_runs(runs: &[PathBuf; 2], out: &Path) -> Run {
+    run(&[
         "export",
         "--json",
         "--from-profile",
@@ -39,12 +38,34 @@ fn export_hta(dir: &Path, runs: &[PathBuf; 2]) -> Value {
         "--from-profile",
         s(&runs[1]),
         "--out",
-        s(&view),
-    ]);
+        s(out),
+    ])
+}
+
+/// Exports the two runs into `dir/view.json`; returns the summary.
+fn export_hta(dir: &Path, runs: &[PathBuf; 2]) -> Value {
+    let r = export_runs(runs, &dir.join("view.json"));
     assert_eq!(r.status, 0, "{}", r.stderr);
     let lines = r.json_lines();
     assert_eq!(lines.len(), 1);
     lines[0].clone()
+}
+
+/// `opguard align [--json] --artifact A --alignment-map M --out O`.
+fn align(json: bool, artifact: &Path, map: &Path, out: &Path) -> Run {
+    let mut args = vec!["align"];
+    if json {
+        args.push("--json");
+    }
+    args.extend([
+        "--artifact",
+        s(artifact),
+        "--alignment-map",
+        s(map),
+        "--out",
+        s(out),
+    ]);
+    run(&args)
 }
 
 /// (left index, right index) of the first automatic candidate pair in the
@@ -141,16 +162,7 @@ fn export_the_hta_runs_and_apply_a_review_by_both_entry_points() {
 
     // opguard align
     let out = dir.path().join("reviewed.json");
-    let r = run(&[
-        "align",
-        "--json",
-        "--artifact",
-        s(&view),
-        "--alignment-map",
-        s(&map),
-        "--out",
-        s(&out),
-    ]);
+    let r = align(true, &view, &map, &out);
     assert_eq!(r.status, 0, "{}", r.stderr);
     let lines = r.json_lines();
     assert_eq!(lines.len(), 1, "one line with --json");
@@ -182,15 +194,7 @@ fn export_the_hta_runs_and_apply_a_review_by_both_entry_points() {
 
     // The human form.
     let out3 = dir.path().join("reviewed3.json.gz");
-    let r = run(&[
-        "align",
-        "--artifact",
-        s(&view),
-        "--alignment-map",
-        s(&map),
-        "--out",
-        s(&out3),
-    ]);
+    let r = align(false, &view, &map, &out3);
     assert_eq!(r.status, 0, "{}", r.stderr);
     assert!(r.stdout.contains("not_evaluated"), "{}", r.stdout);
     assert!(r.stdout.contains(&sha), "{}", r.stdout);
@@ -212,16 +216,7 @@ fn an_existing_output_or_a_stale_map_exits_2_and_writes_nothing() {
     // An existing output is never overwritten.
     let existing = dir.path().join("existing.json");
     std::fs::write(&existing, "keep me").unwrap();
-    let r = run(&[
-        "align",
-        "--json",
-        "--artifact",
-        s(&view),
-        "--alignment-map",
-        s(&map),
-        "--out",
-        s(&existing),
-    ]);
+    let r = align(true, &view, &map, &existing);
     assert_eq!(r.status, 2);
     assert_eq!(r.stdout, "");
     let e = r.json_error();
@@ -229,16 +224,7 @@ fn an_existing_output_or_a_stale_map_exits_2_and_writes_nothing() {
     assert!(!e["message"].as_str().unwrap().is_empty());
     assert_eq!(std::fs::read_to_string(&existing).unwrap(), "keep me");
     // Same for export.
-    let r = run(&[
-        "export",
-        "--json",
-        "--from-profile",
-        s(&runs[0]),
-        "--from-profile",
-        s(&runs[1]),
-        "--out",
-        s(&existing),
-    ]);
+    let r = export_runs(&runs, &existing);
     assert_eq!(r.status, 2);
     assert_eq!(r.json_error()["code"], "output_exists");
     assert_eq!(std::fs::read_to_string(&existing).unwrap(), "keep me");
@@ -259,16 +245,7 @@ fn an_existing_output_or_a_stale_map_exits_2_and_writes_nothing() {
     };
     let before = listing(dir.path());
     let out = dir.path().join("never.json");
-    let r = run(&[
-        "align",
-        "--json",
-        "--artifact",
-        s(&view),
-        "--alignment-map",
-        s(&stale_map),
-        "--out",
-        s(&out),
-    ]);
+    let r = align(true, &view, &stale_map, &out);
     assert_eq!(r.status, 2);
     assert_eq!(r.json_error()["code"], "stale_artifact_hash");
     let request = dir.path().join("stale.request.json");

@@ -130,20 +130,10 @@ fn inspect_on_a_given_trace_has_no_verdict_and_a_bad_one_exits_2() {
     assert_eq!(doc["traces"][0]["launches"]["correlated_kernel_count"], 1);
     // Two traces without operator events: inspect still succeeds, and the
     // alignment says why it has no candidates.
-    let out = Command::new(env!("CARGO_BIN_EXE_opguard"))
-        .args(["inspect", "--json"])
-        .arg(&good)
-        .arg(&good)
-        .output()
-        .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let a = &doc["alignment"];
+    let good = good.to_str().unwrap();
+    let r = crate::common::run(&["inspect", "--json", good, good]);
+    assert_eq!(r.status, 0, "{}", r.stderr);
+    let a = &r.json_lines()[0]["alignment"];
     assert!(a["error"]["code"].is_string(), "{a}");
     assert!(a["pairs"].is_null());
     let bad = dir.path().join("bad.json");
