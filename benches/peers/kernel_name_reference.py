@@ -27,6 +27,14 @@ IDENT = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ012345678
 WS = frozenset(" \t\n\r\x0c")
 OPEN = {"<": ">", "(": ")", "[": "]"}
 CLOSE = frozenset(">)]")
+JOINERS = frozenset("-.")
+# What the bare keyword `operator` takes directly after it (rule 3, name tokens):
+# the C++ operator spellings, longest first, plus `.`.
+OPERATOR_KEYWORD = "operator"
+OPERATOR_SPELLINGS = ("->*", "<=>", "<<=", ">>=",
+                      "->", "()", "[]", "<<", ">>", "<=", ">=", "==", "!=", "&&", "||", "++",
+                      "--", "+=", "-=", "*=", "/=", "%=", "^=", "&=", "|=",
+                      "+", "-", "*", "/", "%", "^", "&", "|", "~", "!", "=", "<", ">", ",", ".")
 
 
 def trim(s):
@@ -117,6 +125,25 @@ def template_from(content, cut):
     return {"kind": kind, "args": args, "partial": partial}
 
 
+def token_end(text, i):
+    """End of the name token starting at `text[i]` (an identifier character).
+
+    Identifier runs joined by single `-`/`.` with an identifier character on
+    both sides (or, for a last `-`/`.`, the end of the text: a display cut);
+    the bare keyword `operator` then takes the operator spelling after it.
+    """
+    n, start = len(text), i
+    while i < n and text[i] in IDENT:
+        i += 1
+        if i < n and text[i] in JOINERS and (i + 1 == n or text[i + 1] in IDENT):
+            i += 1
+    if text[start:i] == OPERATOR_KEYWORD:
+        for spelling in OPERATOR_SPELLINGS:
+            if text.startswith(spelling, i):
+                return i + len(spelling)
+    return i
+
+
 def scan(text):
     """Returns (base span, qualification span, template, annotation span)."""
     n = len(text)
@@ -142,8 +169,7 @@ def scan(text):
         c = text[i]
         if c in IDENT:
             start = i
-            while i < n and text[i] in IDENT:
-                i += 1
+            i = token_end(text, i)
             if state["frozen"]:
                 prev = "ident"
                 continue
@@ -254,7 +280,8 @@ def _result(symbol, base, qualification, template, annotation, memory, mangling,
         "mangling": mangling,
         "demangled": demangled,
         "truncated": mangling != "opaque" and memory is None and len(base) == SHORT_NAME_LIMIT,
-        "degenerate": mangling != "opaque" and memory is None and len(base) < MIN_TOKEN_LEN,
+        "degenerate": mangling != "opaque" and memory is None
+        and (len(base) < MIN_TOKEN_LEN or base == OPERATOR_KEYWORD),
     }
 
 
@@ -399,6 +426,8 @@ def matches(want, got, demangle=None):
 
 # ---------------------------------------------------------------- fixture runner
 
+FIXTURE_SCHEMA = "opguard.kernel-name.fixture"
+FIXTURE_VERSION = 2
 SYMBOL_FIELDS = ("base", "qualification", "template", "annotation", "memory_op", "mangling",
                  "degenerate", "truncated", "short_name", "identity")
 
@@ -406,6 +435,11 @@ SYMBOL_FIELDS = ("base", "qualification", "template", "annotation", "memory_op",
 def run_fixture(path):
     with open(path, encoding="utf-8") as f:
         fixture = json.load(f)
+    if (fixture.get("schema"), fixture.get("schema_version")) != (FIXTURE_SCHEMA, FIXTURE_VERSION):
+        print(f"refusing {path}: schema {fixture.get('schema')!r} version "
+              f"{fixture.get('schema_version')!r}, this runner knows {FIXTURE_SCHEMA!r} "
+              f"version {FIXTURE_VERSION}", file=sys.stderr)
+        return 2
     table = {c["symbol"].strip(): c["demangled"] for c in fixture["symbol_cases"]
              if c.get("demangled")}
     demangle = table.get

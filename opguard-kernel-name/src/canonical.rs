@@ -4,18 +4,23 @@ use std::borrow::Cow;
 use std::fmt::Write as _;
 
 use crate::error::{Error, ErrorKind};
-use crate::scan::{scan, ArgSplit, Group, TemplateSpan};
+use crate::scan::{scan, ArgSplit, Group, TemplateSpan, OPERATOR_KEYWORD};
 use crate::text::{collapse_ws, is_ident, is_ws, trim_ws, truncate_chars, Fragment};
 use serde::ser::SerializeStruct;
 
 /// Display names in profile tables are at most this many characters long.
 pub const SHORT_NAME_LIMIT: usize = 60;
 
-/// A base identifier shorter than this is degenerate and never certifies anything.
+/// A base identifier shorter than this is degenerate and never certifies
+/// anything (so is the bare keyword `operator`, whose operator was not seen).
 pub const MIN_TOKEN_LEN: usize = 6;
 
 /// Names the format of [`Canonical::identity`]; bump it when the format changes.
-pub const IDENTITY_SCHEME: &str = "opguard.kernel-name.identity/v1";
+///
+/// `v2`: `-`/`.` join identifier runs into one name token
+/// (`aten::mul.out-dtype_Float` has base `mul.out-dtype_Float`, where `v1`
+/// gave `dtype_Float`), and `operator` keeps its operator (`operator->`).
+pub const IDENTITY_SCHEME: &str = "opguard.kernel-name.identity/v2";
 
 /// Whether the kernel's own template arguments are absent, complete or elided.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
@@ -430,7 +435,7 @@ fn canonicalize_name(text: &str) -> Canonical<'_> {
         mangling: Mangling::None,
         demangled: None,
         truncated: base.len() == SHORT_NAME_LIMIT,
-        degenerate: base.len() < MIN_TOKEN_LEN,
+        degenerate: base.len() < MIN_TOKEN_LEN || base.as_bytes() == OPERATOR_KEYWORD,
     }
 }
 
@@ -440,7 +445,9 @@ impl<'a> Canonical<'a> {
         &self.symbol
     }
 
-    /// The base identifier: the last name of the identity's qualified name.
+    /// The base identifier: the last name token of the identity's qualified
+    /// name (`mul.out-dtype_Float` for `aten::mul.out-dtype_Float`,
+    /// `operator->` for `Ptr::operator->()`).
     ///
     /// `Memcpy`/`Memset` for memory rows; the whole trimmed symbol when a
     /// `_Z...` symbol could not be demangled.
@@ -485,7 +492,8 @@ impl<'a> Canonical<'a> {
         self.truncated
     }
 
-    /// The base is shorter than [`MIN_TOKEN_LEN`]: it never certifies anything.
+    /// The base is shorter than [`MIN_TOKEN_LEN`], or is the bare keyword
+    /// `operator`: it never certifies anything.
     pub fn is_degenerate(&self) -> bool {
         self.degenerate
     }

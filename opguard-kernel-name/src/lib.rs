@@ -29,6 +29,10 @@
 //! let other = "void (anonymous namespace)::elementwise_kernel_with_index<int>(int)";
 //! assert_eq!(matches(row, other).reason, Some(Reason::BaseDiffers));
 //! assert_eq!(matches("void", "void").reason, Some(Reason::DegenerateToken));
+//!
+//! // Device op names keep op, overload and dtype together (one name token).
+//! assert_eq!(canonicalize("aten::mul.out-dtype_Float").base(), "mul.out-dtype_Float");
+//! assert_eq!(matches("mul-dtype_Float", "add-dtype_Float").reason, Some(Reason::BaseDiffers));
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
@@ -58,9 +62,20 @@
 //! 6. No substring containment. A base of exactly [`SHORT_NAME_LIMIT`]
 //!    characters may be a display-truncated name and matches any base that
 //!    extends it; nothing else is a prefix match.
-//! 7. A base shorter than [`MIN_TOKEN_LEN`] is degenerate and never
-//!    certifies anything, itself included.
-//! 8. Identifiers are ASCII `[A-Za-z0-9_]`; any other character separates.
+//! 7. A base shorter than [`MIN_TOKEN_LEN`] (or the bare keyword
+//!    `operator`) is degenerate and never certifies anything, itself
+//!    included.
+//! 8. Identifiers are ASCII `[A-Za-z0-9_]`; any other character separates,
+//!    except that outside groups a single `-` or `.` with an identifier
+//!    character on both sides joins two runs into one *name token*: device
+//!    op names such as MTIA's `aten::mul.out-dtype_Float` have base
+//!    `mul.out-dtype_Float` (qualification `aten`), so `mul-dtype_Float` and
+//!    `add-dtype_Float` no longer share the token `dtype_Float`. A last
+//!    `-`/`.` at the very end of the text joins too (a display cut). The
+//!    bare keyword `operator` takes the C++ operator spelling directly after
+//!    it (`operator->`, `operator()`, `operator-`, `operator.`); a base that
+//!    is `operator` alone is degenerate, like one shorter than
+//!    [`MIN_TOKEN_LEN`].
 //! 9. `_Z...` symbols are demangled first (`cpp_demangle`); if that fails
 //!    the trimmed symbol is its own identity, matched by exact equality only.
 //! 10. Total: every string gets an answer, nothing panics.

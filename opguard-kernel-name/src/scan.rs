@@ -1,7 +1,7 @@
 //! The top-level scan of a (demangled, non-memory) kernel name.
 //!
 //! One left-to-right pass. At depth 0 the text is a stream of items:
-//! identifier runs, `::`, balanced groups, whitespace and other characters.
+//! name tokens (identifier runs joined by `-`/`.`, see [`token_end`]), `::`, balanced groups, whitespace and other characters.
 //! A group is matched with a stack: an opener `<` `(` `[` is pushed, a closer
 //! pops only when it matches the opener on top, and any other closer is an
 //! ordinary character. An opener that never closes cuts the name there.
@@ -19,6 +19,43 @@ pub(crate) enum TemplateSpan {
     Complete(usize, usize, Group),
     /// Content from after an unclosed `<` to the end of the text, and what the scan saw.
     Cut(usize, Group),
+}
+
+/// The keyword that takes a C++ operator spelling into its name token.
+pub(crate) const OPERATOR_KEYWORD: &[u8] = b"operator";
+
+/// What [`OPERATOR_KEYWORD`] takes directly after it: the C++ operator
+/// spellings, longest first (so `->*` wins over `->` and `-`), plus `.`.
+const OPERATOR_SPELLINGS: &[&[u8]] = &[
+    b"->*", b"<=>", b"<<=", b">>=", b"->", b"()", b"[]", b"<<", b">>", b"<=", b">=", b"==", b"!=",
+    b"&&", b"||", b"++", b"--", b"+=", b"-=", b"*=", b"/=", b"%=", b"^=", b"&=", b"|=", b"+", b"-",
+    b"*", b"/", b"%", b"^", b"&", b"|", b"~", b"!", b"=", b"<", b">", b",", b".",
+];
+
+/// The end of the name token that starts at `b[start]` (an identifier byte).
+///
+/// A name token is a run of identifier bytes in which single `-` or `.`
+/// bytes may occur, each with an identifier byte directly on both sides
+/// (`add-dtype_Float`, `mul.out-dtype_Float`) or, for a last `-`/`.`, the end
+/// of the text (a display cut of such a name). The bare keyword `operator`
+/// then takes the operator spelling directly after it (`operator->`,
+/// `operator()`), so no operator degrades to the keyword alone.
+pub(crate) fn token_end(b: &[u8], start: usize) -> usize {
+    let n = b.len();
+    let mut i = start;
+    while i < n && is_ident(b[i]) {
+        i += 1;
+        if i < n && matches!(b[i], b'-' | b'.') && (i + 1 == n || is_ident(b[i + 1])) {
+            i += 1;
+        }
+    }
+    if &b[start..i] == OPERATOR_KEYWORD {
+        let rest = &b[i..];
+        if let Some(spelling) = OPERATOR_SPELLINGS.iter().find(|s| rest.starts_with(s)) {
+            i += spelling.len();
+        }
+    }
+    i
 }
 
 /// Byte spans of the parts of a name; all index into the scanned text.
@@ -291,9 +328,7 @@ pub(crate) fn scan(text: &str) -> Parsed {
         let c = b[i];
         if is_ident(c) {
             let start = i;
-            while i < n && is_ident(b[i]) {
-                i += 1;
-            }
+            i = token_end(b, i);
             if s.frozen {
                 s.prev = Prev::Ident;
                 continue;

@@ -11,7 +11,8 @@ pub enum Reason {
     MemoryOpDiffers,
     /// One side is an undemangleable `_Z...` symbol and the other is not the same string.
     OpaqueSymbolDiffers,
-    /// A base identifier is shorter than [`crate::MIN_TOKEN_LEN`] (equal or not).
+    /// A base identifier is shorter than [`crate::MIN_TOKEN_LEN`], or is the
+    /// bare keyword `operator` (equal or not).
     DegenerateToken,
     /// The base identifiers differ (and no display-truncation prefix applies).
     BaseDiffers,

@@ -37,7 +37,15 @@ fn template_arguments_are_trimmed_on_both_sides() {
 fn a_lone_colon_or_a_symbol_before_a_scope_is_an_ordinary_separator() {
     // Rule 8: a character outside [A-Za-z0-9_] separates; only `::` after a
     // name qualifies it.
-    let cases: [(&str, &str, Option<&str>, &str); 8] = [
+    let cases: [(&str, &str, Option<&str>, &str); 10] = [
+        // A doubled scope (`::::`) breaks the chain: no qualification.
+        (
+            "outer_ns::::kernel_name(int)",
+            "kernel_name",
+            None,
+            "kernel_name",
+        ),
+        ("outer_ns::::", "outer_ns", None, "outer_ns"),
         (
             "ns:kernel_name<int>(int)",
             "kernel_name",

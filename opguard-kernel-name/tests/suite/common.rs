@@ -27,14 +27,16 @@ pub fn hta_dir() -> Option<PathBuf> {
 }
 
 /// Event categories whose `name` is a device kernel or memory-operation symbol:
-/// Kineto's `kernel`/`gpu_memcpy`/`gpu_memset`, the older `Kernel`, and
-/// CUPTI profiler ranges (named after the kernel they measure).
+/// Kineto's `kernel`/`gpu_memcpy`/`gpu_memset`, the older `Kernel`, CUPTI
+/// profiler ranges (named after the kernel they measure), and MTIA's device
+/// ops (`mtia_ccp_events`: `aten::mul.out-dtype_Float`, `dma_request`).
 pub const KERNEL_CATEGORIES: &[&str] = &[
     "kernel",
     "Kernel",
     "gpu_memcpy",
     "gpu_memset",
     "cuda_profiler_range",
+    "mtia_ccp_events",
 ];
 
 #[derive(serde::Deserialize)]

@@ -26,6 +26,7 @@ const SOURCES: &[&str] = &[
     "rocm_capture",
     "triton_capture",
     "mangled_capture",
+    "mtia_capture",
     "synthetic",
 ];
 const REASONS: &[&str] = &[
@@ -139,7 +140,7 @@ fn fixture_lint() {
         fixture["schema"] == "opguard.kernel-name.fixture",
         "schema name".into(),
     );
-    check(fixture["schema_version"] == 1, "schema_version is 1".into());
+    check(fixture["schema_version"] == 2, "schema_version is 2".into());
     check(
         fixture["identity_scheme"] == opguard_kernel_name::IDENTITY_SCHEME,
         "identity_scheme matches the crate".into(),
@@ -272,8 +273,10 @@ fn fixture_lint() {
         // Derived fields follow from the hand-written parts (guards typing errors).
         let base = e["base"].as_str().unwrap_or_default();
         let special = !e["memory_op"].is_null() || e["mangling"] == "opaque";
+        let short_or_bare_keyword =
+            base.len() < opguard_kernel_name::MIN_TOKEN_LEN || base == "operator";
         check(
-            e["degenerate"] == (!special && base.len() < opguard_kernel_name::MIN_TOKEN_LEN),
+            e["degenerate"] == (!special && short_or_bare_keyword),
             format!("{FILE}::{id} degenerate follows from base"),
         );
         check(

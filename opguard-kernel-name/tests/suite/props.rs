@@ -12,6 +12,11 @@ fn symbol() -> impl Strategy<Value = String> {
         "[a-z_:<>()\\[\\], .]{0,48}",
         "(void |_Z|Memcpy |Memset |std::enable_if<!\\(false\\), void>::type )?[a-zA-Z0-9_:<>()\\[\\], .\t{}#*&é-]{0,64}",
         "[a-zA-Z_]{1,12}(::[a-zA-Z_]{1,12}){0,2}(<[a-z0-9, ]{0,16}(>|\\.\\.\\.>)?)?(\\([a-z*, ]{0,12}\\))?( \\[[a-z]{0,8}\\])?",
+        // Name tokens joined by `-`/`.` (MTIA's `aten::mul.out-dtype_Float`),
+        // long enough for the 60-character display cut to land on a joiner.
+        "([a-z]{1,6}::)?([a-zA-Z0-9_]{1,20}[-.]){0,5}[a-zA-Z0-9_]{0,30}[-.]{0,2}(<[a-z, ]{0,8}>)?(\\([a-z]{0,4}\\))?",
+        // C++ operator names.
+        "(void )?([A-Za-z]{1,6}(<[a-z]{1,4}>)?::)?operator(->\\*|->|\\(\\)|\\[\\]|<<=|<=>|<<|<=|<|>|-|--|\\.|,|=|!| new)?(<[a-z]{1,4}>)?(\\([a-z]{0,4}\\))?( const)?",
     ]
 }
 

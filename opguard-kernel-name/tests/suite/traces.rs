@@ -135,3 +135,64 @@ fn different_complete_template_arguments_never_match() {
     );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+const MTIA_TRACE: &str = "mtia_trace_single_rank__mtia_rank_0.json.gz";
+
+/// MTIA's device ops (`add-dtype_Float`, `aten::mul.out-dtype_Float`, ...)
+/// each have their own identity and certify only themselves. Identity v1
+/// split them at `-` and `.`, so 29 different ops shared the identity
+/// `dtype_Float` and matched each other exactly (527 matching distinct pairs
+/// among the 70 names): the degenerate shared token of seed 001.
+#[test]
+fn mtia_device_ops_certify_only_themselves() {
+    let Some(dir) = hta_dir() else { return };
+    let names: Vec<String> = trace_names(&dir)
+        .into_iter()
+        .filter(|(_, files)| files.iter().any(|f| f == MTIA_TRACE))
+        .map(|(name, _)| name)
+        .collect();
+    assert!(
+        names.iter().any(|n| n == "aten::mul.out-dtype_Float"),
+        "the MTIA trace's device ops were not read ({} names)",
+        names.len()
+    );
+    let canon: Vec<Canonical<'_>> = names.iter().map(|n| canonicalize(n)).collect();
+    let mut failures = Vec::new();
+    let mut buckets: BTreeMap<String, Vec<&str>> = BTreeMap::new();
+    for (name, c) in names.iter().zip(&canon) {
+        if !c.matches(c).is_match {
+            failures.push(format!(
+                "{name:?} does not certify itself: {:?}",
+                c.matches(c)
+            ));
+        }
+        buckets.entry(c.identity()).or_default().push(name);
+    }
+    let mut matching = 0usize;
+    for i in 0..canon.len() {
+        for j in (i + 1)..canon.len() {
+            let v = canon[i].matches(&canon[j]);
+            if v.is_match {
+                matching += 1;
+                failures.push(format!(
+                    "{:?} certifies {:?} ({:?})",
+                    names[i], names[j], v.basis
+                ));
+            }
+        }
+    }
+    let largest = buckets.iter().max_by_key(|(_, g)| g.len());
+    for (identity, group) in buckets.iter().filter(|(_, g)| g.len() > 1) {
+        failures.push(format!(
+            "identity {identity:?} is shared by {} ops: {group:?}",
+            group.len()
+        ));
+    }
+    println!(
+        "{} MTIA device op names, {} identities, largest bucket {:?}, {matching} matching distinct pairs",
+        names.len(),
+        buckets.len(),
+        largest.map(|(identity, g)| (identity, g.len()))
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
