@@ -50,7 +50,9 @@ fn bench_file(c: &mut Criterion, label: &str, path: &Path, peers: bool) {
     let mut g = c.benchmark_group(label);
     g.sample_size(10);
     g.throughput(Throughput::Bytes(decoded.len() as u64));
-    g.bench_function("opguard_trace", |b| b.iter(|| black_box(read_typed(path, false))));
+    g.bench_function("opguard_trace", |b| {
+        b.iter(|| black_box(read_typed(path, false)))
+    });
     g.bench_function("opguard_trace_decode_thread", |b| {
         b.iter(|| black_box(read_typed(path, true)))
     });
@@ -73,7 +75,9 @@ fn bench_file(c: &mut Criterion, label: &str, path: &Path, peers: bool) {
         });
         let plain = std::env::temp_dir().join(format!("opguard-bench-{label}.json"));
         std::fs::write(&plain, &decoded).expect("write plain copy");
-        g.bench_function("opguard_trace_plain", |b| b.iter(|| black_box(read_typed(&plain, false))));
+        g.bench_function("opguard_trace_plain", |b| {
+            b.iter(|| black_box(read_typed(&plain, false)))
+        });
         g.bench_function("opguard_trace_plain_decode_thread", |b| {
             b.iter(|| black_box(read_typed(&plain, true)))
         });

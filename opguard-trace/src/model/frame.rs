@@ -18,8 +18,8 @@ pub const SEMANTIC_FRAME_VERSION: &str = "semantic-frame/v1";
 
 /// A versioned semantic frame id: `sf1:` and 32 hex digits of the SHA-256 of
 /// the frame's projection: version, provider family, category, then for
-/// device work the canonical kernel identity, otherwise the normalized name
-/// and source location.
+/// device work the kernel-name identity scheme and canonical identity,
+/// otherwise the normalized name and source location.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
 #[serde(transparent)]
 pub struct SemanticFrameId(String);
@@ -120,10 +120,13 @@ pub(super) fn semantic_frame(model: &TraceModel, slice: &Slice) -> SemanticFrame
         // symbol was spelled (mangled or not); everything else is its
         // normalized name and source location.
         let projection = match &kernel_identity {
+            // The identity scheme is hashed too: when the kernel-name rules
+            // change, ids change with them instead of silently aliasing.
             Some(kernel) => serde_json::json!([
                 SEMANTIC_FRAME_VERSION,
                 model.artifact().provider.family(),
                 category,
+                opguard_kernel_name::IDENTITY_SCHEME,
                 kernel,
             ]),
             None => serde_json::json!([
