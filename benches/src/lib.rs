@@ -42,7 +42,10 @@ fn cache_dir() -> PathBuf {
 /// once and cached: host operators, launches with correlation and External
 /// id, kernels with realistic template-heavy names, ac2g flows.
 pub fn generated_trace(approx_decoded_bytes: u64) -> PathBuf {
-    let path = cache_dir().join(format!("generated_{}MB.json.gz", approx_decoded_bytes >> 20));
+    let path = cache_dir().join(format!(
+        "generated_{}MB.json.gz",
+        approx_decoded_bytes >> 20
+    ));
     if path.exists() {
         return path;
     }
@@ -72,7 +75,9 @@ pub fn generated_trace(approx_decoded_bytes: u64) -> PathBuf {
                 tid: num(4242),
                 ts_ns: Some(ts + 4_203_669_604_595_407),
                 dur_ns: Some(8_123),
-                args: args(serde_json::json!({"External id": i, "Sequence number": i, "Fwd thread id": 0, "Input Dims": [[64, 1024], [1024, 1024]], "Input type": ["float", "float"]})),
+                args: args(
+                    serde_json::json!({"External id": i, "Sequence number": i, "Fwd thread id": 0, "Input Dims": [[64, 1024], [1024, 1024]], "Input type": ["float", "float"]}),
+                ),
                 ..OwnedEvent::default()
             },
             OwnedEvent {
@@ -83,7 +88,9 @@ pub fn generated_trace(approx_decoded_bytes: u64) -> PathBuf {
                 tid: num(4242),
                 ts_ns: Some(ts + 4_203_669_604_597_001),
                 dur_ns: Some(4_321),
-                args: args(serde_json::json!({"External id": i, "cbid": 211, "correlation": i + 1000})),
+                args: args(
+                    serde_json::json!({"External id": i, "cbid": 211, "correlation": i + 1000}),
+                ),
                 ..OwnedEvent::default()
             },
             OwnedEvent {
@@ -94,7 +101,9 @@ pub fn generated_trace(approx_decoded_bytes: u64) -> PathBuf {
                 tid: num(7),
                 ts_ns: Some(ts + 4_203_669_604_603_333),
                 dur_ns: Some(2_048),
-                args: args(serde_json::json!({"External id": i, "queued": 0, "device": 0, "context": 1, "stream": 7, "correlation": i + 1000, "registers per thread": 32, "shared memory": 0, "grid": [128, 1, 1], "block": [256, 1, 1]})),
+                args: args(
+                    serde_json::json!({"External id": i, "queued": 0, "device": 0, "context": 1, "stream": 7, "correlation": i + 1000, "registers per thread": 32, "shared memory": 0, "grid": [128, 1, 1], "block": [256, 1, 1]}),
+                ),
                 ..OwnedEvent::default()
             },
             OwnedEvent {
