@@ -149,8 +149,7 @@ impl<T: Eq> State<'_, T> {
                 }
                 work += (x - x0) as u64;
                 self.vf.set(k, x);
-                if odd && (k - delta).abs() < d && self.vf.get(k) + self.vb.get(-(k - delta)) >= n
-                {
+                if odd && (k - delta).abs() < d && self.vf.get(k) + self.vb.get(-(k - delta)) >= n {
                     return Some((alo + x0, blo + y0));
                 }
                 k -= 2;

@@ -12,7 +12,7 @@
 //! the second pass must equal the first's.
 
 use std::collections::{HashMap, HashSet};
-use std::io::Read;
+use std::io::{BufRead, Read};
 use std::path::{Path, PathBuf};
 
 use opguard_trace::{RawJson, ReaderOptions, Sha256Digest, TraceReader};
@@ -23,8 +23,8 @@ use crate::error::{Error, ErrorKind};
 use crate::format::{
     write_tail, Correspondence, ExportMetadata, FirstDifference, Group, OpView, Peer, Selector,
     Selectors, Side, SourceInfo, Status, StatusCounts, Validation, ValidationCounts, CAT_OPERATION,
-    EXPORT_FORMAT, MAX_EXPORT_BYTES, MAX_MAP_BYTES, OK_MEANING, PRESENTATION_NOTE,
-    TENSOR_EQUALITY, TID_OPERATIONS, VERDICT,
+    EXPORT_FORMAT, MAX_EXPORT_BYTES, MAX_MAP_BYTES, OK_MEANING, PRESENTATION_NOTE, TENSOR_EQUALITY,
+    TID_OPERATIONS, VERDICT,
 };
 use crate::input::Decoded;
 use crate::map::{read_map, Checked, Decision};
@@ -157,8 +157,8 @@ pub fn apply(artifact: &Path, alignment_map: &Path, output: &Path) -> Result<Res
 }
 
 pub(crate) fn read_request_text(path: &Path) -> Result<String, Error> {
-    let file =
-        std::fs::File::open(path).map_err(|e| Error::io("opening the request", e).with_path(path))?;
+    let file = std::fs::File::open(path)
+        .map_err(|e| Error::io("opening the request", e).with_path(path))?;
     let mut text = String::new();
     file.take(MAX_REQUEST_BYTES + 1)
         .read_to_string(&mut text)
@@ -179,7 +179,11 @@ pub fn parse_request(text: &str, base: &Path) -> Result<Request, Error> {
         .map_err(|e| Error::new(ErrorKind::InvalidRequest(format!("not JSON: {e}"))))?;
     match doc.get("protocol_version") {
         Some(v) if v.as_u64() == Some(PROTOCOL_VERSION) => {}
-        Some(v) => return Err(Error::new(ErrorKind::UnsupportedProtocolVersion(v.to_string()))),
+        Some(v) => {
+            return Err(Error::new(ErrorKind::UnsupportedProtocolVersion(
+                v.to_string(),
+            )))
+        }
         None => {
             return Err(Error::new(ErrorKind::InvalidRequest(
                 "missing \"protocol_version\": 1".into(),
@@ -331,7 +335,8 @@ fn pass1(path: &Path, limit: u64, wanted: &HashSet<u64>) -> Result<Pass1, Error>
             }
         }
         let op = op.ok_or_else(|| at("args.op is missing"))?;
-        let record_id = str_of(op.get("record_id")).ok_or_else(|| at("args.op.record_id is missing"))?;
+        let record_id =
+            str_of(op.get("record_id")).ok_or_else(|| at("args.op.record_id is missing"))?;
         let run = str_of(op.get("run")).ok_or_else(|| at("args.op.run is missing"))?;
         let rank = u64_of(op.get("rank"))
             .and_then(|r| u32::try_from(r).ok())
@@ -345,7 +350,11 @@ fn pass1(path: &Path, limit: u64, wanted: &HashSet<u64>) -> Result<Pass1, Error>
         let validation = match str_of(corr.get("validation")).as_deref() {
             Some("unreviewed") => Validation::Unreviewed,
             Some("agent_reviewed") => Validation::AgentReviewed,
-            _ => return Err(at("args.correspondence.validation is not unreviewed|agent_reviewed")),
+            _ => {
+                return Err(at(
+                    "args.correspondence.validation is not unreviewed|agent_reviewed",
+                ))
+            }
         };
         let peer = match corr.get("peer") {
             None => None,
@@ -354,8 +363,7 @@ fn pass1(path: &Path, limit: u64, wanted: &HashSet<u64>) -> Result<Pass1, Error>
                 let p = v
                     .as_object()
                     .ok_or_else(|| at("args.correspondence.peer is not an object"))?;
-                let event =
-                    u64_of(p.get("event")).ok_or_else(|| at("peer.event is missing"))?;
+                let event = u64_of(p.get("event")).ok_or_else(|| at("peer.event is missing"))?;
                 let peer_id =
                     str_of(p.get("record_id")).ok_or_else(|| at("peer.record_id is missing"))?;
                 // The peer's id is checked now when it was read already,
@@ -372,7 +380,9 @@ fn pass1(path: &Path, limit: u64, wanted: &HashSet<u64>) -> Result<Pass1, Error>
             }
         };
         if peer.is_some() != status.is_paired() {
-            return Err(at("a peer is present exactly when the status is ok or differs"));
+            return Err(at(
+                "a peer is present exactly when the status is ok or differs",
+            ));
         }
         let pid = e
             .pid()
@@ -447,7 +457,11 @@ fn pass1(path: &Path, limit: u64, wanted: &HashSet<u64>) -> Result<Pass1, Error>
         .map_err(|e| bad_export(format!("opguard metadata: {e}")).with_path(path))?;
     debug_assert_eq!(meta.format, EXPORT_FORMAT);
     if meta.runs.len() != 2 || meta.runs[0] == meta.runs[1] {
-        return Err(bad_export(format!("opguard.runs is {:?}, expected two runs", meta.runs)).with_path(path));
+        return Err(bad_export(format!(
+            "opguard.runs is {:?}, expected two runs",
+            meta.runs
+        ))
+        .with_path(path));
     }
     if meta.operations != ops.len() as u64 {
         return Err(bad_export(format!(
@@ -483,9 +497,9 @@ fn pass1(path: &Path, limit: u64, wanted: &HashSet<u64>) -> Result<Pass1, Error>
     }
     for (i, op) in ops.iter().enumerate() {
         if let Some(p) = op.peer {
-            let ok = ops.get(p as usize).is_some_and(|q| {
-                q.run != op.run && q.peer == Some(i as u64)
-            });
+            let ok = ops
+                .get(p as usize)
+                .is_some_and(|q| q.run != op.run && q.peer == Some(i as u64));
             if !ok {
                 return Err(bad_export(format!(
                     "traceEvents[{i}]: its peer {p} is not a symmetric relation across the two runs"
@@ -662,9 +676,8 @@ fn resolve(p: &Pass1, reviews: &[Checked]) -> Result<Resolution, Error> {
             owner.insert(op, k);
         }
     }
-    let active_of = |a: u32, b: u32| -> Option<usize> {
-        history.get(&key(a, b)).map(|v| v[v.len() - 1])
-    };
+    let active_of =
+        |a: u32, b: u32| -> Option<usize> { history.get(&key(a, b)).map(|v| v[v.len() - 1]) };
     let mut change: Vec<Option<Change>> = vec![None; p.ops.len()];
     let mut own: Vec<Option<usize>> = vec![None; p.ops.len()];
     let mut new_mappings = 0;
@@ -819,14 +832,12 @@ pub fn apply_with(
                 let (l, r) = ends[*review];
                 let (first, second) = if i as u32 == l { (l, r) } else { (r, l) };
                 debug_assert_eq!(second, *peer);
-                let a = p
-                    .io
-                    .get(&(first as u64))
-                    .and_then(|io| slot_digests(io, selectors.this));
-                let b = p
-                    .io
-                    .get(&(second as u64))
-                    .and_then(|io| slot_digests(io, selectors.peer));
+                let a =
+                    p.io.get(&(first as u64))
+                        .and_then(|io| slot_digests(io, selectors.this));
+                let b =
+                    p.io.get(&(second as u64))
+                        .and_then(|io| slot_digests(io, selectors.peer));
                 let (Some(a), Some(b)) = (a, b) else {
                     return Err(Error::new(ErrorKind::InvalidSelector {
                         at: format!("reviews[{}]", reviews[*review].at),
@@ -834,7 +845,11 @@ pub fn apply_with(
                     }));
                 };
                 let c = compare_slots(&a, &b);
-                v.status = if c.agrees() { Status::Ok } else { Status::Differs };
+                v.status = if c.agrees() {
+                    Status::Ok
+                } else {
+                    Status::Differs
+                };
                 v.validation = Validation::AgentReviewed;
                 v.peer = Some(*peer);
                 slot_cmp.insert(i, c);
@@ -921,7 +936,11 @@ pub fn apply_with(
             } => {
                 let cmp = slot_cmp.get(&i).cloned().unwrap_or_default();
                 let mut c = fresh(
-                    if cmp.agrees() { Status::Ok } else { Status::Differs },
+                    if cmp.agrees() {
+                        Status::Ok
+                    } else {
+                        Status::Differs
+                    },
                     Validation::AgentReviewed,
                 );
                 c.basis = Some(BASIS_MAP.into());
@@ -935,8 +954,11 @@ pub fn apply_with(
                 c.review = Some(raw_of(*review));
                 c.review_history = history_of(i as u32, *review);
                 c.alternative_reviews = alts;
-                c.original_comparison =
-                    supersede(old, if *candidate { "recompared" } else { "remapped" }, None);
+                c.original_comparison = supersede(
+                    old,
+                    if *candidate { "recompared" } else { "remapped" },
+                    None,
+                );
                 c
             }
             Change::Rejected { review } => {
@@ -993,10 +1015,23 @@ pub fn apply_with(
         let mut spliced = String::with_capacity(4096);
         for (i, op) in p.ops.iter().enumerate() {
             let skip = op.offset.checked_sub(pos).ok_or_else(|| {
-                bad_export(format!("traceEvents[{i}] overlaps the previous event")).with_path(artifact)
+                bad_export(format!("traceEvents[{i}] overlaps the previous event"))
+                    .with_path(artifact)
             })?;
-            std::io::copy(&mut (&mut input).take(skip), &mut std::io::sink())
-                .map_err(|e| input.error(e).with_path(artifact))?;
+            let mut left = skip;
+            while left > 0 {
+                let avail = match input.fill_buf() {
+                    Ok([]) => {
+                        return Err(bad_export(format!("traceEvents[{i}] is past the end"))
+                            .with_path(artifact))
+                    }
+                    Ok(b) => b.len() as u64,
+                    Err(e) => return Err(input.error(e).with_path(artifact)),
+                };
+                let take = avail.min(left);
+                input.consume(take as usize);
+                left -= take;
+            }
             text.resize(op.len, 0);
             input
                 .read_exact(&mut text)
@@ -1018,10 +1053,12 @@ pub fn apply_with(
             let (start, end) = op.corr_span;
             let old_text = event_text.get(start..end).unwrap_or("null");
             let old: Correspondence = serde_json::from_str(old_text).map_err(|err| {
-                bad_export(format!("traceEvents[{i}].args.correspondence: {err}")).with_path(artifact)
+                bad_export(format!("traceEvents[{i}].args.correspondence: {err}"))
+                    .with_path(artifact)
             })?;
-            let corr_text = serde_json::to_string(&new_corr(i, old))
-                .map_err(|err| Error::io("encoding a correspondence", std::io::Error::other(err)))?;
+            let corr_text = serde_json::to_string(&new_corr(i, old)).map_err(|err| {
+                Error::io("encoding a correspondence", std::io::Error::other(err))
+            })?;
             spliced.clear();
             spliced.push_str(&event_text[..start]);
             spliced.push_str(&corr_text);
@@ -1036,7 +1073,7 @@ pub fn apply_with(
             })
             .with_path(artifact));
         }
-        let ids = |k: usize| p.ids[k].to_string();
+        let ids = |k: usize| &*p.ids[k];
         let tail = write_tail(&mut w, &runs, &p.groups, &views, &ids)?;
         let meta = ExportMetadata {
             format: EXPORT_FORMAT.into(),

@@ -69,7 +69,9 @@ pub enum ErrorKind {
     #[error("invalid alignment map: {0}")]
     InvalidMap(String),
     /// The map was written for another artifact.
-    #[error("stale alignment map: artifact_sha256 is {map} but the artifact's SHA-256 is {artifact}")]
+    #[error(
+        "stale alignment map: artifact_sha256 is {map} but the artifact's SHA-256 is {artifact}"
+    )]
     StaleArtifactHash {
         /// `artifact_sha256` in the map.
         map: String,
@@ -99,7 +101,9 @@ pub enum ErrorKind {
         events: u64,
     },
     /// An event reference names an event that is not an operation.
-    #[error("{at}: event {index} is not an operation (operations are traceEvents[0..{operations}])")]
+    #[error(
+        "{at}: event {index} is not an operation (operations are traceEvents[0..{operations}])"
+    )]
     RefNotOperation {
         /// JSON path in the map.
         at: String,

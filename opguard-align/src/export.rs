@@ -23,7 +23,9 @@ use crate::format::{
 };
 use crate::output::write_view;
 use crate::profile::{records_from_profiles, ProfileInput};
-use crate::record::{visit_record_lines, visit_records_file, Callsite, Frame, Io, Record, RecordKey};
+use crate::record::{
+    visit_record_lines, visit_records_file, Callsite, Frame, Io, Record, RecordKey,
+};
 
 /// Basis of automatic candidates.
 pub const BASIS_AUTOMATIC: &str = "automatic_callsite_sequence";
@@ -191,7 +193,10 @@ pub fn export(request: &ExportRequest) -> Result<ExportSummary, Error> {
 pub fn export_request_file(path: &Path) -> Result<ExportSummary, Error> {
     let text = crate::apply::read_request_text(path)?;
     let mut request: ExportRequest = serde_json::from_str(&text).map_err(|e| {
-        Error::new(ErrorKind::InvalidRequest(format!("not an export request: {e}"))).with_path(path)
+        Error::new(ErrorKind::InvalidRequest(format!(
+            "not an export request: {e}"
+        )))
+        .with_path(path)
     })?;
     let base = path.parent().unwrap_or(Path::new(""));
     request.records = request.records.map(|p| base.join(p));
@@ -203,7 +208,10 @@ pub fn export_request_file(path: &Path) -> Result<ExportSummary, Error> {
 }
 
 /// Runs an export request.
-pub fn export_with(request: &ExportRequest, options: &ExportOptions) -> Result<ExportSummary, Error> {
+pub fn export_with(
+    request: &ExportRequest,
+    options: &ExportOptions,
+) -> Result<ExportSummary, Error> {
     crate::output::check_output_path(&request.output)?;
     match (&request.records, request.from_profile.len()) {
         (Some(path), 0) => {
@@ -501,8 +509,14 @@ fn plan(index: &Index, budget: u64) -> Result<Plan, Error> {
     };
     let ranks: BTreeSet<u32> = index.groups.iter().map(|g| g.rank).collect();
     for rank in ranks {
-        let left = index.group_of.get(&(0, rank)).map(|&g| &members[g as usize]);
-        let right = index.group_of.get(&(1, rank)).map(|&g| &members[g as usize]);
+        let left = index
+            .group_of
+            .get(&(0, rank))
+            .map(|&g| &members[g as usize]);
+        let right = index
+            .group_of
+            .get(&(1, rank))
+            .map(|&g| &members[g as usize]);
         let (left, right) = match (left, right) {
             (Some(l), Some(r)) => (l, r),
             (Some(only), None) | (None, Some(only)) => {
@@ -599,7 +613,11 @@ struct OpArgs<'a> {
     io: &'a Io,
 }
 
-fn run(source: &Source<'_>, output: &Path, options: &ExportOptions) -> Result<ExportSummary, Error> {
+fn run(
+    source: &Source<'_>,
+    output: &Path,
+    options: &ExportOptions,
+) -> Result<ExportSummary, Error> {
     let mut index = Index {
         runs: Vec::new(),
         groups: Vec::new(),
@@ -728,7 +746,7 @@ fn run(source: &Source<'_>, output: &Path, options: &ExportOptions) -> Result<Ex
                 }));
             }
         }
-        let ids = |k: usize| index.ids[k].to_string();
+        let ids = |k: usize| &*index.ids[k];
         let tail = write_tail(&mut w, &runs, &index.groups, &views, &ids)?;
         let meta = ExportMetadata {
             format: EXPORT_FORMAT.into(),

@@ -420,12 +420,12 @@ pub(crate) fn assign_pids(groups: &mut [Group]) {
 
 /// Writes everything after the operation events: names, flows, lanes,
 /// markers. `ids(i)` is the record id of operation `i`.
-pub(crate) fn write_tail<W: std::io::Write>(
+pub(crate) fn write_tail<'a, W: std::io::Write>(
     w: &mut TraceWriter<W>,
     runs: &[String; 2],
     groups: &[Group],
     ops: &[OpView],
-    ids: &dyn Fn(usize) -> String,
+    ids: &dyn Fn(usize) -> &'a str,
 ) -> Result<Tail, Error> {
     let mut order: Vec<usize> = (0..groups.len()).collect();
     order.sort_by_key(|&g| groups[g].pid);
@@ -520,7 +520,7 @@ pub(crate) fn write_tail<W: std::io::Write>(
             }
         }
         id.clear();
-        opguard_trace::write_json_string(&mut id, &ids(i));
+        opguard_trace::write_json_string(&mut id, ids(i));
         let status = op.status.as_str();
         line.clear();
         let _ = write!(
@@ -539,7 +539,7 @@ pub(crate) fn write_tail<W: std::io::Write>(
         let Some(i) = first[g] else { continue };
         let op = &ops[i];
         let group = &groups[g];
-        let record_id = ids(i);
+        let record_id = ids(i).to_owned();
         first_differences.push(FirstDifference {
             run: runs[group.run as usize].clone(),
             rank: group.rank,

@@ -163,10 +163,7 @@ fn selector(v: &serde_json::Value, at: &str) -> Result<Selector, Error> {
         return Err(bad(format!("{v} is not a selector; {expected}")));
     };
     if items.len() != 2 {
-        return Err(bad(format!(
-            "{v} has {} elements; {expected}",
-            items.len()
-        )));
+        return Err(bad(format!("{v} has {} elements; {expected}", items.len())));
     }
     let side = match items[0].as_str() {
         Some("inputs") => Side::Inputs,
@@ -181,8 +178,8 @@ fn selector(v: &serde_json::Value, at: &str) -> Result<Selector, Error> {
 
 /// Reads a map file, at most `limit` bytes; returns it, its bytes' digest.
 pub(crate) fn read_map(path: &Path, limit: u64) -> Result<(ParsedMap, Sha256Digest), Error> {
-    let file =
-        std::fs::File::open(path).map_err(|e| Error::io("opening the alignment map", e).with_path(path))?;
+    let file = std::fs::File::open(path)
+        .map_err(|e| Error::io("opening the alignment map", e).with_path(path))?;
     let mut bytes = Vec::new();
     file.take(limit.saturating_add(1))
         .read_to_end(&mut bytes)
@@ -206,8 +203,8 @@ pub(crate) fn parse_map(bytes: &[u8]) -> Result<ParsedMap, Error> {
         Err(e) => {
             // Say "wrong version" rather than complain about a future
             // version's fields.
-            let doc: serde_json::Value = serde_json::from_slice(bytes)
-                .map_err(|e| invalid(format!("not JSON: {e}")))?;
+            let doc: serde_json::Value =
+                serde_json::from_slice(bytes).map_err(|e| invalid(format!("not JSON: {e}")))?;
             return Err(match doc.get("version") {
                 Some(v) if v.as_u64() != Some(MAP_VERSION) => {
                     invalid(format!("version is {v}; this library reads version 1"))
@@ -242,7 +239,9 @@ pub(crate) fn parse_map(bytes: &[u8]) -> Result<ParsedMap, Error> {
         let left = parse_ref(&r.left_ref, "left_ref")?;
         let right = parse_ref(&r.right_ref, "right_ref")?;
         if r.reason.trim().is_empty() {
-            return Err(invalid(format!("{at}.reason is empty; every decision needs a reason")));
+            return Err(invalid(format!(
+                "{at}.reason is empty; every decision needs a reason"
+            )));
         }
         if r.evidence.is_empty() {
             return Err(invalid(format!(

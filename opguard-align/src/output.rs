@@ -15,6 +15,7 @@ use std::fs::{File, OpenOptions};
 use std::io::{self, BufWriter, Write};
 use std::path::{Component, Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::{channel, sync_channel, Receiver, SyncSender};
 
 use flate2::write::GzEncoder;
 use opguard_trace::Sha256Digest;
@@ -310,29 +311,114 @@ pub(crate) fn wants_gzip(path: &Path) -> bool {
     path.extension().is_some_and(|e| e == "gz")
 }
 
+/// Bytes handed to the output thread at a time.
+const CHUNK: usize = 1 << 20;
+
+/// The writing end of a view: buffers bytes and hands them in chunks to
+/// the output thread, which limits, compresses, hashes and writes them.
+pub(crate) struct Pipe {
+    tx: Option<SyncSender<Vec<u8>>>,
+    spare: Receiver<Vec<u8>>,
+    buf: Vec<u8>,
+    /// The output thread stopped taking bytes (it holds the reason).
+    stopped: bool,
+}
+
+impl Pipe {
+    fn send(&mut self) -> io::Result<()> {
+        if self.buf.is_empty() {
+            return Ok(());
+        }
+        let next = self
+            .spare
+            .try_recv()
+            .unwrap_or_else(|_| Vec::with_capacity(CHUNK));
+        let full = std::mem::replace(&mut self.buf, next);
+        let sent = self.tx.as_ref().is_some_and(|tx| tx.send(full).is_ok());
+        if !sent {
+            self.stopped = true;
+            return Err(io::Error::other("the output stopped"));
+        }
+        self.buf.clear();
+        Ok(())
+    }
+}
+
+impl Write for Pipe {
+    fn write(&mut self, data: &[u8]) -> io::Result<usize> {
+        if self.stopped {
+            return Err(io::Error::other("the output stopped"));
+        }
+        self.buf.extend_from_slice(data);
+        if self.buf.len() >= CHUNK {
+            self.send()?;
+        }
+        Ok(data.len())
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        // Chunks are sent when full and at the end; flushing the trace
+        // writer must not send many small chunks.
+        Ok(())
+    }
+}
+
 /// Writes a view to `path` with `body`, all or nothing. `body` receives
-/// the sink and returns its own result; the file is linked into place
-/// only if everything succeeded.
+/// the pipe and returns its own result; the file is linked into place only
+/// if everything succeeded. Compression, hashing and writing run on a
+/// second thread so they overlap with `body`.
 pub(crate) fn write_view<T>(
     path: &Path,
     limit: u64,
-    body: impl FnOnce(&mut Sink<BufWriter<&mut File>>) -> Result<T, Error>,
+    body: impl FnOnce(&mut Pipe) -> Result<T, Error>,
 ) -> Result<(T, Written), Error> {
     let mut pending = PendingOutput::create(path)?;
-    let (value, written) = {
-        let file = pending.file();
-        let mut sink = Sink::new(
-            BufWriter::with_capacity(1 << 20, file),
-            wants_gzip(path),
-            limit,
-        );
-        let value = match body(&mut sink) {
-            Ok(v) => v,
-            Err(e) => return Err(sink.limit_error().unwrap_or(e).with_path(path)),
+    let gzip = wants_gzip(path);
+    let file = pending.file();
+    let result = std::thread::scope(|scope| {
+        let (tx, rx) = sync_channel::<Vec<u8>>(4);
+        let (spare_tx, spare_rx) = channel::<Vec<u8>>();
+        let writer = scope.spawn(move || -> Result<Written, Error> {
+            let mut sink = Sink::new(BufWriter::with_capacity(CHUNK, file), gzip, limit);
+            for chunk in rx {
+                if let Err(e) = sink.write_all(&chunk) {
+                    return Err(sink
+                        .limit_error()
+                        .unwrap_or_else(|| Error::io("writing the output", e)));
+                }
+                let _ = spare_tx.send(chunk);
+            }
+            sink.finish()
+        });
+        let mut pipe = Pipe {
+            tx: Some(tx),
+            spare: spare_rx,
+            buf: Vec::with_capacity(CHUNK),
+            stopped: false,
         };
-        let written = sink.finish().map_err(|e| e.with_path(path))?;
-        (value, written)
-    };
+        let value = body(&mut pipe).and_then(|v| {
+            pipe.send()
+                .map_err(|e| Error::io("writing the output", e))
+                .map(|()| v)
+        });
+        let stopped = pipe.stopped;
+        // Closing the channel ends the writer.
+        drop(pipe);
+        let written = writer.join().unwrap_or_else(|_| {
+            Err(Error::io(
+                "writing the output",
+                io::Error::other("the output thread panicked"),
+            ))
+        });
+        match (value, written) {
+            (Ok(v), Ok(w)) => Ok((v, w)),
+            // The writer's own failure (a limit, a full disk) explains why
+            // the body could not write.
+            (Err(_), Err(w)) if stopped => Err(w),
+            (Err(e), _) => Err(e),
+            (Ok(_), Err(w)) => Err(w),
+        }
+    });
+    let (value, written) = result.map_err(|e| e.with_path(path))?;
     pending.commit()?;
     Ok((value, written))
 }

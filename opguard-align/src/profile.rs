@@ -249,7 +249,10 @@ pub fn records_from_profile(
             .map_err(|err| bad(format!("traceEvents[{}].dur: {err}", e.index())))?
             .unwrap_or(0);
         let thread = (e.pid().map(|p| p.to_key()), e.tid().map(|t| t.to_key()));
-        let name = e.name().map(|n| n.as_cow().into_owned()).unwrap_or_default();
+        let name = e
+            .name()
+            .map(|n| n.as_cow().into_owned())
+            .unwrap_or_default();
         if !is_op {
             frames.entry(thread).or_default().push(PyFrame {
                 ts,
@@ -451,7 +454,10 @@ mod tests {
         assert_eq!(f.function, "forward");
         let g = parse_frame("<built-in method zeros of type object at 0x7f36c7abc100>");
         assert_eq!(g.file, None);
-        assert_eq!(g.function, "<built-in method zeros of type object at 0x7f36c7abc100>");
+        assert_eq!(
+            g.function,
+            "<built-in method zeros of type object at 0x7f36c7abc100>"
+        );
         let h = parse_frame("nn.Module: Linear_0");
         assert_eq!(h.file, None);
         assert_eq!(parse_frame("f(x): y").file, None);

@@ -9,7 +9,7 @@
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
-use std::io::{self, BufRead, BufReader, Write};
+use std::io::{self, BufRead, Write};
 use std::path::Path;
 
 use opguard_trace::Sha256Digest;
@@ -242,8 +242,7 @@ pub(crate) fn visit_record_lines(
     max_decoded: u64,
     f: &mut dyn FnMut(&str, u64) -> Result<(), Error>,
 ) -> Result<Sha256Digest, Error> {
-    let decoded = Decoded::open(path, max_encoded, max_decoded, "the records file")?;
-    let mut lines = BufReader::with_capacity(256 << 10, decoded);
+    let mut lines = Decoded::open(path, max_encoded, max_decoded, "the records file")?;
     let mut buf = Vec::with_capacity(4096);
     let mut line_no = 0u64;
     let mut header = false;
@@ -251,7 +250,7 @@ pub(crate) fn visit_record_lines(
         buf.clear();
         let n = lines
             .read_until(b'\n', &mut buf)
-            .map_err(|e| lines.get_ref().error(e).with_path(path))?;
+            .map_err(|e| lines.error(e).with_path(path))?;
         if n == 0 {
             break;
         }
@@ -298,7 +297,7 @@ pub(crate) fn visit_record_lines(
         })
         .with_path(path));
     }
-    lines.into_inner().finish().map_err(|e| e.with_path(path))
+    lines.finish().map_err(|e| e.with_path(path))
 }
 
 /// The fields of a record the first export pass needs, borrowed from the

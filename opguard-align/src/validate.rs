@@ -112,13 +112,22 @@ pub fn validate_export(path: &Path) -> Result<ValidationReport, Error> {
         match cat.as_deref() {
             Some(CAT_OPERATION) => {
                 if ops_done {
-                    problem(&mut p, format!("traceEvents[{i}]: an operation after non-operation events"));
+                    problem(
+                        &mut p,
+                        format!("traceEvents[{i}]: an operation after non-operation events"),
+                    );
                 }
                 if ph.as_deref() != Some("X") {
-                    problem(&mut p, format!("traceEvents[{i}]: operation with ph {ph:?}"));
+                    problem(
+                        &mut p,
+                        format!("traceEvents[{i}]: operation with ph {ph:?}"),
+                    );
                 }
                 if tid != Some(TID_OPERATIONS as i64) {
-                    problem(&mut p, format!("traceEvents[{i}]: operation on tid {tid:?}"));
+                    problem(
+                        &mut p,
+                        format!("traceEvents[{i}]: operation on tid {tid:?}"),
+                    );
                 }
                 let op = e.arg("op").and_then(|v| v.as_object());
                 let get_s = |k: &str| {
@@ -136,20 +145,36 @@ pub fn validate_export(path: &Path) -> Result<ValidationReport, Error> {
                 let rank = get_n("rank");
                 let sequence = get_n("sequence");
                 if record_id.is_none() || run.is_none() || rank.is_none() || sequence.is_none() {
-                    problem(&mut p, format!("traceEvents[{i}]: args.op lacks record_id, run, rank or sequence"));
+                    problem(
+                        &mut p,
+                        format!("traceEvents[{i}]: args.op lacks record_id, run, rank or sequence"),
+                    );
                 }
                 if op.and_then(|o| o.get("stack")).is_none() {
-                    problem(&mut p, format!("traceEvents[{i}]: args.op.stack is missing"));
+                    problem(
+                        &mut p,
+                        format!("traceEvents[{i}]: args.op.stack is missing"),
+                    );
                 }
                 if let Some(id) = &record_id {
                     if ids.insert(id.clone(), i).is_some() {
-                        problem(&mut p, format!("traceEvents[{i}]: record_id {id:?} is not unique"));
+                        problem(
+                            &mut p,
+                            format!("traceEvents[{i}]: record_id {id:?} is not unique"),
+                        );
                     }
                 }
                 let io = e.arg("io").and_then(|v| v.as_object());
                 for side in ["inputs", "outputs"] {
-                    if io.and_then(|o| o.get(side)).and_then(|v| v.as_array()).is_none() {
-                        problem(&mut p, format!("traceEvents[{i}]: args.io.{side} is not an array"));
+                    if io
+                        .and_then(|o| o.get(side))
+                        .and_then(|v| v.as_array())
+                        .is_none()
+                    {
+                        problem(
+                            &mut p,
+                            format!("traceEvents[{i}]: args.io.{side} is not an array"),
+                        );
                     }
                 }
                 let corr = e.arg("correspondence").and_then(|v| v.as_object());
@@ -160,17 +185,21 @@ pub fn validate_export(path: &Path) -> Result<ValidationReport, Error> {
                 };
                 let status = cs("status").and_then(|s| Status::parse(&s));
                 if status.is_none() {
-                    problem(&mut p, format!("traceEvents[{i}]: correspondence.status is not a status"));
+                    problem(
+                        &mut p,
+                        format!("traceEvents[{i}]: correspondence.status is not a status"),
+                    );
                 }
-                if !matches!(cs("validation").as_deref(), Some("unreviewed" | "agent_reviewed")) {
+                if !matches!(
+                    cs("validation").as_deref(),
+                    Some("unreviewed" | "agent_reviewed")
+                ) {
                     problem(&mut p, format!("traceEvents[{i}]: correspondence.validation is not unreviewed|agent_reviewed"));
                 }
                 if cs("tensor_equality").as_deref() != Some(TENSOR_EQUALITY) {
                     problem(&mut p, format!("traceEvents[{i}]: correspondence.tensor_equality is not {TENSOR_EQUALITY}"));
                 }
-                let peer_obj = corr
-                    .and_then(|o| o.get("peer"))
-                    .and_then(|v| v.as_object());
+                let peer_obj = corr.and_then(|o| o.get("peer")).and_then(|v| v.as_object());
                 let peer = peer_obj
                     .and_then(|o| o.get("event"))
                     .and_then(|v| v.as_number())
@@ -180,11 +209,27 @@ pub fn validate_export(path: &Path) -> Result<ValidationReport, Error> {
                     .and_then(|v| v.as_str())
                     .map(|s| s.into_owned());
                 if status.is_some_and(|s| s.is_paired()) != peer.is_some() {
-                    problem(&mut p, format!("traceEvents[{i}]: a peer must be present exactly for ok/differs"));
+                    problem(
+                        &mut p,
+                        format!("traceEvents[{i}]: a peer must be present exactly for ok/differs"),
+                    );
                 }
                 let (Some(pid), Some(ts), Some(dur)) = (pid, ts, e.dur_ns().ok().flatten()) else {
-                    problem(&mut p, format!("traceEvents[{i}]: operation without pid, ts or dur"));
-                    ops.push(Op { pid: -1, ts: 0, dur: 0, run: String::new(), rank: 0, sequence: 0, status, peer, lanes: 0 });
+                    problem(
+                        &mut p,
+                        format!("traceEvents[{i}]: operation without pid, ts or dur"),
+                    );
+                    ops.push(Op {
+                        pid: -1,
+                        ts: 0,
+                        dur: 0,
+                        run: String::new(),
+                        rank: 0,
+                        sequence: 0,
+                        status,
+                        peer,
+                        lanes: 0,
+                    });
                     peer_ids.push(peer_id);
                     continue;
                 };
@@ -206,7 +251,14 @@ pub fn validate_export(path: &Path) -> Result<ValidationReport, Error> {
                 match other {
                     Some(CAT_FLOW) => {
                         let id = e.id().map(|v| v.to_key().to_string()).unwrap_or_default();
-                        let op = arg_u64(&e, if ph.as_deref() == Some("s") { "from" } else { "to" });
+                        let op = arg_u64(
+                            &e,
+                            if ph.as_deref() == Some("s") {
+                                "from"
+                            } else {
+                                "to"
+                            },
+                        );
                         flows.entry(id).or_default().push(FlowEnd {
                             event: i,
                             ph: ph.clone().unwrap_or_default(),
@@ -220,7 +272,12 @@ pub fn validate_export(path: &Path) -> Result<ValidationReport, Error> {
                     Some(CAT_STATUS) => {
                         report.status_lanes += 1;
                         let Some(k) = arg_u64(&e, "operation") else {
-                            problem(&mut p, format!("traceEvents[{i}]: status lane entry without args.operation"));
+                            problem(
+                                &mut p,
+                                format!(
+                                    "traceEvents[{i}]: status lane entry without args.operation"
+                                ),
+                            );
                             continue;
                         };
                         let Some(op) = ops.get_mut(k as usize) else {
@@ -229,13 +286,19 @@ pub fn validate_export(path: &Path) -> Result<ValidationReport, Error> {
                         };
                         op.lanes += 1;
                         let name = e.name().map(|n| n.as_cow().into_owned());
-                        if Some(op.pid) != pid || tid != Some(TID_STATUS as i64) || Some(op.ts) != ts {
+                        if Some(op.pid) != pid
+                            || tid != Some(TID_STATUS as i64)
+                            || Some(op.ts) != ts
+                        {
                             problem(&mut p, format!("traceEvents[{i}]: status lane entry is not beside operation {k}"));
                         }
                         if name.as_deref() != op.status.map(|s| s.as_str()) {
                             problem(&mut p, format!("traceEvents[{i}]: status lane says {name:?} but operation {k} is {:?}", op.status.map(|s| s.as_str())));
                         }
-                        let rid = e.arg("record_id").and_then(|v| v.as_str()).map(|s| s.into_owned());
+                        let rid = e
+                            .arg("record_id")
+                            .and_then(|v| v.as_str())
+                            .map(|s| s.into_owned());
                         if rid.as_ref().and_then(|r| ids.get(r)) != Some(&k) {
                             problem(&mut p, format!("traceEvents[{i}]: status lane record_id does not match operation {k}"));
                         }
@@ -244,10 +307,16 @@ pub fn validate_export(path: &Path) -> Result<ValidationReport, Error> {
                         report.markers += 1;
                         match arg_u64(&e, "operation") {
                             Some(k) => markers.push((i, k, pid, ts)),
-                            None => problem(&mut p, format!("traceEvents[{i}]: marker without args.operation")),
+                            None => problem(
+                                &mut p,
+                                format!("traceEvents[{i}]: marker without args.operation"),
+                            ),
                         }
                         if tid != Some(TID_MARKERS as i64) {
-                            problem(&mut p, format!("traceEvents[{i}]: marker not on the marker thread"));
+                            problem(
+                                &mut p,
+                                format!("traceEvents[{i}]: marker not on the marker thread"),
+                            );
                         }
                     }
                     _ => {
@@ -275,10 +344,19 @@ pub fn validate_export(path: &Path) -> Result<ValidationReport, Error> {
             statuses.add(s);
         }
         if op.lanes != 1 {
-            problem(&mut p, format!("operation {i} has {} status lane entries, expected 1", op.lanes));
+            problem(
+                &mut p,
+                format!(
+                    "operation {i} has {} status lane entries, expected 1",
+                    op.lanes
+                ),
+            );
         }
         if !named_pids.contains(&op.pid) {
-            problem(&mut p, format!("operation {i}: process {} has no process_name", op.pid));
+            problem(
+                &mut p,
+                format!("operation {i}: process {} has no process_name", op.pid),
+            );
         }
         if let Some(q) = op.peer {
             let ok = ops.get(q as usize).is_some_and(|o| {
@@ -287,7 +365,10 @@ pub fn validate_export(path: &Path) -> Result<ValidationReport, Error> {
                     && peer_ids[i].as_ref().and_then(|r| ids.get(r)) == Some(&q)
             });
             if !ok {
-                problem(&mut p, format!("operation {i}: relation to {q} is not symmetric across runs"));
+                problem(
+                    &mut p,
+                    format!("operation {i}: relation to {q} is not symmetric across runs"),
+                );
             }
             if (i as u64) < q {
                 pairs += 1;
@@ -300,38 +381,73 @@ pub fn validate_export(path: &Path) -> Result<ValidationReport, Error> {
         let starts: Vec<&FlowEnd> = ends.iter().filter(|f| f.ph == "s").collect();
         let finishes: Vec<&FlowEnd> = ends.iter().filter(|f| f.ph == "f").collect();
         if starts.len() != 1 || finishes.len() != 1 || ends.len() != 2 {
-            problem(&mut p, format!("flow {id}: {} start(s) and {} end(s), expected one each", starts.len(), finishes.len()));
+            problem(
+                &mut p,
+                format!(
+                    "flow {id}: {} start(s) and {} end(s), expected one each",
+                    starts.len(),
+                    finishes.len()
+                ),
+            );
             continue;
         }
         let mut bound = [None; 2];
         for (slot, end) in [starts[0], finishes[0]].into_iter().enumerate() {
             let Some(k) = end.op else {
-                problem(&mut p, format!("traceEvents[{}]: flow end without its operation", end.event));
+                problem(
+                    &mut p,
+                    format!("traceEvents[{}]: flow end without its operation", end.event),
+                );
                 continue;
             };
             let Some(op) = ops.get(k as usize) else {
-                problem(&mut p, format!("traceEvents[{}]: flow end points at {k}, not an operation", end.event));
+                problem(
+                    &mut p,
+                    format!(
+                        "traceEvents[{}]: flow end points at {k}, not an operation",
+                        end.event
+                    ),
+                );
                 continue;
             };
             let inside = end.ts.is_some_and(|t| op.ts <= t && t <= op.ts + op.dur);
-            if end.pid != Some(op.pid) || end.tid != Some(TID_OPERATIONS as i64) || !inside || end.bp.as_deref() != Some("e") {
-                problem(&mut p, format!("traceEvents[{}]: flow end is not bound to operation {k}", end.event));
+            if end.pid != Some(op.pid)
+                || end.tid != Some(TID_OPERATIONS as i64)
+                || !inside
+                || end.bp.as_deref() != Some("e")
+            {
+                problem(
+                    &mut p,
+                    format!(
+                        "traceEvents[{}]: flow end is not bound to operation {k}",
+                        end.event
+                    ),
+                );
                 continue;
             }
             bound[slot] = Some(k);
         }
         if let [Some(a), Some(b)] = bound {
             if ops[a as usize].peer != Some(b) {
-                problem(&mut p, format!("flow {id}: operations {a} and {b} are not an active pair"));
+                problem(
+                    &mut p,
+                    format!("flow {id}: operations {a} and {b} are not an active pair"),
+                );
             } else if !flowed.insert((a.min(b), a.max(b))) {
-                problem(&mut p, format!("flow {id}: pair {a}–{b} has more than one flow"));
+                problem(
+                    &mut p,
+                    format!("flow {id}: pair {a}–{b} has more than one flow"),
+                );
             } else {
                 report.flows += 1;
             }
         }
     }
     if report.flows != pairs {
-        problem(&mut p, format!("{pairs} active pairs but {} valid flows", report.flows));
+        problem(
+            &mut p,
+            format!("{pairs} active pairs but {} valid flows", report.flows),
+        );
     }
     // Markers: the first difference of each run and rank, and only that.
     let mut first: HashMap<i64, usize> = HashMap::new();
@@ -346,23 +462,38 @@ pub fn validate_export(path: &Path) -> Result<ValidationReport, Error> {
     let mut marked: HashSet<i64> = HashSet::new();
     for (event, k, pid, ts) in &markers {
         match ops.get(*k as usize) {
-            None => problem(&mut p, format!("traceEvents[{event}]: marker points at {k}, not an operation")),
+            None => problem(
+                &mut p,
+                format!("traceEvents[{event}]: marker points at {k}, not an operation"),
+            ),
             Some(op) => {
                 if Some(op.pid) != *pid || Some(op.ts) != *ts {
-                    problem(&mut p, format!("traceEvents[{event}]: marker is not beside operation {k}"));
+                    problem(
+                        &mut p,
+                        format!("traceEvents[{event}]: marker is not beside operation {k}"),
+                    );
                 }
                 if first.get(&op.pid) != Some(&(*k as usize)) {
                     problem(&mut p, format!("traceEvents[{event}]: operation {k} is not the first difference of {} rank {}", op.run, op.rank));
                 }
                 if !marked.insert(op.pid) {
-                    problem(&mut p, format!("traceEvents[{event}]: a second marker for process {}", op.pid));
+                    problem(
+                        &mut p,
+                        format!(
+                            "traceEvents[{event}]: a second marker for process {}",
+                            op.pid
+                        ),
+                    );
                 }
             }
         }
     }
     for (pid, i) in &first {
         if !marked.contains(pid) {
-            problem(&mut p, format!("operation {i} is the first difference of process {pid} but has no marker"));
+            problem(
+                &mut p,
+                format!("operation {i} is the first difference of process {pid} but has no marker"),
+            );
         }
     }
     // Metadata.
@@ -375,13 +506,25 @@ pub fn validate_export(path: &Path) -> Result<ValidationReport, Error> {
                     problem(&mut p, format!("opguard.format is {:?}", m.format));
                 }
                 if m.operations != report.operations {
-                    problem(&mut p, format!("opguard.operations is {} but there are {}", m.operations, report.operations));
+                    problem(
+                        &mut p,
+                        format!(
+                            "opguard.operations is {} but there are {}",
+                            m.operations, report.operations
+                        ),
+                    );
                 }
                 if m.pairs != pairs {
-                    problem(&mut p, format!("opguard.pairs is {} but there are {pairs}", m.pairs));
+                    problem(
+                        &mut p,
+                        format!("opguard.pairs is {} but there are {pairs}", m.pairs),
+                    );
                 }
                 if m.statuses != statuses {
-                    problem(&mut p, "opguard.statuses does not match the operations".into());
+                    problem(
+                        &mut p,
+                        "opguard.statuses does not match the operations".into(),
+                    );
                 }
             }
         },

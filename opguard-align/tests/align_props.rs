@@ -11,7 +11,11 @@ fn lcs_len(a: &[u8], b: &[u8]) -> usize {
     for x in a {
         let mut cur = vec![0usize; b.len() + 1];
         for (j, y) in b.iter().enumerate() {
-            cur[j + 1] = if x == y { prev[j] + 1 } else { prev[j + 1].max(cur[j]) };
+            cur[j + 1] = if x == y {
+                prev[j] + 1
+            } else {
+                prev[j + 1].max(cur[j])
+            };
         }
         prev = cur;
     }

@@ -18,7 +18,13 @@ fn ops(run: &str, rank: u32, names: &[&str]) -> Vec<opguard_align::Record> {
 /// The op names of a long loop body: many repeats, so index-based pairing
 /// would find plenty of equal names to "pass" with.
 fn body(n: usize) -> Vec<String> {
-    let names = ["aten::mm", "aten::add", "aten::relu", "aten::mm", "aten::softmax"];
+    let names = [
+        "aten::mm",
+        "aten::add",
+        "aten::relu",
+        "aten::mm",
+        "aten::softmax",
+    ];
     (0..n).map(|i| names[i % names.len()].to_owned()).collect()
 }
 
@@ -34,7 +40,11 @@ fn one_extra_operation_leaves_one_unpaired_instead_of_shifting_every_pair() {
         .map(|(i, n)| record("a", 0, i as u64, n, 100 + (i % 5) as u32, &[8, 8], "float"))
         .collect();
     records.extend(b_names.iter().enumerate().map(|(i, n)| {
-        let line = if n == "aten::to" { 99 } else { 100 + (if i > 7 { i - 1 } else { i } % 5) as u32 };
+        let line = if n == "aten::to" {
+            99
+        } else {
+            100 + (if i > 7 { i - 1 } else { i } % 5) as u32
+        };
         record("b", 0, i as u64, n, line, &[8, 8], "float")
     }));
     let path = write_records(dir.path(), "r.jsonl", &records);
@@ -126,7 +136,10 @@ fn recorded_field_differences_are_named_and_ok_is_only_recorded_field_agreement(
     assert_eq!(s.statuses.differs, 2);
     let view = read_view(&out);
     let c = &ops_by_id(&view)["a/0/0"].1["args"]["correspondence"];
-    assert_eq!(c["differences"], serde_json::json!(["outputs[0].fingerprint"]));
+    assert_eq!(
+        c["differences"],
+        serde_json::json!(["outputs[0].fingerprint"])
+    );
     assert_eq!(c["not_compared"], serde_json::json!(["inputs[0].device"]));
     let meta = &view["opguard"];
     assert!(meta["ok_means"].as_str().unwrap().contains("collide"));
@@ -144,7 +157,15 @@ fn export_layout_operations_flows_lanes_markers_and_names() {
         assert_eq!(e["ph"], "X");
         assert_eq!(e["cat"], "opguard.op");
         let op = &e["args"]["op"];
-        for k in ["record_id", "run", "rank", "sequence", "name", "callsite", "stack"] {
+        for k in [
+            "record_id",
+            "run",
+            "rank",
+            "sequence",
+            "name",
+            "callsite",
+            "stack",
+        ] {
             assert!(op.get(k).is_some(), "args.op.{k}");
         }
         assert!(e["args"]["io"]["inputs"].is_array());
@@ -171,7 +192,12 @@ fn export_layout_operations_flows_lanes_markers_and_names() {
         .collect();
     assert_eq!(
         names,
-        ["original · rank 0", "candidate · rank 0", "original · rank 1", "candidate · rank 2"]
+        [
+            "original · rank 0",
+            "candidate · rank 0",
+            "original · rank 1",
+            "candidate · rank 2"
+        ]
     );
     let meta = &view["opguard"];
     assert_eq!(meta["format"], "opguard.export/v1");
@@ -191,9 +217,14 @@ fn export_layout_operations_flows_lanes_markers_and_names() {
         .contains("not GPU causal order"));
     // Paired operations share a presentation column.
     let by_id = ops_by_id(&view);
-    assert_eq!(by_id["original/0/3"].1["ts"], by_id["candidate/0/4"].1["ts"]);
+    assert_eq!(
+        by_id["original/0/3"].1["ts"],
+        by_id["candidate/0/4"].1["ts"]
+    );
     assert_eq!(s.verdict, "not_evaluated");
-    assert!(opguard_align::validate_export(&view_path).unwrap().is_valid());
+    assert!(opguard_align::validate_export(&view_path)
+        .unwrap()
+        .is_valid());
 }
 
 #[test]
@@ -210,7 +241,10 @@ fn export_bytes_are_deterministic_plain_and_gzip() {
     assert_eq!(shas[0], shas[1]);
     assert_eq!(shas[2], shas[3]);
     assert_ne!(shas[0], shas[2]);
-    assert_eq!(read_view(&dir.path().join("a.json")), read_view(&dir.path().join("a.json.gz")));
+    assert_eq!(
+        read_view(&dir.path().join("a.json")),
+        read_view(&dir.path().join("a.json.gz"))
+    );
 }
 
 #[test]
@@ -222,9 +256,19 @@ fn gzip_records_are_read_like_plain_ones() {
     std::io::Write::write_all(&mut enc, &plain).unwrap();
     std::fs::write(&gz, enc.finish().unwrap()).unwrap();
     let a = export_records(&gz, &dir.path().join("a.json")).unwrap();
-    let b = export_records(&crate::fixture("two_runs.records.jsonl"), &dir.path().join("b.json")).unwrap();
-    assert_eq!(read_view(&dir.path().join("a.json"))["traceEvents"], read_view(&dir.path().join("b.json"))["traceEvents"]);
-    assert_ne!(a.sources[0].sha256, b.sources[0].sha256, "sources name the input bytes");
+    let b = export_records(
+        &crate::fixture("two_runs.records.jsonl"),
+        &dir.path().join("b.json"),
+    )
+    .unwrap();
+    assert_eq!(
+        read_view(&dir.path().join("a.json"))["traceEvents"],
+        read_view(&dir.path().join("b.json"))["traceEvents"]
+    );
+    assert_ne!(
+        a.sources[0].sha256, b.sources[0].sha256,
+        "sources name the input bytes"
+    );
 }
 
 fn export_error(dir: &std::path::Path, text: &str) -> opguard_align::Error {
@@ -250,13 +294,44 @@ fn records_file_errors_fail_with_codes_and_write_nothing() {
     };
     let cases: Vec<(String, &str)> = vec![
         (String::new(), "invalid_records"),
-        ("{\"format\":\"opguard.records/v2\"}\n".into(), "invalid_records"),
+        (
+            "{\"format\":\"opguard.records/v2\"}\n".into(),
+            "invalid_records",
+        ),
         (format!("{h}{{\"record_id\":\"x\"}}\n"), "invalid_records"),
-        (format!("{h}{}", line("x", "a", 0, 0).replace("\"op\":", "\"opname\":\"?\",\"op\":")), "invalid_records"),
-        (format!("{h}{}{}", line("x", "a", 0, 0), line("x", "b", 0, 0)), "duplicate_record_id"),
-        (format!("{h}{}{}", line("x", "a", 0, 0), line("y", "a", 0, 0)), "run_count"),
-        (format!("{h}{}{}{}", line("x", "a", 0, 0), line("y", "b", 0, 0), line("z", "c", 0, 0)), "run_count"),
-        (format!("{h}{}{}{}", line("x", "a", 0, 0), line("y", "a", 0, 0), line("z", "b", 0, 0)), "duplicate_sequence"),
+        (
+            format!(
+                "{h}{}",
+                line("x", "a", 0, 0).replace("\"op\":", "\"opname\":\"?\",\"op\":")
+            ),
+            "invalid_records",
+        ),
+        (
+            format!("{h}{}{}", line("x", "a", 0, 0), line("x", "b", 0, 0)),
+            "duplicate_record_id",
+        ),
+        (
+            format!("{h}{}{}", line("x", "a", 0, 0), line("y", "a", 0, 0)),
+            "run_count",
+        ),
+        (
+            format!(
+                "{h}{}{}{}",
+                line("x", "a", 0, 0),
+                line("y", "b", 0, 0),
+                line("z", "c", 0, 0)
+            ),
+            "run_count",
+        ),
+        (
+            format!(
+                "{h}{}{}{}",
+                line("x", "a", 0, 0),
+                line("y", "a", 0, 0),
+                line("z", "b", 0, 0)
+            ),
+            "duplicate_sequence",
+        ),
     ];
     for (text, code) in cases {
         let err = export_error(dir.path(), &text);

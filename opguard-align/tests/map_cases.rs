@@ -17,7 +17,9 @@ fn substitute(v: &Value, sha: &str, index: &BTreeMap<String, (usize, Value)>) ->
     match v {
         Value::String(s) if s == "$ARTIFACT" => Value::String(sha.to_owned()),
         Value::String(s) if s.starts_with('@') => {
-            let (i, _) = index.get(&s[1..]).unwrap_or_else(|| panic!("unknown record {s}"));
+            let (i, _) = index
+                .get(&s[1..])
+                .unwrap_or_else(|| panic!("unknown record {s}"));
             Value::String(format!("{sha}:{i}"))
         }
         Value::String(s) if s.starts_with('#') => Value::String(format!("{sha}:{}", &s[1..])),
@@ -60,15 +62,28 @@ fn run_case(id: &str) {
     match expected["result"].as_str() {
         Some("error") => {
             let err = match result {
-                Ok(r) => panic!("{id}: expected {} but apply succeeded: {r:?}", expected["code"]),
+                Ok(r) => panic!(
+                    "{id}: expected {} but apply succeeded: {r:?}",
+                    expected["code"]
+                ),
                 Err(e) => e,
             };
-            assert_eq!(err.code(), expected["code"].as_str().expect("code"), "{id}: {err}");
+            assert_eq!(
+                err.code(),
+                expected["code"].as_str().expect("code"),
+                "{id}: {err}"
+            );
             assert!(!out.exists(), "{id}: an output was written");
-            assert_eq!(listing(dir.path()), ["map.json", "view.json"], "{id}: stray files");
+            assert_eq!(
+                listing(dir.path()),
+                ["map.json", "view.json"],
+                "{id}: stray files"
+            );
             let json = err.to_json();
             assert_eq!(json["error"]["code"], expected["code"]);
-            assert!(json["error"]["message"].as_str().is_some_and(|m| !m.is_empty()));
+            assert!(json["error"]["message"]
+                .as_str()
+                .is_some_and(|m| !m.is_empty()));
         }
         Some("ok") => {
             let response = result.unwrap_or_else(|e| panic!("{id}: {e}"));
@@ -245,7 +260,11 @@ fn fixture_lint_every_case_has_a_named_test_and_ids_are_unique() {
     let doc = cases();
     assert_eq!(doc["schema"], "opguard.align.map_cases/v1");
     let list = doc["cases"].as_array().expect("cases");
-    assert_eq!(doc["count"].as_u64(), Some(list.len() as u64), "count field");
+    assert_eq!(
+        doc["count"].as_u64(),
+        Some(list.len() as u64),
+        "count field"
+    );
     let ids: Vec<&str> = list.iter().map(|c| c["id"].as_str().expect("id")).collect();
     let unique: BTreeSet<&str> = ids.iter().copied().collect();
     assert_eq!(unique.len(), ids.len(), "duplicate case ids");
@@ -254,7 +273,10 @@ fn fixture_lint_every_case_has_a_named_test_and_ids_are_unique() {
     for c in list {
         assert!(c["description"].as_str().is_some_and(|d| !d.is_empty()));
         assert!(c["flags"].as_array().is_some_and(|f| !f.is_empty()));
-        assert!(matches!(c["expected"]["result"].as_str(), Some("ok" | "error")));
+        assert!(matches!(
+            c["expected"]["result"].as_str(),
+            Some("ok" | "error")
+        ));
     }
 }
 
@@ -266,7 +288,10 @@ fn fixture_export_matches_its_declared_shape() {
     let declared = &doc["export"];
     assert_eq!(summary.operations, declared["operations"].as_u64().unwrap());
     assert_eq!(summary.pairs, declared["pairs"].as_u64().unwrap());
-    assert_eq!(serde_json::to_value(summary.statuses).unwrap(), declared["statuses"]);
+    assert_eq!(
+        serde_json::to_value(summary.statuses).unwrap(),
+        declared["statuses"]
+    );
     let ops = ops_by_id(&read_view(&view));
     for (rid, i) in declared["index"].as_object().unwrap() {
         assert_eq!(Some(ops[rid].0 as u64), i.as_u64(), "{rid}");

@@ -15,7 +15,16 @@ fn setup(dir: &Path) -> (std::path::PathBuf, std::path::PathBuf, String) {
     let map = dir.join("map.json");
     let reviews = serde_json::json!([
         review(&sha, 1, 9, "not_comparable", None),
-        review(&sha, 5, 13, "comparable", Some((serde_json::json!(["outputs", 0]), serde_json::json!(["outputs", 0])))),
+        review(
+            &sha,
+            5,
+            13,
+            "comparable",
+            Some((
+                serde_json::json!(["outputs", 0]),
+                serde_json::json!(["outputs", 0])
+            ))
+        ),
     ]);
     std::fs::write(&map, map_json(&sha, reviews)).unwrap();
     (view, map, sha)
@@ -65,7 +74,11 @@ fn an_output_path_through_a_symlinked_directory_is_refused() {
     let err = apply(&view, &map, &linked.join("out.json")).unwrap_err();
     assert_eq!(err.code(), "output_path_symlink");
     assert!(listing(&real).is_empty());
-    let err = export_records(&crate::fixture("two_runs.records.jsonl"), &linked.join("x.json")).unwrap_err();
+    let err = export_records(
+        &crate::fixture("two_runs.records.jsonl"),
+        &linked.join("x.json"),
+    )
+    .unwrap_err();
     assert_eq!(err.code(), "output_path_symlink");
     assert!(listing(&real).is_empty());
 }
@@ -123,24 +136,45 @@ fn a_writer_failing_after_n_bytes_leaves_no_file_behind() {
     let (view, map, _) = setup(dir.path());
     // The size of the complete output, plain and gzip.
     let full = apply(&view, &map, &dir.path().join("full.json")).unwrap();
-    let full_len = std::fs::metadata(dir.path().join("full.json")).unwrap().len();
+    let full_len = std::fs::metadata(dir.path().join("full.json"))
+        .unwrap()
+        .len();
     let full_gz = apply(&view, &map, &dir.path().join("full.json.gz")).unwrap();
-    let gz_len = std::fs::metadata(dir.path().join("full.json.gz")).unwrap().len();
+    let gz_len = std::fs::metadata(dir.path().join("full.json.gz"))
+        .unwrap()
+        .len();
     let before = listing(dir.path());
     for (name, len) in [("out.json", full_len), ("out.json.gz", gz_len)] {
         let out = dir.path().join(name);
         for n in [0, 1, 17, 100, len / 2, len - 1] {
-            let err = apply_with(&view, &map, &out, &ApplyOptions::new().max_output_bytes(n)).unwrap_err();
+            let err = apply_with(&view, &map, &out, &ApplyOptions::new().max_output_bytes(n))
+                .unwrap_err();
             assert_eq!(err.code(), "limit_exceeded", "{name} n={n}: {err}");
             assert!(!out.exists(), "{name} n={n}");
-            assert_eq!(listing(dir.path()), before, "{name} n={n}: temporary file left behind");
+            assert_eq!(
+                listing(dir.path()),
+                before,
+                "{name} n={n}: temporary file left behind"
+            );
         }
     }
     // Exactly enough bytes succeeds (for gzip the limit also bounds the
     // decoded JSON, which is the larger of the two).
-    let exact = apply_with(&view, &map, &dir.path().join("exact.json"), &ApplyOptions::new().max_output_bytes(full_len)).unwrap();
+    let exact = apply_with(
+        &view,
+        &map,
+        &dir.path().join("exact.json"),
+        &ApplyOptions::new().max_output_bytes(full_len),
+    )
+    .unwrap();
     assert_eq!(exact.output_sha256, full.output_sha256);
-    let exact_gz = apply_with(&view, &map, &dir.path().join("exact.json.gz"), &ApplyOptions::new().max_output_bytes(full_len)).unwrap();
+    let exact_gz = apply_with(
+        &view,
+        &map,
+        &dir.path().join("exact.json.gz"),
+        &ApplyOptions::new().max_output_bytes(full_len),
+    )
+    .unwrap();
     assert_eq!(exact_gz.output_sha256, full_gz.output_sha256);
 }
 
@@ -154,9 +188,17 @@ fn an_export_failing_mid_write_leaves_no_file_behind() {
         output: dir.path().join(out),
     };
     for n in [0u64, 1, 5000] {
-        let err = opguard_align::export_with(&request("v.json.gz"), &opguard_align::ExportOptions::new().max_export_bytes(n)).unwrap_err();
+        let err = opguard_align::export_with(
+            &request("v.json.gz"),
+            &opguard_align::ExportOptions::new().max_export_bytes(n),
+        )
+        .unwrap_err();
         assert_eq!(err.code(), "limit_exceeded");
-        assert!(listing(dir.path()).is_empty(), "n={n}: {:?}", listing(dir.path()));
+        assert!(
+            listing(dir.path()).is_empty(),
+            "n={n}: {:?}",
+            listing(dir.path())
+        );
     }
 }
 
@@ -167,7 +209,14 @@ fn concurrent_runs_cannot_clobber_each_other() {
     // A second map with a different result, racing for the same output.
     let sha = sha256sum(&view);
     let other_map = dir.path().join("other.json");
-    std::fs::write(&other_map, map_json(&sha, serde_json::json!([review(&sha, 0, 8, "not_comparable", None)]))).unwrap();
+    std::fs::write(
+        &other_map,
+        map_json(
+            &sha,
+            serde_json::json!([review(&sha, 0, 8, "not_comparable", None)]),
+        ),
+    )
+    .unwrap();
     let out = dir.path().join("race.json");
     let results: Vec<_> = std::thread::scope(|s| {
         let handles: Vec<_> = (0..8)
@@ -186,8 +235,15 @@ fn concurrent_runs_cannot_clobber_each_other() {
             assert_eq!(e.code(), "output_exists");
         }
     }
-    assert_eq!(sha256sum(&out), winners[0].output_sha256, "the file is the winner's, whole");
-    assert_eq!(listing(dir.path()), ["map.json", "other.json", "race.json", "view.json"]);
+    assert_eq!(
+        sha256sum(&out),
+        winners[0].output_sha256,
+        "the file is the winner's, whole"
+    );
+    assert_eq!(
+        listing(dir.path()),
+        ["map.json", "other.json", "race.json", "view.json"]
+    );
 }
 
 #[test]
@@ -220,7 +276,10 @@ fn operations_io_and_stacks_stay_present_in_the_reviewed_view() {
         assert_eq!(i, j, "{id}: operation index");
         assert_eq!(e["args"]["op"], f["args"]["op"], "{id}: op and stack");
         assert_eq!(e["args"]["io"], f["args"]["io"], "{id}: io");
-        assert_eq!((&e["ts"], &e["dur"], &e["pid"], &e["name"]), (&f["ts"], &f["dur"], &f["pid"], &f["name"]));
+        assert_eq!(
+            (&e["ts"], &e["dur"], &e["pid"], &e["name"]),
+            (&f["ts"], &f["dur"], &f["pid"], &f["name"])
+        );
     }
 }
 
@@ -236,11 +295,24 @@ fn a_new_view_has_new_references_so_the_old_map_is_stale_there() {
     // A separate history for the new revision works.
     let sha2 = r.output_sha256.clone();
     let map2 = dir.path().join("map2.json");
-    std::fs::write(&map2, map_json(&sha2, serde_json::json!([review(&sha2, 0, 8, "not_comparable", None)]))).unwrap();
+    std::fs::write(
+        &map2,
+        map_json(
+            &sha2,
+            serde_json::json!([review(&sha2, 0, 8, "not_comparable", None)]),
+        ),
+    )
+    .unwrap();
     let r2 = apply(&out, &map2, &dir.path().join("rr.json")).unwrap();
     assert_eq!(r2.statuses.not_comparable, 4);
     let v2 = crate::read_view(&dir.path().join("rr.json"));
     let sources = v2["opguard"]["sources"].as_array().unwrap();
-    assert_eq!(sources.iter().filter(|s| s["kind"] == "review").count(), 2, "history of reviews is kept");
-    assert!(opguard_align::validate_export(&dir.path().join("rr.json")).unwrap().is_valid());
+    assert_eq!(
+        sources.iter().filter(|s| s["kind"] == "review").count(),
+        2,
+        "history of reviews is kept"
+    );
+    assert!(opguard_align::validate_export(&dir.path().join("rr.json"))
+        .unwrap()
+        .is_valid());
 }

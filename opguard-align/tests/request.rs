@@ -12,7 +12,10 @@ fn a_request_file_resolves_paths_relative_to_itself_and_returns_the_same_respons
     std::fs::create_dir(dir.path().join("inv")).unwrap();
     std::fs::write(
         dir.path().join("inv/map.json"),
-        map_json(&sha, serde_json::json!([review(&sha, 1, 9, "not_comparable", None)])),
+        map_json(
+            &sha,
+            serde_json::json!([review(&sha, 1, 9, "not_comparable", None)]),
+        ),
     )
     .unwrap();
     let request = dir.path().join("inv/request.json");
@@ -22,17 +25,33 @@ fn a_request_file_resolves_paths_relative_to_itself_and_returns_the_same_respons
     )
     .unwrap();
     let via_request = apply_request_file(&request).unwrap();
-    let direct = apply(&view, &dir.path().join("inv/map.json"), &dir.path().join("direct.json.gz")).unwrap();
+    let direct = apply(
+        &view,
+        &dir.path().join("inv/map.json"),
+        &dir.path().join("direct.json.gz"),
+    )
+    .unwrap();
     assert_eq!(via_request.output, dir.path().join("inv/reviewed.json.gz"));
     assert_eq!(via_request.output_sha256, direct.output_sha256);
     assert_eq!(via_request.artifact_sha256, direct.artifact_sha256);
-    assert_eq!(via_request.alignment_map_sha256, direct.alignment_map_sha256);
+    assert_eq!(
+        via_request.alignment_map_sha256,
+        direct.alignment_map_sha256
+    );
     assert_eq!(via_request.statuses, direct.statuses);
     // The response's JSON keys.
     let json = serde_json::to_value(&via_request).unwrap();
     for key in [
-        "protocol_version", "output", "output_sha256", "artifact_sha256",
-        "alignment_map_sha256", "verdict", "decisions", "statuses", "operations", "pairs",
+        "protocol_version",
+        "output",
+        "output_sha256",
+        "artifact_sha256",
+        "alignment_map_sha256",
+        "verdict",
+        "decisions",
+        "statuses",
+        "operations",
+        "pairs",
     ] {
         assert!(json.get(key).is_some(), "response lacks {key}");
     }
@@ -42,7 +61,14 @@ fn a_request_file_resolves_paths_relative_to_itself_and_returns_the_same_respons
     for d in ["comparable", "not_comparable", "undetermined"] {
         assert!(json["decisions"].get(d).is_some());
     }
-    for st in ["ok", "differs", "unpaired", "no_corresponding_trace_file", "undetermined", "not_comparable"] {
+    for st in [
+        "ok",
+        "differs",
+        "unpaired",
+        "no_corresponding_trace_file",
+        "undetermined",
+        "not_comparable",
+    ] {
         assert!(json["statuses"].get(st).is_some());
     }
     // The response round-trips through its serde type.
@@ -55,13 +81,31 @@ fn bad_requests_fail_with_codes_and_write_nothing() {
     let dir = tempfile::tempdir().unwrap();
     export_fixture(dir.path());
     let cases = [
-        (r#"{"protocol_version":2,"artifact":"view.json","alignment_map":"m.json","output":"o.json"}"#, "unsupported_protocol_version"),
-        (r#"{"protocol_version":"1","artifact":"view.json","alignment_map":"m.json","output":"o.json"}"#, "unsupported_protocol_version"),
-        (r#"{"artifact":"view.json","alignment_map":"m.json","output":"o.json"}"#, "invalid_request"),
-        (r#"{"protocol_version":1,"artifact":"view.json","output":"o.json"}"#, "invalid_request"),
-        (r#"{"protocol_version":1,"artifact":"view.json","alignment_map":"m.json","output":"o.json","force":true}"#, "invalid_request"),
+        (
+            r#"{"protocol_version":2,"artifact":"view.json","alignment_map":"m.json","output":"o.json"}"#,
+            "unsupported_protocol_version",
+        ),
+        (
+            r#"{"protocol_version":"1","artifact":"view.json","alignment_map":"m.json","output":"o.json"}"#,
+            "unsupported_protocol_version",
+        ),
+        (
+            r#"{"artifact":"view.json","alignment_map":"m.json","output":"o.json"}"#,
+            "invalid_request",
+        ),
+        (
+            r#"{"protocol_version":1,"artifact":"view.json","output":"o.json"}"#,
+            "invalid_request",
+        ),
+        (
+            r#"{"protocol_version":1,"artifact":"view.json","alignment_map":"m.json","output":"o.json","force":true}"#,
+            "invalid_request",
+        ),
         (r#"{"protocol_version":1,"#, "invalid_request"),
-        (r#"{"protocol_version":1,"artifact":"view.json","alignment_map":"missing.json","output":"o.json"}"#, "io"),
+        (
+            r#"{"protocol_version":1,"artifact":"view.json","alignment_map":"missing.json","output":"o.json"}"#,
+            "io",
+        ),
     ];
     for (text, code) in cases {
         std::fs::write(dir.path().join("req.json"), text).unwrap();
@@ -76,17 +120,48 @@ fn bad_requests_fail_with_codes_and_write_nothing() {
 #[test]
 fn an_export_request_file_runs_records_and_profiles() {
     let dir = tempfile::tempdir().unwrap();
-    std::fs::copy(crate::fixture("two_runs.records.jsonl"), dir.path().join("r.jsonl")).unwrap();
-    std::fs::write(dir.path().join("req.json"), r#"{"records":"r.jsonl","output":"v.json"}"#).unwrap();
+    std::fs::copy(
+        crate::fixture("two_runs.records.jsonl"),
+        dir.path().join("r.jsonl"),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("req.json"),
+        r#"{"records":"r.jsonl","output":"v.json"}"#,
+    )
+    .unwrap();
     let s = export_request_file(&dir.path().join("req.json")).unwrap();
     assert_eq!(s.operations, 16);
     assert_eq!(s.output, dir.path().join("v.json"));
     // Neither or both inputs: refused.
     std::fs::write(dir.path().join("req2.json"), r#"{"output":"w.json"}"#).unwrap();
-    assert_eq!(export_request_file(&dir.path().join("req2.json")).unwrap_err().code(), "invalid_request");
-    std::fs::write(dir.path().join("req3.json"), r#"{"records":"r.jsonl","from_profile":[{"path":"a"},{"path":"b"}],"output":"w.json"}"#).unwrap();
-    assert_eq!(export_request_file(&dir.path().join("req3.json")).unwrap_err().code(), "invalid_request");
-    std::fs::write(dir.path().join("req4.json"), r#"{"from_profile":[{"path":"a"}],"output":"w.json"}"#).unwrap();
-    assert_eq!(export_request_file(&dir.path().join("req4.json")).unwrap_err().code(), "invalid_request");
+    assert_eq!(
+        export_request_file(&dir.path().join("req2.json"))
+            .unwrap_err()
+            .code(),
+        "invalid_request"
+    );
+    std::fs::write(
+        dir.path().join("req3.json"),
+        r#"{"records":"r.jsonl","from_profile":[{"path":"a"},{"path":"b"}],"output":"w.json"}"#,
+    )
+    .unwrap();
+    assert_eq!(
+        export_request_file(&dir.path().join("req3.json"))
+            .unwrap_err()
+            .code(),
+        "invalid_request"
+    );
+    std::fs::write(
+        dir.path().join("req4.json"),
+        r#"{"from_profile":[{"path":"a"}],"output":"w.json"}"#,
+    )
+    .unwrap();
+    assert_eq!(
+        export_request_file(&dir.path().join("req4.json"))
+            .unwrap_err()
+            .code(),
+        "invalid_request"
+    );
     assert!(!dir.path().join("w.json").exists());
 }

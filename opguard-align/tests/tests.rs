@@ -43,7 +43,8 @@ pub fn listing(dir: &Path) -> Vec<String> {
 /// Exports the fixture records to `dir/view.json`.
 pub fn export_fixture(dir: &Path) -> (PathBuf, ExportSummary) {
     let view = dir.join("view.json");
-    let summary = export_records(&fixture("two_runs.records.jsonl"), &view).expect("fixture exports");
+    let summary =
+        export_records(&fixture("two_runs.records.jsonl"), &view).expect("fixture exports");
     (view, summary)
 }
 
@@ -71,7 +72,10 @@ pub fn ops_by_id(view: &serde_json::Value) -> BTreeMap<String, (usize, serde_jso
         .filter(|(_, e)| e["cat"] == "opguard.op")
         .map(|(i, e)| {
             (
-                e["args"]["op"]["record_id"].as_str().expect("record id").to_owned(),
+                e["args"]["op"]["record_id"]
+                    .as_str()
+                    .expect("record id")
+                    .to_owned(),
                 (i, e.clone()),
             )
         })
@@ -79,7 +83,15 @@ pub fn ops_by_id(view: &serde_json::Value) -> BTreeMap<String, (usize, serde_jso
 }
 
 /// A record with one input and one output summary.
-pub fn record(run: &str, rank: u32, seq: u64, op: &str, line: u32, shape: &[i64], dtype: &str) -> Record {
+pub fn record(
+    run: &str,
+    rank: u32,
+    seq: u64,
+    op: &str,
+    line: u32,
+    shape: &[i64],
+    dtype: &str,
+) -> Record {
     Record {
         record_id: format!("{run}/{rank}/{seq}"),
         run: run.into(),
@@ -128,7 +140,13 @@ pub fn map_json(artifact: &str, reviews: serde_json::Value) -> String {
 }
 
 /// One review entry.
-pub fn review(sha: &str, l: usize, r: usize, decision: &str, sel: Option<(serde_json::Value, serde_json::Value)>) -> serde_json::Value {
+pub fn review(
+    sha: &str,
+    l: usize,
+    r: usize,
+    decision: &str,
+    sel: Option<(serde_json::Value, serde_json::Value)>,
+) -> serde_json::Value {
     let (lt, rt) = sel.unwrap_or((serde_json::Value::Null, serde_json::Value::Null));
     serde_json::json!({
         "left_ref": format!("{sha}:{l}"),

@@ -33,7 +33,9 @@ fn an_unedited_view_is_valid() {
 #[test]
 fn a_flow_without_its_end_is_caught() {
     let p = problems_after(|d| {
-        let i = position(d, |e| e["cat"] == "opguard.correspondence" && e["ph"] == "f");
+        let i = position(d, |e| {
+            e["cat"] == "opguard.correspondence" && e["ph"] == "f"
+        });
         events(d).remove(i);
     });
     assert!(p.iter().any(|m| m.contains("0 end(s)")), "{p:?}");
@@ -43,7 +45,9 @@ fn a_flow_without_its_end_is_caught() {
 #[test]
 fn a_flow_end_outside_its_operation_is_caught() {
     let p = problems_after(|d| {
-        let i = position(d, |e| e["cat"] == "opguard.correspondence" && e["ph"] == "f");
+        let i = position(d, |e| {
+            e["cat"] == "opguard.correspondence" && e["ph"] == "f"
+        });
         events(d)[i]["ts"] = Value::from(999_999);
     });
     assert!(p.iter().any(|m| m.contains("not bound")), "{p:?}");
@@ -52,12 +56,18 @@ fn a_flow_end_outside_its_operation_is_caught() {
 #[test]
 fn a_flow_between_operations_that_are_not_a_pair_is_caught() {
     let p = problems_after(|d| {
-        let i = position(d, |e| e["cat"] == "opguard.correspondence" && e["ph"] == "f");
+        let i = position(d, |e| {
+            e["cat"] == "opguard.correspondence" && e["ph"] == "f"
+        });
         let pid = events(d)[i]["pid"].clone();
         // Point the end at another operation of the same process.
         let other = events(d)
             .iter()
-            .position(|e| e["cat"] == "opguard.op" && e["pid"] == pid && e["args"]["correspondence"]["status"] == "unpaired")
+            .position(|e| {
+                e["cat"] == "opguard.op"
+                    && e["pid"] == pid
+                    && e["args"]["correspondence"]["status"] == "unpaired"
+            })
             .unwrap();
         let ts = events(d)[other]["ts"].clone();
         events(d)[i]["args"]["to"] = Value::from(other);
@@ -73,7 +83,10 @@ fn a_status_lane_entry_that_points_at_no_operation_is_caught() {
         events(d)[i]["args"]["operation"] = Value::from(16);
     });
     assert!(p.iter().any(|m| m.contains("not an operation")), "{p:?}");
-    assert!(p.iter().any(|m| m.contains("0 status lane entries")), "{p:?}");
+    assert!(
+        p.iter().any(|m| m.contains("0 status lane entries")),
+        "{p:?}"
+    );
 }
 
 #[test]
@@ -95,13 +108,21 @@ fn a_marker_that_is_not_the_first_difference_is_caught() {
         let later = events(d)
             .iter()
             .enumerate()
-            .position(|(j, e)| j > k && e["cat"] == "opguard.op" && e["pid"] == pid && e["args"]["correspondence"]["status"] == "unpaired")
+            .position(|(j, e)| {
+                j > k
+                    && e["cat"] == "opguard.op"
+                    && e["pid"] == pid
+                    && e["args"]["correspondence"]["status"] == "unpaired"
+            })
             .unwrap();
         let ts = events(d)[later]["ts"].clone();
         events(d)[i]["args"]["operation"] = Value::from(later);
         events(d)[i]["ts"] = ts;
     });
-    assert!(p.iter().any(|m| m.contains("not the first difference")), "{p:?}");
+    assert!(
+        p.iter().any(|m| m.contains("not the first difference")),
+        "{p:?}"
+    );
 }
 
 #[test]
