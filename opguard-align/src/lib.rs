@@ -16,6 +16,14 @@
 //!   never modified, and the [`Response`] says `verdict: not_evaluated`.
 //! - [`validate_export`] checks a view's structure.
 //!
+//! The formats (`opguard.records/v1`, `opguard.export/v1`, alignment maps v1,
+//! request protocol 1) and the resolution rules are specified in the
+//! repository's `fixtures/align/README.md`, with one language-neutral case
+//! per rule in `fixtures/align/map_cases.json`. Memory is bounded by the
+//! operation index: inputs are streamed twice, never held whole. Reading
+//! and hashing an input, and compressing, hashing and writing the output,
+//! each run on one helper thread.
+//!
 //! ```
 //! use opguard_align::{apply, export_records, validate_export, Record, RecordsWriter, TensorSummary};
 //!
