@@ -266,14 +266,8 @@ impl StatusCounts {
     }
     /// The count of one status.
     pub fn get(&self, s: Status) -> u64 {
-        match s {
-            Status::Ok => self.ok,
-            Status::Differs => self.differs,
-            Status::Unpaired => self.unpaired,
-            Status::NoCorrespondingTraceFile => self.no_corresponding_trace_file,
-            Status::Undetermined => self.undetermined,
-            Status::NotComparable => self.not_comparable,
-        }
+        let mut copy = *self;
+        *copy.get_mut(s)
     }
     fn get_mut(&mut self, s: Status) -> &mut u64 {
         match s {

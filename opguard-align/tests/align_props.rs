@@ -6,21 +6,7 @@ use proptest::prelude::*;
 
 use opguard_align::align_sequences;
 
-fn lcs_len(a: &[u8], b: &[u8]) -> usize {
-    let mut prev = vec![0usize; b.len() + 1];
-    for x in a {
-        let mut cur = vec![0usize; b.len() + 1];
-        for (j, y) in b.iter().enumerate() {
-            cur[j + 1] = if x == y {
-                prev[j] + 1
-            } else {
-                prev[j + 1].max(cur[j])
-            };
-        }
-        prev = cur;
-    }
-    prev[b.len()]
-}
+use crate::lcs_len;
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(512))]

@@ -16,10 +16,18 @@ use opguard_align::{
 };
 use opguard_trace::ReaderOptions;
 
-use crate::{ops_by_id, read_view, review, sha256sum};
+use crate::{lcs_len, ops_by_id, read_view, review, sha256sum};
 
 fn hta(name: &str) -> Option<PathBuf> {
     opguard_testdata::shared_file(&format!("traces/hta/{name}"))
+}
+
+/// The two ranks of one job.
+fn filter_ranks() -> Option<(PathBuf, PathBuf)> {
+    Some((
+        hta("trace_filter__sampled_rank-0.json.gz")?,
+        hta("trace_filter__sampled_rank-1.json.gz")?,
+    ))
 }
 
 /// Operator names of a trace's cpu_ops in the adapter's documented order
@@ -46,22 +54,6 @@ fn oracle_names(path: &Path) -> Vec<String> {
             .then(a.2.cmp(&b.2))
     });
     ops.into_iter().map(|o| o.3).collect()
-}
-
-fn lcs_len(a: &[String], b: &[String]) -> usize {
-    let mut prev = vec![0u32; b.len() + 1];
-    for x in a {
-        let mut cur = vec![0u32; b.len() + 1];
-        for (j, y) in b.iter().enumerate() {
-            cur[j + 1] = if x == y {
-                prev[j] + 1
-            } else {
-                prev[j + 1].max(cur[j])
-            };
-        }
-        prev = cur;
-    }
-    prev[b.len()] as usize
 }
 
 /// First difference per process recomputed from a view.
@@ -250,10 +242,7 @@ fn trace_compare_base_against_test_exports_reviews_and_renders() {
 
 #[test]
 fn two_ranks_of_one_job_map_across_ranks() {
-    let (Some(r0), Some(r1)) = (
-        hta("trace_filter__sampled_rank-0.json.gz"),
-        hta("trace_filter__sampled_rank-1.json.gz"),
-    ) else {
+    let Some((r0, r1)) = filter_ranks() else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
@@ -323,10 +312,7 @@ fn two_ranks_of_one_job_map_across_ranks() {
 
 #[test]
 fn two_ranks_compared_as_two_runs_of_one_rank_pair_by_lcs() {
-    let (Some(r0), Some(r1)) = (
-        hta("trace_filter__sampled_rank-0.json.gz"),
-        hta("trace_filter__sampled_rank-1.json.gz"),
-    ) else {
+    let Some((r0, r1)) = filter_ranks() else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();

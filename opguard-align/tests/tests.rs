@@ -158,3 +158,21 @@ pub fn review(
         "evidence": [{"basis": "observed", "reference": "test"}],
     })
 }
+
+/// Length of a longest common subsequence (dynamic programming): the oracle
+/// the order-aware alignment is checked against.
+pub fn lcs_len<T: PartialEq>(a: &[T], b: &[T]) -> usize {
+    let mut prev = vec![0u32; b.len() + 1];
+    for x in a {
+        let mut cur = vec![0u32; b.len() + 1];
+        for (j, y) in b.iter().enumerate() {
+            cur[j + 1] = if x == y {
+                prev[j] + 1
+            } else {
+                prev[j + 1].max(cur[j])
+            };
+        }
+        prev = cur;
+    }
+    prev[b.len()] as usize
+}
