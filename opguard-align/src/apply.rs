@@ -781,6 +781,19 @@ pub fn apply_with(
     output: &Path,
     options: &ApplyOptions,
 ) -> Result<Response, Error> {
+    apply_passes(artifact, artifact, alignment_map, output, options)
+}
+
+/// [`apply_with`] with the second pass reading `second` (the same path in
+/// every real use; tests substitute changed bytes to prove the second
+/// pass refuses them).
+fn apply_passes(
+    artifact: &Path,
+    second: &Path,
+    alignment_map: &Path,
+    output: &Path,
+    options: &ApplyOptions,
+) -> Result<Response, Error> {
     check_output_path(output)?;
     let (map, map_sha) = read_map(alignment_map, options.max_map_bytes)?;
     let wanted: HashSet<u64> = map
@@ -1004,7 +1017,7 @@ pub fn apply_with(
         // of every byte must equal the first pass's, so the copied bytes are
         // the checked ones.
         let mut input = Decoded::open(
-            artifact,
+            second,
             options.max_artifact_bytes,
             options.max_artifact_bytes,
             "the artifact",
@@ -1016,17 +1029,17 @@ pub fn apply_with(
         for (i, op) in p.ops.iter().enumerate() {
             let skip = op.offset.checked_sub(pos).ok_or_else(|| {
                 bad_export(format!("traceEvents[{i}] overlaps the previous event"))
-                    .with_path(artifact)
+                    .with_path(second)
             })?;
             let mut left = skip;
             while left > 0 {
                 let avail = match input.fill_buf() {
                     Ok([]) => {
                         return Err(bad_export(format!("traceEvents[{i}] is past the end"))
-                            .with_path(artifact))
+                            .with_path(second))
                     }
                     Ok(b) => b.len() as u64,
-                    Err(e) => return Err(input.error(e).with_path(artifact)),
+                    Err(e) => return Err(input.error(e).with_path(second)),
                 };
                 let take = avail.min(left);
                 input.consume(take as usize);
@@ -1035,14 +1048,14 @@ pub fn apply_with(
             text.resize(op.len, 0);
             input
                 .read_exact(&mut text)
-                .map_err(|e| input.error(e).with_path(artifact))?;
+                .map_err(|e| input.error(e).with_path(second))?;
             pos = op.offset + op.len as u64;
             let event_text = std::str::from_utf8(&text).map_err(|_| {
                 Error::new(ErrorKind::SourceChanged {
                     first: p.sha256.to_string(),
                     second: format!("bytes of traceEvents[{i}] changed"),
                 })
-                .with_path(artifact)
+                .with_path(second)
             })?;
             if res.change[i].is_none() {
                 w.write_raw_event(event_text)?;
@@ -1053,8 +1066,7 @@ pub fn apply_with(
             let (start, end) = op.corr_span;
             let old_text = event_text.get(start..end).unwrap_or("null");
             let old: Correspondence = serde_json::from_str(old_text).map_err(|err| {
-                bad_export(format!("traceEvents[{i}].args.correspondence: {err}"))
-                    .with_path(artifact)
+                bad_export(format!("traceEvents[{i}].args.correspondence: {err}")).with_path(second)
             })?;
             let corr_text = serde_json::to_string(&new_corr(i, old)).map_err(|err| {
                 Error::io("encoding a correspondence", std::io::Error::other(err))
@@ -1065,13 +1077,13 @@ pub fn apply_with(
             spliced.push_str(&event_text[end..]);
             w.write_raw_event(&spliced)?;
         }
-        let second = input.finish().map_err(|e| e.with_path(artifact))?;
-        if second != p.sha256 {
+        let digest = input.finish().map_err(|e| e.with_path(second))?;
+        if digest != p.sha256 {
             return Err(Error::new(ErrorKind::SourceChanged {
                 first: p.sha256.to_string(),
-                second: second.to_string(),
+                second: digest.to_string(),
             })
-            .with_path(artifact));
+            .with_path(second));
         }
         let ids = |k: usize| &*p.ids[k];
         let tail = write_tail(&mut w, &runs, &p.groups, &views, &ids)?;
@@ -1116,4 +1128,50 @@ pub fn apply_with(
         validation: tail.validation,
         first_differences: tail.first_differences,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The second pass copies byte ranges the first pass checked; if the
+    /// bytes changed in between (same length, so the ranges still fit),
+    /// the digest differs and nothing is written.
+    #[test]
+    fn a_second_pass_over_changed_bytes_writes_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let records =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/align/two_runs.records.jsonl");
+        let a = dir.path().join("a.json");
+        let summary = crate::export_records(&records, &a).unwrap();
+        let text = std::fs::read_to_string(&a).unwrap();
+        let changed = text.replacen("\"dtype\":\"long\"", "\"dtype\":\"LONG\"", 1);
+        assert_ne!(text, changed);
+        let b = dir.path().join("b.json");
+        std::fs::write(&b, changed).unwrap();
+        let sha = &summary.output_sha256;
+        let map = dir.path().join("map.json");
+        std::fs::write(
+            &map,
+            serde_json::json!({"version": 1, "artifact_sha256": sha, "reviews": [{
+                "left_ref": format!("{sha}:1"), "right_ref": format!("{sha}:9"),
+                "decision": "not_comparable", "reason": "test",
+                "evidence": [{"basis": "observed", "reference": "test"}]}]})
+            .to_string(),
+        )
+        .unwrap();
+        let out = dir.path().join("out.json");
+        let options = ApplyOptions::default();
+        let err = apply_passes(&a, &b, &map, &out, &options).unwrap_err();
+        assert_eq!(err.code(), "source_changed", "{err}");
+        assert!(!out.exists());
+        let mut names: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        names.sort();
+        assert_eq!(names, ["a.json", "b.json", "map.json"]);
+        // The same bytes pass.
+        apply_passes(&a, &a, &map, &out, &options).unwrap();
+    }
 }
