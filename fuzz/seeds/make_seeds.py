@@ -93,3 +93,23 @@ for name in sorted(n for n in os.listdir(cdir) if n.endswith(".json")):
 cases = json.load(open(os.path.join(ROOT, "fixtures", "align", "map_cases.json")))["cases"]
 for case in cases:
     write("align_map", f"case_{case['id']}.json", json.dumps(case["map"], indent=1))
+
+# C ABI requests: first byte selects the entry point (index into
+# CAPI_ENTRIES in src/lib.rs), the rest is the request.
+trace_text = TRACES["kineto.json"]
+capture = open(os.path.join(ROOT, "fixtures", "census", "hint_guard_w2.capture.json")).read()
+capture8 = open(os.path.join(ROOT, "fixtures", "census", "hint_guard_w8.capture.json")).read()
+CAPI = [
+    (0, {"symbol": "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float> >(int)"}),
+    (1, {"symbols": ["_ZN2at6native18elementwise_kernelILi128ELi4EEEviT1_", "Memcpy DtoD (Device -> Device)", ""]}),
+    (2, {"symbol": "main_kernel[prefill]"}),
+    (3, {"want": "clamp_position_kernel", "got": "void (anonymous namespace)::clamp_position_kernel<long>(long*, int)"}),
+    (4, {"pairs": [["void", "void"], ["k_kernel<int, ...>", "k_kernel<int>"]]}),
+    (5, {"text": trace_text}),
+    (5, {"text": TRACES["nan.json"], "reader": {"max_decoded_bytes": 100}}),
+    (6, {"capture": json.loads(capture)}),
+    (7, {"first": json.loads(capture), "second": json.loads(capture8)}),
+]
+for i, (sel, req) in enumerate(CAPI):
+    write("capi_json", f"request_{i}", bytes([sel]) + json.dumps(req).encode())
+write("capi_json", "not_json", b"\x05{\"text\": ")

@@ -194,6 +194,23 @@ fn check_micros(
     }
 }
 
+/// While the reader bug "a top-level metadata value's error code depends on
+/// read boundaries" is open (`tests/open_bugs.rs`), two reads that both
+/// fail before any event with different codes are not reported again, so
+/// the fuzzer keeps searching for other bugs. Set to `false` once fixed.
+pub const TOLERATE_OPEN_METADATA_BUG: bool = true;
+
+fn assert_same(a: &Outcome, b: &Outcome, what: &str) {
+    let known = TOLERATE_OPEN_METADATA_BUG
+        && a.events.is_empty()
+        && b.events.is_empty()
+        && a.end.is_err()
+        && b.end.is_err();
+    if !known {
+        assert_eq!(a, b, "{what}");
+    }
+}
+
 /// A reader that returns one byte per `read` call.
 pub struct OneByte<'a>(pub &'a [u8]);
 
@@ -237,7 +254,7 @@ pub fn trace_reader(data: &[u8]) {
     // Buffer boundaries must not change the answer: the same bytes
     // delivered one byte per read end the same way.
     let trickle = read_outcome(OneByte(data), fuzz_options());
-    assert_eq!(plain, trickle, "one-byte reads disagree with one slice");
+    assert_same(&plain, &trickle, "one-byte reads disagree with one slice");
 
     // The decode thread is a different path through the same contract.
     let threaded = read_outcome_threaded(data.to_vec(), fuzz_options());
@@ -250,7 +267,7 @@ pub fn trace_reader(data: &[u8]) {
         let gz = gzip_members(data, &[cut], 6);
         let through_gzip = read_outcome(gz.as_slice(), fuzz_options());
         if plain.end != Err("limit_exceeded") && through_gzip.end != Err("limit_exceeded") {
-            assert_eq!(plain, through_gzip, "gzip disagrees with plain");
+            assert_same(&plain, &through_gzip, "gzip disagrees with plain");
         }
     }
 
@@ -342,7 +359,7 @@ pub fn trace_gzip(data: &[u8]) {
     let plain = read_outcome(body, fuzz_options());
     let zipped = read_outcome(members.as_slice(), fuzz_options());
     if plain.end != Err("limit_exceeded") && zipped.end != Err("limit_exceeded") {
-        assert_eq!(plain, zipped, "multi-member gzip disagrees with plain");
+        assert_same(&plain, &zipped, "multi-member gzip disagrees with plain");
     }
     // 3. Truncating a valid stream is never a success with fewer events.
     if plain.end.is_ok() && members.len() > 1 {
@@ -756,4 +773,132 @@ pub fn align_map(data: &[u8]) {
     );
     let _ = std::fs::remove_file(&map);
     let _ = std::fs::remove_file(&out);
+}
+
+type JsonEntry = unsafe extern "C" fn(*const std::ffi::c_char) -> *mut std::ffi::c_char;
+
+/// The C ABI JSON entry points fuzzed here: those whose requests can be
+/// answered from inline text. Entry points that read or write files by
+/// path are left out (a fuzzer must not write files where an input says);
+/// `opguard_trace_launch_regions` is left out while the launch-region
+/// overflow reported in `README.md` is open (libFuzzer aborts on any panic,
+/// even one the boundary catches, so it would stop every run).
+pub const CAPI_ENTRIES: [(&str, JsonEntry); 8] = [
+    (
+        "opguard_kernel_canonicalize",
+        opguard_capi::ffi::opguard_kernel_canonicalize,
+    ),
+    (
+        "opguard_kernel_canonicalize_batch",
+        opguard_capi::ffi::opguard_kernel_canonicalize_batch,
+    ),
+    (
+        "opguard_kernel_short_name",
+        opguard_capi::ffi::opguard_kernel_short_name,
+    ),
+    (
+        "opguard_kernel_match_json",
+        opguard_capi::ffi::opguard_kernel_match_json,
+    ),
+    (
+        "opguard_kernel_match_batch",
+        opguard_capi::ffi::opguard_kernel_match_batch,
+    ),
+    ("opguard_trace_info", opguard_capi::ffi::opguard_trace_info),
+    ("opguard_census", opguard_capi::ffi::opguard_census),
+    (
+        "opguard_census_compare_widths",
+        opguard_capi::ffi::opguard_census_compare_widths,
+    ),
+];
+
+/// Whether a request (as `serde_json` decodes it) has a key that could name
+/// a file: such requests are not sent.
+fn names_a_file(body: &[u8]) -> bool {
+    fn walk(v: &serde_json::Value) -> bool {
+        match v {
+            serde_json::Value::Object(m) => m.iter().any(|(k, v)| {
+                let k = k.to_ascii_lowercase();
+                [
+                    "path", "output", "records", "profile", "request", "trials", "base", "artifact",
+                ]
+                .iter()
+                .any(|w| k.contains(w))
+                    || walk(v)
+            }),
+            serde_json::Value::Array(a) => a.iter().any(walk),
+            _ => false,
+        }
+    }
+    match serde_json::from_slice::<serde_json::Value>(body) {
+        Ok(v) => walk(&v),
+        // Not JSON to serde_json: the library (serde_json too) refuses it
+        // before looking at any field.
+        Err(_) => false,
+    }
+}
+
+/// One C ABI call: the first byte picks the entry point, the rest is the
+/// request. Through the real `extern "C"` symbols: a non-NULL UTF-8 JSON
+/// envelope comes back, is freed by `opguard_string_free`, never reports
+/// an internal panic, and equals what the Rust dispatcher `call` returns.
+pub fn capi_json(data: &[u8]) {
+    use std::ffi::{CStr, CString};
+    let Some((&selector, body)) = data.split_first() else {
+        // NULL is reported, never dereferenced.
+        let out = unsafe { opguard_capi::ffi::opguard_kernel_canonicalize(std::ptr::null()) };
+        assert!(!out.is_null());
+        unsafe { opguard_capi::ffi::opguard_string_free(out) };
+        return;
+    };
+    if names_a_file(body) {
+        return;
+    }
+    let (name, entry) = CAPI_ENTRIES[selector as usize % CAPI_ENTRIES.len()];
+    let Ok(request) = CString::new(body) else {
+        return;
+    };
+    // SAFETY: `request` is a NUL-terminated string alive for the call.
+    let out = unsafe { entry(request.as_ptr()) };
+    assert!(!out.is_null(), "{name} returned NULL");
+    // SAFETY: the library returns a NUL-terminated string it owns.
+    let text = unsafe { CStr::from_ptr(out) }
+        .to_str()
+        .expect("the envelope is UTF-8")
+        .to_owned();
+    // SAFETY: returned by the library, freed once.
+    unsafe { opguard_capi::ffi::opguard_string_free(out) };
+    let envelope: serde_json::Value = serde_json::from_str(&text).expect("the envelope is JSON");
+    assert!(envelope.is_object(), "{name}: {text}");
+    assert!(
+        !text.contains("capi.internal_panic"),
+        "{name}: a panic reached the boundary: {text}"
+    );
+    if let Ok(s) = std::str::from_utf8(body) {
+        assert_eq!(
+            opguard_capi::call(name, s).as_deref(),
+            Some(text.as_str()),
+            "{name}"
+        );
+    }
+    // The direct matcher agrees with the JSON one on the same two strings.
+    if name == "opguard_kernel_match_json" {
+        if let Some((w, g)) = envelope_pair(body) {
+            let (cw, cg) = (CString::new(w.clone()), CString::new(g.clone()));
+            if let (Ok(cw), Ok(cg)) = (cw, cg) {
+                // SAFETY: both NUL-terminated and alive for the call.
+                let direct =
+                    unsafe { opguard_capi::ffi::opguard_kernel_match(cw.as_ptr(), cg.as_ptr()) };
+                assert_eq!(direct, i32::from(opguard_kernel_name::is_match(&w, &g)));
+            }
+        }
+    }
+}
+
+fn envelope_pair(body: &[u8]) -> Option<(String, String)> {
+    let v: serde_json::Value = serde_json::from_slice(body).ok()?;
+    Some((
+        v.get("want")?.as_str()?.to_owned(),
+        v.get("got")?.as_str()?.to_owned(),
+    ))
 }

@@ -7,13 +7,14 @@ use std::path::{Path, PathBuf};
 
 type Harness = fn(&[u8]);
 
-const TARGETS: [(&str, Harness); 6] = [
+const TARGETS: [(&str, Harness); 7] = [
     ("trace_reader", opguard_fuzz::trace_reader),
     ("trace_gzip", opguard_fuzz::trace_gzip),
     ("trace_model", opguard_fuzz::trace_model),
     ("kernel_name", opguard_fuzz::kernel_name),
     ("census_capture", opguard_fuzz::census_capture),
     ("align_map", opguard_fuzz::align_map),
+    ("capi_json", opguard_fuzz::capi_json),
 ];
 
 fn files(dir: &Path) -> Vec<PathBuf> {
