@@ -122,6 +122,13 @@ fn only_a_bare_symbol_equated_with_the_hint_pins_it() {
     // A symbol equated with each width's own hint: pinned.
     let r = rows(&["Eq(s7, 2)"], &["Eq(s9, 8)"]);
     assert_eq!(r[0].3, GuardRelation::PinnedToHint, "{r:?}");
+    // Either orientation gives one canonical text: symbol first.
+    assert_eq!(r[0].2, "#g0 == $HINT", "{r:?}");
+    let r = rows(&["Eq(2, s7)"], &["Eq(8, s9)"]);
+    assert_eq!(
+        (r[0].2.as_str(), r[0].3),
+        ("#g0 == $HINT", GuardRelation::PinnedToHint)
+    );
     // A symbol plus the hint equated with the hint is hint-relative, not a
     // pin: only `symbol == hint` itself pins.
     let r = rows(&["Eq(s7 + 2, 2)"], &["Eq(s9 + 8, 8)"]);
