@@ -194,18 +194,22 @@ fn check_micros(
     }
 }
 
-/// While the reader bug "a top-level metadata value's error code depends on
-/// read boundaries" is open (`tests/open_bugs.rs`), two reads that both
-/// fail before any event with different codes are not reported again, so
-/// the fuzzer keeps searching for other bugs. Set to `false` once fixed.
-pub const TOLERATE_OPEN_METADATA_BUG: bool = true;
+/// While the reader bugs "an error's code depends on read boundaries"
+/// (`tests/open_bugs.rs`: metadata values and events) are open, two reads
+/// that yield the same events and then both fail, with different codes, are
+/// not reported again, so a run keeps searching for other bugs (a success
+/// against a failure, or different events, still fails). Set to `false`
+/// once fixed.
+pub const TOLERATE_OPEN_READ_BOUNDARY_BUG: bool = true;
+
+/// While the census tokenizer panic on multi-byte UTF-8
+/// (`tests/open_bugs.rs`) is open, census requests holding non-ASCII text
+/// are not sent through the C ABI (libFuzzer aborts on the caught panic).
+pub const TOLERATE_OPEN_CENSUS_TOKENIZER_BUG: bool = true;
 
 fn assert_same(a: &Outcome, b: &Outcome, what: &str) {
-    let known = TOLERATE_OPEN_METADATA_BUG
-        && a.events.is_empty()
-        && b.events.is_empty()
-        && a.end.is_err()
-        && b.end.is_err();
+    let known =
+        TOLERATE_OPEN_READ_BOUNDARY_BUG && a.events == b.events && a.end.is_err() && b.end.is_err();
     if !known {
         assert_eq!(a, b, "{what}");
     }
@@ -855,6 +859,12 @@ pub fn capi_json(data: &[u8]) {
         return;
     }
     let (name, entry) = CAPI_ENTRIES[selector as usize % CAPI_ENTRIES.len()];
+    if TOLERATE_OPEN_CENSUS_TOKENIZER_BUG
+        && name.starts_with("opguard_census")
+        && (!body.is_ascii() || body.windows(2).any(|w| w == b"\\u"))
+    {
+        return;
+    }
     let Ok(request) = CString::new(body) else {
         return;
     };
