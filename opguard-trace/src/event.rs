@@ -158,6 +158,81 @@ fn key_bytes(raw: &[u8], escaped: bool) -> Option<std::borrow::Cow<'_, [u8]>> {
         .map(|k| std::borrow::Cow::Owned(k.into_bytes()))
 }
 
+/// Walks the members of the object whose `{` is at `start`, validating its
+/// punctuation and keys. `member` scans each value: it gets the key (escapes
+/// decoded), where the key starts and where the value starts, and returns the
+/// value's span. Returns the index just past the closing `}`.
+fn scan_members(
+    b: &[u8],
+    start: usize,
+    mut member: impl FnMut(Option<&[u8]>, usize, usize) -> Result<Span, Stop>,
+) -> Result<usize, Stop> {
+    let mut i = start + 1;
+    let mut first = true;
+    loop {
+        i = scan::skip_ws(b, i);
+        let Some(&c) = b.get(i) else {
+            return Err(Stop::Incomplete);
+        };
+        if c == b'}' && first {
+            return Ok(i + 1);
+        }
+        if !first {
+            match c {
+                b',' => i = scan::skip_ws(b, i + 1),
+                b'}' => return Ok(i + 1),
+                _ => {
+                    return Err(Stop::Syntax {
+                        at: i,
+                        kind: SyntaxKind::ExpectedCommaOrEndOfObject,
+                    })
+                }
+            }
+        }
+        first = false;
+        match b.get(i) {
+            None => return Err(Stop::Incomplete),
+            Some(b'"') => {}
+            Some(_) => {
+                return Err(Stop::Syntax {
+                    at: i,
+                    kind: SyntaxKind::ExpectedKey,
+                })
+            }
+        }
+        let key_start = i;
+        let (key_end, key_escaped) = scan::scan_string(b, i)?;
+        i = scan::skip_ws(b, key_end);
+        match b.get(i) {
+            None => return Err(Stop::Incomplete),
+            Some(b':') => i = scan::skip_ws(b, i + 1),
+            Some(_) => {
+                return Err(Stop::Syntax {
+                    at: i,
+                    kind: SyntaxKind::ExpectedColon,
+                })
+            }
+        }
+        let key = key_bytes(&b[key_start + 1..key_end - 1], key_escaped);
+        let value = member(key.as_deref(), key_start, i)?;
+        if value.kind == ValueKind::String {
+            scan::check_after_string(b, value.end as usize)?;
+        }
+        i = value.end as usize;
+    }
+}
+
+/// Refuses a container that would sit deeper than `max_depth`.
+fn check_depth(at: usize, depth: usize, max_depth: usize) -> Result<(), Stop> {
+    if depth > max_depth.min(scan::MAX_TRACKABLE_DEPTH) {
+        return Err(Stop::Syntax {
+            at,
+            kind: SyntaxKind::DepthExceeded,
+        });
+    }
+    Ok(())
+}
+
 /// Scans the `args` object at `start` (a member of an event at `depth`),
 /// validating exactly as [`scan::skip_value`] does, and records where each
 /// [`ArgKey`] first appears, relative to `base`.
@@ -170,70 +245,10 @@ fn scan_args(
     base: usize,
     out: &mut [Option<Span>; ARG_KEY_COUNT],
 ) -> Result<Span, Stop> {
-    if depth >= max_depth.min(scan::MAX_TRACKABLE_DEPTH) {
-        return Err(Stop::Syntax {
-            at: start,
-            kind: SyntaxKind::DepthExceeded,
-        });
-    }
-    let done = |end: usize| Span {
-        start: start as u32,
-        end: end as u32,
-        kind: ValueKind::Object,
-        escaped: false,
-    };
-    let mut i = start + 1;
-    let mut first = true;
-    loop {
-        i = scan::skip_ws(b, i);
-        let Some(&c) = b.get(i) else {
-            return Err(Stop::Incomplete);
-        };
-        if c == b'}' && first {
-            return Ok(done(i + 1));
-        }
-        if !first {
-            match c {
-                b',' => i = scan::skip_ws(b, i + 1),
-                b'}' => return Ok(done(i + 1)),
-                _ => {
-                    return Err(Stop::Syntax {
-                        at: i,
-                        kind: SyntaxKind::ExpectedCommaOrEndOfObject,
-                    })
-                }
-            }
-        }
-        first = false;
-        match b.get(i) {
-            None => return Err(Stop::Incomplete),
-            Some(b'"') => {}
-            Some(_) => {
-                return Err(Stop::Syntax {
-                    at: i,
-                    kind: SyntaxKind::ExpectedKey,
-                })
-            }
-        }
-        let key_start = i;
-        let (key_end, key_escaped) = scan::scan_string(b, i)?;
-        i = scan::skip_ws(b, key_end);
-        match b.get(i) {
-            None => return Err(Stop::Incomplete),
-            Some(b':') => i = scan::skip_ws(b, i + 1),
-            Some(_) => {
-                return Err(Stop::Syntax {
-                    at: i,
-                    kind: SyntaxKind::ExpectedColon,
-                })
-            }
-        }
-        let value = scan::skip_value(b, i, depth + 1, max_depth, at_eof)?;
-        if value.kind == ValueKind::String {
-            scan::check_after_string(b, value.end as usize)?;
-        }
-        let key = key_bytes(&b[key_start + 1..key_end - 1], key_escaped);
-        if let Some(k) = key.as_deref().and_then(ArgKey::from_key) {
+    check_depth(start, depth + 1, max_depth)?;
+    let end = scan_members(b, start, |key, _, at| {
+        let value = scan::skip_value(b, at, depth + 1, max_depth, at_eof)?;
+        if let Some(k) = key.and_then(ArgKey::from_key) {
             let slot = &mut out[k as usize];
             if slot.is_none() {
                 *slot = Some(Span {
@@ -243,8 +258,14 @@ fn scan_args(
                 });
             }
         }
-        i = value.end as usize;
-    }
+        Ok(value)
+    })?;
+    Ok(Span {
+        start: start as u32,
+        end: end as u32,
+        kind: ValueKind::Object,
+        escaped: false,
+    })
 }
 
 /// Scans one event object starting at `pos` (which must be `{`), nested at
@@ -257,104 +278,50 @@ pub(crate) fn scan_event(
     max_depth: usize,
     at_eof: bool,
 ) -> Result<(EventSpans, usize), Stop> {
-    if depth > max_depth {
-        return Err(Stop::Syntax {
-            at: pos,
-            kind: SyntaxKind::DepthExceeded,
-        });
-    }
+    check_depth(pos, depth, max_depth)?;
     let mut spans = EventSpans {
         fields: [None; FIELD_COUNT],
         args: [None; ARG_KEY_COUNT],
     };
-    let mut i = pos + 1;
-    let mut first = true;
-    loop {
-        i = scan::skip_ws(b, i);
-        let Some(&c) = b.get(i) else {
-            return Err(Stop::Incomplete);
-        };
-        if c == b'}' && first {
-            return Ok((spans, i + 1));
-        }
-        if !first {
-            match c {
-                b',' => i = scan::skip_ws(b, i + 1),
-                b'}' => return Ok((spans, i + 1)),
-                _ => {
-                    return Err(Stop::Syntax {
-                        at: i,
-                        kind: SyntaxKind::ExpectedCommaOrEndOfObject,
-                    })
-                }
-            }
-        }
-        first = false;
-        match b.get(i) {
-            None => return Err(Stop::Incomplete),
-            Some(b'"') => {}
-            Some(_) => {
-                return Err(Stop::Syntax {
-                    at: i,
-                    kind: SyntaxKind::ExpectedKey,
-                })
-            }
-        }
-        let key_start = i;
-        let (key_end, key_escaped) = scan::scan_string(b, i)?;
-        i = scan::skip_ws(b, key_end);
-        match b.get(i) {
-            None => return Err(Stop::Incomplete),
-            Some(b':') => i = scan::skip_ws(b, i + 1),
-            Some(_) => {
-                return Err(Stop::Syntax {
-                    at: i,
-                    kind: SyntaxKind::ExpectedColon,
-                })
-            }
-        }
-        let field = key_bytes(&b[key_start + 1..key_end - 1], key_escaped)
-            .as_deref()
-            .and_then(Field::from_key);
-        let first_args = spans.fields[Field::Args as usize].is_none();
-        let value = match (field, b.get(i)) {
+    let end = scan_members(b, pos, |key, key_start, at| {
+        let field = key.and_then(Field::from_key);
+        let value = match (field, b.get(at)) {
             // A second `args` is refused below; it must not overwrite the
             // first one's recorded keys first.
-            (Some(Field::Args), Some(b'{')) if first_args => {
-                scan_args(b, i, depth, max_depth, at_eof, pos, &mut spans.args)?
+            (Some(Field::Args), Some(b'{')) if spans.fields[Field::Args as usize].is_none() => {
+                scan_args(b, at, depth, max_depth, at_eof, pos, &mut spans.args)?
             }
-            _ => scan::skip_value(b, i, depth, max_depth, at_eof)?,
+            _ => scan::skip_value(b, at, depth, max_depth, at_eof)?,
         };
-        if value.kind == ValueKind::String {
-            scan::check_after_string(b, value.end as usize)?;
+        let Some(field) = field else {
+            return Ok(value);
+        };
+        if !field.accepts(value.kind) {
+            return Err(Stop::Syntax {
+                at,
+                kind: SyntaxKind::WrongType {
+                    field,
+                    found: value.kind,
+                },
+            });
         }
-        if let Some(field) = field {
-            if !field.accepts(value.kind) {
-                return Err(Stop::Syntax {
-                    at: i,
-                    kind: SyntaxKind::WrongType {
-                        field,
-                        found: value.kind,
-                    },
-                });
-            }
-            let slot = &mut spans.fields[field as usize];
-            if slot.is_some() {
-                return Err(Stop::Syntax {
-                    at: key_start,
-                    kind: SyntaxKind::DuplicateField(field),
-                });
-            }
-            if value.kind != ValueKind::Null {
-                *slot = Some(Span {
-                    start: value.start - pos as u32,
-                    end: value.end - pos as u32,
-                    ..value
-                });
-            }
+        let slot = &mut spans.fields[field as usize];
+        if slot.is_some() {
+            return Err(Stop::Syntax {
+                at: key_start,
+                kind: SyntaxKind::DuplicateField(field),
+            });
         }
-        i = value.end as usize;
-    }
+        if value.kind != ValueKind::Null {
+            *slot = Some(Span {
+                start: value.start - pos as u32,
+                end: value.end - pos as u32,
+                ..value
+            });
+        }
+        Ok(value)
+    })?;
+    Ok((spans, end))
 }
 
 /// One trace event, borrowed from the reader. Valid until the next call to
