@@ -21,6 +21,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let other = "void (anonymous namespace)::elementwise_kernel_with_index<int>(int)";
     assert_eq!(matches(row, other).reason, Some(Reason::BaseDiffers));
     assert_eq!(matches("void", "void").reason, Some(Reason::DegenerateToken));
+
+    // Device op names keep op, overload and dtype together (one name token).
+    assert_eq!(canonicalize("aten::mul.out-dtype_Float").base(), "mul.out-dtype_Float");
+    assert_eq!(matches("mul-dtype_Float", "add-dtype_Float").reason, Some(Reason::BaseDiffers));
     println!("opguard-kernel-name: the documented example ran");
     Ok(())
 }
