@@ -165,6 +165,7 @@ fn key_bytes(raw: &[u8], escaped: bool) -> Option<std::borrow::Cow<'_, [u8]>> {
 fn scan_members(
     b: &[u8],
     start: usize,
+    at_eof: bool,
     mut member: impl FnMut(Option<&[u8]>, usize, usize) -> Result<Span, Stop>,
 ) -> Result<usize, Stop> {
     let mut i = start + 1;
@@ -216,7 +217,7 @@ fn scan_members(
         let key = key_bytes(&b[key_start + 1..key_end - 1], key_escaped);
         let value = member(key.as_deref(), key_start, i)?;
         if value.kind == ValueKind::String {
-            scan::check_after_string(b, value.end as usize)?;
+            scan::check_after_string(b, value.end as usize, at_eof)?;
         }
         i = value.end as usize;
     }
@@ -246,7 +247,7 @@ fn scan_args(
     out: &mut [Option<Span>; ARG_KEY_COUNT],
 ) -> Result<Span, Stop> {
     check_depth(start, depth + 1, max_depth)?;
-    let end = scan_members(b, start, |key, _, at| {
+    let end = scan_members(b, start, at_eof, |key, _, at| {
         let value = scan::skip_value(b, at, depth + 1, max_depth, at_eof)?;
         if let Some(k) = key.and_then(ArgKey::from_key) {
             let slot = &mut out[k as usize];
@@ -283,7 +284,7 @@ pub(crate) fn scan_event(
         fields: [None; FIELD_COUNT],
         args: [None; ARG_KEY_COUNT],
     };
-    let end = scan_members(b, pos, |key, key_start, at| {
+    let end = scan_members(b, pos, at_eof, |key, key_start, at| {
         let field = key.and_then(Field::from_key);
         let value = match (field, b.get(at)) {
             // A second `args` is refused below; it must not overwrite the

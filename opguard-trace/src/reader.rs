@@ -747,7 +747,7 @@ impl<R: Read> TraceReader<R> {
         let value = scan::skip_value(b, i, 1, self.options.max_depth, self.eof)?;
         let end = value.end as usize;
         if value.kind == ValueKind::String {
-            scan::check_after_string(b, end)?;
+            scan::check_after_string(b, end, self.eof)?;
         }
         let text = match std::str::from_utf8(&b[i..end]) {
             Ok(t) => t.to_owned(),

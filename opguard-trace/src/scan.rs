@@ -369,7 +369,7 @@ pub(crate) fn skip_value(
             let s = skip_value(b, i, nest.depth, max_depth, at_eof)?;
             i = s.end as usize;
             if s.kind == ValueKind::String {
-                check_after_string(b, i)?;
+                check_after_string(b, i, at_eof)?;
             }
             next = Next::CommaOrClose;
         }
@@ -381,9 +381,13 @@ pub(crate) fn skip_value(
 /// unescaped quote. (A second string is a missing comma, reported by the
 /// caller.)
 #[inline]
-pub(crate) fn check_after_string(b: &[u8], end: usize) -> Result<(), Stop> {
+///
+/// When the next byte is not available yet it asks for more instead of
+/// deciding, so the answer never depends on where the input's reads ended.
+pub(crate) fn check_after_string(b: &[u8], end: usize, at_eof: bool) -> Result<(), Stop> {
     let j = skip_ws(b, end);
     match b.get(j) {
+        None if !at_eof => Err(Stop::Incomplete),
         None | Some(b',' | b'}' | b']' | b':' | b'"') => Ok(()),
         Some(_) => Err(syntax(end.saturating_sub(1), SyntaxKind::UnescapedQuote)),
     }

@@ -117,3 +117,60 @@ impl std::io::Read for Trickle<'_> {
         Ok(n)
     }
 }
+
+/// What a read came to: every event's text, or the error's code, offset
+/// and event index.
+fn outcome(reader: impl std::io::Read) -> Result<Vec<String>, (String, Option<u64>, Option<u64>)> {
+    let fail = |e: opguard_trace::Error| (e.code().to_owned(), e.offset(), e.event_index());
+    let mut r = TraceReader::new(reader).map_err(fail)?;
+    let mut events = Vec::new();
+    while let Some(e) = r.next_event().map_err(fail)? {
+        events.push(e.raw().to_owned());
+    }
+    r.finish().map_err(fail)?;
+    Ok(events)
+}
+
+/// The fuzzer's reproducers: the same bytes once gave another error code
+/// when the reads ended right after a string.
+#[test]
+fn errors_do_not_depend_on_read_boundaries_reproducers() {
+    for doc in [
+        &b"{\"k\":\"\xd0\"x}"[..],
+        br#"{"h":"X"x}"#,
+        br#"[{"ts":"t"x}]"#,
+        br#"{"traceEvents":[{"name":"a"b"}]}"#,
+    ] {
+        let whole = outcome(doc);
+        for step in [1, 2, 3, 7] {
+            let chunked = outcome(Trickle {
+                data: doc,
+                pos: 0,
+                step,
+            });
+            assert_eq!(
+                chunked,
+                whole,
+                "{} with reads of {step}",
+                String::from_utf8_lossy(doc)
+            );
+        }
+        assert!(whole.is_err());
+    }
+}
+
+proptest! {
+    #[test]
+    fn outcomes_do_not_depend_on_read_boundaries(
+        at in 0usize..120,
+        byte in prop_oneof![Just(b'"'), Just(b'x'), Just(b','), Just(b'}'), Just(0xd0u8), Just(b' '), Just(b'N')],
+        step in 1usize..9,
+    ) {
+        let mut doc = br#"{"meta":"v","traceEvents":[{"ph":"X","name":"n","ts":1.5,"args":{"correlation":7,"s":"q"}},{"ph":"i","ts":2}],"tail":[1,"z"]}"#.to_vec();
+        let at = at % doc.len();
+        doc[at] = byte;
+        let whole = outcome(&doc[..]);
+        let chunked = outcome(Trickle { data: &doc, pos: 0, step });
+        prop_assert_eq!(chunked, whole);
+    }
+}
