@@ -1,5 +1,6 @@
 //! Integration tests for opguard-census: one binary.
 
+mod bad_catalogue;
 mod mutation_kills;
 mod support;
 
