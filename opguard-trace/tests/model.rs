@@ -400,3 +400,25 @@ fn a_kernel_spelled_two_ways_and_a_cpu_only_trial_keep_one_semantic_id() {
     assert_eq!(id(&a, SliceClass::CpuOp), id(&c, SliceClass::CpuOp));
     assert_ne!(id(&a, SliceClass::CpuOp), id(&a, SliceClass::Kernel));
 }
+
+#[test]
+fn extreme_and_negative_times_saturate_and_are_counted_never_wrap() {
+    // Seed-free hostile input from the fuzzer: durations at the i64 limit and
+    // launches at both ends of the range, plus a kernel ending before it
+    // starts. Debug builds used to panic on overflow; release ones wrapped.
+    let max = i64::MAX;
+    let mut t = KinetoTrace::new();
+    t.kernel(0, 7, "huge_kernel_one", 0, max, None, None);
+    t.kernel(0, 7, "huge_kernel_two", 1, max, None, None);
+    t.runtime((1, 1), "cudaLaunchKernel", i64::MIN + 1, 1, Some(1), None);
+    t.runtime((1, 1), "cudaLaunchKernel", max - 1, 1, Some(2), None);
+    t.kernel(0, 8, "backwards_kernel", 100, -50, None, None);
+    let r = region(&t);
+    assert_eq!(r.kernel_duration_ns, max);
+    assert_eq!(r.region_duration_ns, Some(max));
+    assert_eq!(r.coverage.negative_duration_slices, 1);
+    assert!(r.launch_gaps[0].gap_total_ns >= 0);
+    let total = aggregate(&[r.clone(), r]);
+    assert_eq!(total.kernel_duration_ns, max);
+    assert_eq!(total.summed_region_duration_ns, max);
+}

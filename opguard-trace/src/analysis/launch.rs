@@ -6,7 +6,9 @@
 //! *proven* through the artifact's qualified correlation namespace, host
 //! launch gaps per thread and idle gaps per (device, context, stream).
 //! Several artifacts are summarized only by [`aggregate`], which adds counts
-//! and durations and has no field for an absolute time.
+//! and durations and has no field for an absolute time. Sums saturate at the
+//! limits of `i64` nanoseconds rather than wrap, and negative durations add
+//! nothing (they are counted in [`Coverage::negative_duration_slices`]).
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
@@ -102,6 +104,9 @@ pub struct Coverage {
     pub flow_correlated_kernel_count: u64,
     /// Why the flow cross-check and the correlation count differ, if they do.
     pub disagreement: Option<String>,
+    /// Launches and device activities whose duration is negative (they end
+    /// before they start): counted here, added as 0 to every total.
+    pub negative_duration_slices: u64,
 }
 
 /// Launch and device activity of one artifact.
@@ -201,6 +206,7 @@ pub fn launch_region(model: &TraceModel, top: usize) -> LaunchRegion {
             },
             flow_correlated_kernel_count: 0,
             disagreement: None,
+            negative_duration_slices: 0,
         },
     };
     let mut by_thread: BTreeMap<(String, String), Vec<&Slice>> = BTreeMap::new();
@@ -208,23 +214,26 @@ pub fn launch_region(model: &TraceModel, top: usize) -> LaunchRegion {
     let mut by_stream: BTreeMap<StreamKey, Vec<&Slice>> = BTreeMap::new();
     let mut kernel_totals: HashMap<NameId, (u64, i64)> = HashMap::new();
     for (i, s) in slices.iter().enumerate() {
+        // A negative duration (an event that ends before it starts) adds
+        // nothing to a total; it is counted in coverage instead.
+        let dur = s.dur_ns.max(0);
         let counted = match s.class {
             SliceClass::Launch(LaunchKind::Direct) => {
                 r.direct_launch_count += 1;
-                r.direct_launch_duration_ns += s.dur_ns;
+                r.direct_launch_duration_ns = r.direct_launch_duration_ns.saturating_add(dur);
                 true
             }
             SliceClass::Launch(LaunchKind::Graph) => {
                 r.graph_launch_count += 1;
-                r.graph_launch_duration_ns += s.dur_ns;
+                r.graph_launch_duration_ns = r.graph_launch_duration_ns.saturating_add(dur);
                 true
             }
             SliceClass::Kernel => {
                 r.kernel_count += 1;
-                r.kernel_duration_ns += s.dur_ns;
+                r.kernel_duration_ns = r.kernel_duration_ns.saturating_add(dur);
                 let t = kernel_totals.entry(s.name).or_default();
                 t.0 += 1;
-                t.1 += s.dur_ns;
+                t.1 = t.1.saturating_add(dur);
                 if s.correlation.is_some() {
                     r.coverage.kernels_with_correlation_id += 1;
                 }
@@ -242,6 +251,9 @@ pub fn launch_region(model: &TraceModel, top: usize) -> LaunchRegion {
         };
         if !counted {
             continue;
+        }
+        if s.dur_ns < 0 {
+            r.coverage.negative_duration_slices += 1;
         }
         start = Some(start.map_or(s.ts_ns, |v| v.min(s.ts_ns)));
         end = Some(end.map_or(s.end_ns(), |v| v.max(s.end_ns())));
@@ -263,7 +275,7 @@ pub fn launch_region(model: &TraceModel, top: usize) -> LaunchRegion {
     }
     r.region_start_ns = start;
     r.region_end_ns = end;
-    r.region_duration_ns = start.zip(end).map(|(s, e)| e - s);
+    r.region_duration_ns = start.zip(end).map(|(s, e)| e.saturating_sub(s));
     r.coverage.correlation_ids_present = r.coverage.kernels_with_correlation_id > 0;
     r.coverage.host_to_device_correlation_proven = r.correlated_kernel_count > 0;
 
@@ -278,10 +290,10 @@ pub fn launch_region(model: &TraceModel, top: usize) -> LaunchRegion {
             gap_max_ns: 0,
         };
         for pair in launches.windows(2) {
-            let gap = pair[1].ts_ns - pair[0].end_ns();
+            let gap = pair[1].ts_ns.saturating_sub(pair[0].end_ns());
             if gap > 0 {
                 g.gap_count += 1;
-                g.gap_total_ns += gap;
+                g.gap_total_ns = g.gap_total_ns.saturating_add(gap);
                 g.gap_max_ns = g.gap_max_ns.max(gap);
             }
         }
@@ -303,24 +315,26 @@ pub fn launch_region(model: &TraceModel, top: usize) -> LaunchRegion {
         for s in acts {
             match covered_until {
                 Some(until) if s.ts_ns > until => {
-                    let gap = s.ts_ns - until;
+                    let gap = s.ts_ns.saturating_sub(until);
                     st.idle_gap_count += 1;
-                    st.idle_gap_total_ns += gap;
+                    st.idle_gap_total_ns = st.idle_gap_total_ns.saturating_add(gap);
                     st.idle_gap_max_ns = st.idle_gap_max_ns.max(gap);
-                    st.busy_ns += s.dur_ns.max(0);
+                    st.busy_ns = st.busy_ns.saturating_add(s.dur_ns.max(0));
                     covered_until = Some(s.end_ns());
                 }
                 Some(until) => {
-                    st.busy_ns += (s.end_ns() - until).max(0);
+                    st.busy_ns = st
+                        .busy_ns
+                        .saturating_add(s.end_ns().saturating_sub(until).max(0));
                     covered_until = Some(until.max(s.end_ns()));
                 }
                 None => {
-                    st.busy_ns += s.dur_ns.max(0);
+                    st.busy_ns = st.busy_ns.saturating_add(s.dur_ns.max(0));
                     covered_until = Some(s.end_ns());
                 }
             }
         }
-        r.idle_gap_total_ns += st.idle_gap_total_ns;
+        r.idle_gap_total_ns = r.idle_gap_total_ns.saturating_add(st.idle_gap_total_ns);
         r.streams.push(st);
     }
 
@@ -338,7 +352,7 @@ pub fn launch_region(model: &TraceModel, top: usize) -> LaunchRegion {
                 duration_ns: 0,
             });
         t.count += count;
-        t.duration_ns += dur;
+        t.duration_ns = t.duration_ns.saturating_add(dur);
     }
     let mut totals: Vec<KernelTotal> = totals.into_values().collect();
     totals.sort_by(|a, b| {
@@ -456,15 +470,21 @@ pub fn aggregate(regions: &[LaunchRegion]) -> RegionAggregate {
     };
     for r in regions {
         a.provenance.extend(r.provenance.iter().cloned());
-        a.summed_region_duration_ns += r.region_duration_ns.unwrap_or(0);
+        a.summed_region_duration_ns = a
+            .summed_region_duration_ns
+            .saturating_add(r.region_duration_ns.unwrap_or(0));
         a.direct_launch_count += r.direct_launch_count;
-        a.direct_launch_duration_ns += r.direct_launch_duration_ns;
+        a.direct_launch_duration_ns = a
+            .direct_launch_duration_ns
+            .saturating_add(r.direct_launch_duration_ns);
         a.graph_launch_count += r.graph_launch_count;
-        a.graph_launch_duration_ns += r.graph_launch_duration_ns;
+        a.graph_launch_duration_ns = a
+            .graph_launch_duration_ns
+            .saturating_add(r.graph_launch_duration_ns);
         a.kernel_count += r.kernel_count;
-        a.kernel_duration_ns += r.kernel_duration_ns;
+        a.kernel_duration_ns = a.kernel_duration_ns.saturating_add(r.kernel_duration_ns);
         a.correlated_kernel_count += r.correlated_kernel_count;
-        a.idle_gap_total_ns += r.idle_gap_total_ns;
+        a.idle_gap_total_ns = a.idle_gap_total_ns.saturating_add(r.idle_gap_total_ns);
     }
     a
 }
