@@ -45,8 +45,13 @@ pub(crate) fn tokenize<'a>(text: &'a str, out: &mut Vec<Tok<'a>>) -> Result<(), 
                 i += 1;
             }
             out.push(Tok::Int(&text[s..i]));
-        } else if i + 1 < b.len() && TWO_CHAR.contains(&&text[i..i + 2]) {
-            out.push(Tok::Punct(&text[i..i + 2]));
+        } else if let Some(p) = TWO_CHAR
+            .iter()
+            .find(|p| b.get(i..i + 2) == Some(p.as_bytes()))
+        {
+            // Compared as bytes: slicing the text at i + 2 could cut a
+            // multi-byte character (a panic on input, fuzz finding 6).
+            out.push(Tok::Punct(p));
             i += 2;
         } else if ONE_CHAR.contains(&c) {
             out.push(Tok::Punct(&text[i..i + 1]));
@@ -91,10 +96,15 @@ pub(crate) fn bare_symbol(text: &str) -> Option<&str> {
     Some(t)
 }
 
-/// If `text` is an integer literal (optionally negative), return it.
+/// If `text` is an integer literal (optionally signed, `+5` included), return
+/// it.
 pub(crate) fn integer_literal(text: &str) -> Option<i64> {
     let t = text.trim();
-    let digits = t.strip_prefix('-').unwrap_or(t).trim_start();
+    let digits = match t.strip_prefix('-') {
+        Some(rest) => rest,
+        None => t.strip_prefix('+').unwrap_or(t),
+    }
+    .trim_start();
     if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
         return None;
     }
@@ -417,6 +427,7 @@ mod tests {
         assert_eq!(bare_symbol("1"), None);
         assert_eq!(bare_symbol("s0 + 1"), None);
         assert_eq!(integer_literal("-3"), Some(-3));
+        assert_eq!(integer_literal("+3"), Some(3));
         assert_eq!(integer_literal("s0"), None);
     }
 }

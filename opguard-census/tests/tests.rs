@@ -8,6 +8,7 @@ mod suite {
     mod comparison;
     mod digest;
     mod host_resolutions;
+    mod hostile;
     mod reader;
     mod real_captures;
     mod seed_census;
