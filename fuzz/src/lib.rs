@@ -187,6 +187,9 @@ fn check_micros(
             );
         }
         Ok(None) => panic!("{text} present but read as absent"),
+        // Open bug (tests/open_bugs.rs): an exponent too long for i64 is
+        // refused even when the value is 0 or rounds to 0.
+        Err(_) if TOLERATE_OPEN_HUGE_EXPONENT_BUG && huge_exponent(text) => {}
         Err(err) => assert!(
             !approx.is_finite() || approx.abs() >= 9.223e18,
             "{text} us refused ({err}) though f64 puts it at {approx} ns"
@@ -201,6 +204,14 @@ fn check_micros(
 /// against a failure, or different events, still fails). Set to `false`
 /// once fixed.
 pub const TOLERATE_OPEN_READ_BOUNDARY_BUG: bool = true;
+
+/// While the reader refuses `0e<20+ digits>` as out of range
+/// (`tests/open_bugs.rs`), the `f64` cross-check skips such exponents.
+pub const TOLERATE_OPEN_HUGE_EXPONENT_BUG: bool = true;
+
+/// While `launch_region`/`aggregate` overflow on times near the `i64`
+/// limits (`tests/open_bugs.rs`), the analysis is skipped for such traces.
+pub const TOLERATE_OPEN_OVERFLOW_BUG: bool = true;
 
 /// While the census tokenizer panic on multi-byte UTF-8
 /// (`tests/open_bugs.rs`) is open, census requests holding non-ASCII text
@@ -229,6 +240,17 @@ impl Read for OneByte<'_> {
             _ => Ok(0),
         }
     }
+}
+
+/// Whether a JSON number's exponent has more digits than an `i64` holds.
+fn huge_exponent(text: &str) -> bool {
+    text.find(['e', 'E']).is_some_and(|at| {
+        text[at + 1..]
+            .trim_start_matches(['+', '-'])
+            .trim_start_matches('0')
+            .len()
+            > 18
+    })
 }
 
 fn gzip_members(bytes: &[u8], cuts: &[usize], level: u32) -> Vec<u8> {
@@ -568,6 +590,14 @@ pub fn model_of(bytes: &[u8]) {
             assert!(h < model.slices().len());
         }
         let _ = s.end_ns();
+    }
+    if TOLERATE_OPEN_OVERFLOW_BUG
+        && model
+            .slices()
+            .iter()
+            .any(|s| s.ts_ns.unsigned_abs() > 1 << 60 || s.dur_ns.unsigned_abs() > 1 << 60)
+    {
+        return;
     }
     let region = launch_region(&model, 3);
     assert!(region.correlated_kernel_count <= region.kernel_count);
