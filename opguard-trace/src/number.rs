@@ -139,8 +139,15 @@ fn micros_text_to_nanos(text: &str) -> Option<i64> {
     }
     if i < b.len() && (b[i] == b'e' || b[i] == b'E') {
         i += 1;
-        let exp: i64 = text.get(i..)?.parse().ok()?;
-        exp10 = exp10.checked_add(exp)?;
+        // An exponent too long for i64 saturates: zero times anything, and
+        // anything times 10^-huge, is still exactly representable (0).
+        let exp_text = text.get(i..)?;
+        let exp: i64 = exp_text.parse().unwrap_or(if exp_text.starts_with('-') {
+            i64::MIN / 2
+        } else {
+            i64::MAX / 2
+        });
+        exp10 = exp10.saturating_add(exp);
     }
     let magnitude: u128 = if exp10 >= 0 {
         if mantissa == 0 {
@@ -150,7 +157,9 @@ fn micros_text_to_nanos(text: &str) -> Option<i64> {
             mantissa.checked_mul(scale)?
         }
     } else {
-        let shift = u32::try_from(-exp10).ok()?;
+        // Fewer than 39 digits are kept, so beyond 10^38 the value is below
+        // half a nanosecond: it rounds to 0.
+        let shift = u32::try_from(exp10.unsigned_abs()).unwrap_or(u32::MAX);
         match 10u128.checked_pow(shift) {
             None => 0,
             Some(div) => {
