@@ -226,6 +226,17 @@ mod tests {
     }
 
     #[test]
+    fn exponents_longer_than_i64_saturate() {
+        // Fuzz finding 7: zero and tiny values are 0 ns, like 0e400 and
+        // 1e-400; a huge exponent on a non-zero value is out of range.
+        assert_eq!(ns("0e99999999999999999999"), Some(0));
+        assert_eq!(ns("1e-99999999999999999999"), Some(0));
+        assert_eq!(ns("0e400"), Some(0));
+        assert_eq!(ns("1e-400"), Some(0));
+        assert_eq!(ns("1e99999999999999999999"), None);
+    }
+
+    #[test]
     fn f64_would_have_rounded_these() {
         // 19 significant digits: more than an f64 mantissa holds.
         let text = "1694039959123456.789";
