@@ -108,14 +108,13 @@ fn decode_rank(rank: i64, pid: i64, seed_ns: i64) -> KinetoTrace {
             Some(corr),
             Some(ext),
         );
-        t.memcpy(
-            rank,
-            7,
+        t.device_activity(
+            "gpu_memcpy",
+            (rank, 7),
             "Memcpy HtoD (Pinned -> Device)",
             c.t + 5_000,
             1_500,
-            Some(corr),
-            Some(ext),
+            (Some(corr), Some(ext)),
         );
         c.t += 8_000;
         for layer in 0..2 {

@@ -32,14 +32,13 @@ fn constructed() -> KinetoTrace {
         .kernel(0, 7, EXT_KERNEL, 130_000, 8_000);
     // A copy.
     t.runtime(host, "cudaMemcpyAsync", 70_000, 500, Some(104), Some(3));
-    t.memcpy(
-        0,
-        7,
+    t.device_activity(
+        "gpu_memcpy",
+        (0, 7),
         "Memcpy HtoD (Pageable -> Device)",
         140_000,
         3_000,
-        Some(104),
-        Some(3),
+        (Some(104), Some(3)),
     );
     // Device activity with no kernel category and no launch.
     t.push(OwnedEvent {

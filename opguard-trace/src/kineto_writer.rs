@@ -314,53 +314,20 @@ impl KinetoTrace {
         correlation: Option<i64>,
         external_id: Option<i64>,
     ) -> u64 {
-        self.device_activity(
-            "kernel",
-            device,
-            stream,
-            name,
-            ts_ns,
-            dur_ns,
-            correlation,
-            external_id,
-        )
+        let ids = (correlation, external_id);
+        self.device_activity("kernel", (device, stream), name, ts_ns, dur_ns, ids)
     }
 
-    /// A device memory copy (`gpu_memcpy`).
-    #[allow(clippy::too_many_arguments)]
-    pub fn memcpy(
-        &mut self,
-        device: i64,
-        stream: i64,
-        name: &str,
-        ts_ns: i64,
-        dur_ns: i64,
-        correlation: Option<i64>,
-        external_id: Option<i64>,
-    ) -> u64 {
-        self.device_activity(
-            "gpu_memcpy",
-            device,
-            stream,
-            name,
-            ts_ns,
-            dur_ns,
-            correlation,
-            external_id,
-        )
-    }
-
-    #[allow(clippy::too_many_arguments)]
-    fn device_activity(
+    /// Device activity of any category on `(device, stream)`: `kernel`,
+    /// `gpu_memcpy`, `gpu_memset`, ... `ids` are `(correlation, External id)`.
+    pub fn device_activity(
         &mut self,
         cat: &str,
-        device: i64,
-        stream: i64,
+        (device, stream): (i64, i64),
         name: &str,
         ts_ns: i64,
         dur_ns: i64,
-        correlation: Option<i64>,
-        external_id: Option<i64>,
+        (correlation, external_id): (Option<i64>, Option<i64>),
     ) -> u64 {
         let a = args(&[
             ("External id", external_id.map(Value::from)),
