@@ -113,3 +113,4 @@ CAPI = [
 for i, (sel, req) in enumerate(CAPI):
     write("capi_json", f"request_{i}", bytes([sel]) + json.dumps(req).encode())
 write("capi_json", "not_json", b"\x05{\"text\": ")
+write("capi_json", "request_launch_regions", bytes([8]) + json.dumps({"artifacts": [{"text": trace_text, "stage": "prefill"}], "top": 3}).encode())

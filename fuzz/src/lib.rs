@@ -198,25 +198,25 @@ fn check_micros(
 }
 
 /// While the reader bugs "an error's code depends on read boundaries"
-/// (`tests/open_bugs.rs`: metadata values and events) are open, two reads
+/// (`tests/fuzz_findings.rs`: metadata values and events) are open, two reads
 /// that yield the same events and then both fail, with different codes, are
 /// not reported again, so a run keeps searching for other bugs (a success
 /// against a failure, or different events, still fails). Set to `false`
 /// once fixed.
-pub const TOLERATE_OPEN_READ_BOUNDARY_BUG: bool = true;
+pub const TOLERATE_OPEN_READ_BOUNDARY_BUG: bool = false;
 
 /// While the reader refuses `0e<20+ digits>` as out of range
-/// (`tests/open_bugs.rs`), the `f64` cross-check skips such exponents.
-pub const TOLERATE_OPEN_HUGE_EXPONENT_BUG: bool = true;
+/// (`tests/fuzz_findings.rs`), the `f64` cross-check skips such exponents.
+pub const TOLERATE_OPEN_HUGE_EXPONENT_BUG: bool = false;
 
 /// While `launch_region`/`aggregate` overflow on times near the `i64`
-/// limits (`tests/open_bugs.rs`), the analysis is skipped for such traces.
-pub const TOLERATE_OPEN_OVERFLOW_BUG: bool = true;
+/// limits (`tests/fuzz_findings.rs`), the analysis is skipped for such traces.
+pub const TOLERATE_OPEN_OVERFLOW_BUG: bool = false;
 
 /// While the census tokenizer panic on multi-byte UTF-8
-/// (`tests/open_bugs.rs`) is open, census requests holding non-ASCII text
+/// (`tests/fuzz_findings.rs`) is open, census requests holding non-ASCII text
 /// are not sent through the C ABI (libFuzzer aborts on the caught panic).
-pub const TOLERATE_OPEN_CENSUS_TOKENIZER_BUG: bool = true;
+pub const TOLERATE_OPEN_CENSUS_TOKENIZER_BUG: bool = false;
 
 fn assert_same(a: &Outcome, b: &Outcome, what: &str) {
     let known =
@@ -813,11 +813,9 @@ type JsonEntry = unsafe extern "C" fn(*const std::ffi::c_char) -> *mut std::ffi:
 
 /// The C ABI JSON entry points fuzzed here: those whose requests can be
 /// answered from inline text. Entry points that read or write files by
-/// path are left out (a fuzzer must not write files where an input says);
-/// `opguard_trace_launch_regions` is left out while the launch-region
-/// overflow reported in `README.md` is open (libFuzzer aborts on any panic,
-/// even one the boundary catches, so it would stop every run).
-pub const CAPI_ENTRIES: [(&str, JsonEntry); 8] = [
+/// path are left out (a fuzzer must not write files where an input says).
+/// The seeds index this array by position: append new entries at the end.
+pub const CAPI_ENTRIES: [(&str, JsonEntry); 9] = [
     (
         "opguard_kernel_canonicalize",
         opguard_capi::ffi::opguard_kernel_canonicalize,
@@ -843,6 +841,10 @@ pub const CAPI_ENTRIES: [(&str, JsonEntry); 8] = [
     (
         "opguard_census_compare_widths",
         opguard_capi::ffi::opguard_census_compare_widths,
+    ),
+    (
+        "opguard_trace_launch_regions",
+        opguard_capi::ffi::opguard_trace_launch_regions,
     ),
 ];
 

@@ -1,9 +1,8 @@
 //! Minimized reproducers of the bugs the fuzz runs found in crates this
-//! package does not own. Each test states the expected behaviour and is
-//! `#[ignore]`d until the owner fixes the bug (reported in `fuzz/README.md`);
-//! run them with `cargo test --test open_bugs -- --ignored`. When one passes,
-//! drop its `ignore` and move its fuzz artifact from `regressions-open/` to
-//! `regressions/`.
+//! package does not own (findings 1, 2, 4, 6 and 7 of `fuzz/README.md`).
+//! Each was committed `#[ignore]`d with its expected behaviour, reported,
+//! and fixed by its owner during the same work; they now run as regression
+//! tests, beside the raw fuzz artifacts in `regressions/`.
 
 use opguard_fuzz::{read_outcome, OneByte, Outcome};
 use opguard_trace::analysis::{aggregate, launch_region};
@@ -18,11 +17,10 @@ fn outcome_trickled(doc: &[u8]) -> Outcome {
     read_outcome(OneByte(doc), ReaderOptions::default())
 }
 
-/// BUG (opguard-trace, reader): the error a top-level metadata value gets
+/// FOUND (opguard-trace, reader): the error a top-level metadata value gets
 /// depends on where the input's `read` calls happen to end. Found by the
 /// `trace_reader` target (gzip members split the input); minimized here.
 #[test]
-#[ignore = "bug: opguard-trace top-level metadata value error code depends on read boundaries"]
 fn metadata_value_errors_do_not_depend_on_read_boundaries() {
     // 0xD0 starts a two-byte UTF-8 sequence but is followed by a quote:
     // whole slice -> unescaped_quote at byte 7; one byte per read ->
@@ -52,12 +50,11 @@ const TWO_HUGE_KERNELS: &str = r#"{"schemaVersion":1,"traceEvents":[
 {"ph":"X","cat":"kernel","name":"void a_kernel<int>(int)","pid":0,"tid":7,"ts":1,"dur":9223372036854775.807,"args":{"device":0,"stream":7}}
 ]}"#;
 
-/// BUG (opguard-trace, analysis): `launch_region` adds `i64` durations
+/// FOUND (opguard-trace, analysis): `launch_region` adds `i64` durations
 /// unchecked (`kernel_duration_ns`, per-kernel totals, launch durations,
 /// gaps, `busy_ns`): with debug assertions it panics, in release it wraps
 /// to a negative total, a silently wrong answer. Found by `trace_model`.
 #[test]
-#[ignore = "bug: opguard-trace launch_region sums i64 durations unchecked (panic in debug, wrap in release)"]
 fn launch_region_totals_do_not_overflow() {
     let m = model(TWO_HUGE_KERNELS);
     let r = std::panic::catch_unwind(|| launch_region(&m, 10));
@@ -69,11 +66,10 @@ fn launch_region_totals_do_not_overflow() {
     );
 }
 
-/// BUG (opguard-trace, analysis): a region spanning the whole i64 range
+/// FOUND (opguard-trace, analysis): a region spanning the whole i64 range
 /// overflows `region_duration_ns = end - start` and the launch gap
 /// `next.ts - prev.end`.
 #[test]
-#[ignore = "bug: opguard-trace launch_region end - start and launch gaps overflow on extreme timestamps"]
 fn launch_region_spans_do_not_overflow() {
     let doc = r#"{"schemaVersion":1,"traceEvents":[
 {"ph":"X","cat":"cuda_runtime","name":"cudaLaunchKernel","pid":1,"tid":1,"ts":-9223372036854775.808,"dur":0},
@@ -85,10 +81,9 @@ fn launch_region_spans_do_not_overflow() {
     assert!(r.region_duration_ns.is_none_or(|d| d >= 0), "{r:?}");
 }
 
-/// BUG (opguard-trace, analysis): `aggregate` adds the regions' totals
+/// FOUND (opguard-trace, analysis): `aggregate` adds the regions' totals
 /// unchecked. Found by `trace_model` (`aggregate(&[r.clone(), r])`).
 #[test]
-#[ignore = "bug: opguard-trace aggregate sums i64 totals unchecked"]
 fn aggregate_does_not_overflow() {
     let doc = r#"{"schemaVersion":1,"traceEvents":[
 {"ph":"X","cat":"kernel","name":"void a_kernel<int>(int)","pid":0,"tid":7,"ts":0,"dur":9223372036854775.807,"args":{"device":0,"stream":7}}
@@ -100,13 +95,12 @@ fn aggregate_does_not_overflow() {
     assert!(!json.to_string().contains("-92"), "wrapped: {json}");
 }
 
-/// BUG (opguard-census, capture reader): a shape entry that is a number
+/// FOUND (opguard-census, capture reader): a shape entry that is a number
 /// written as a string is refused (`"5"`, `"-5"`, `" 5 "` are
 /// `invalid_value`), except with a plus sign: `"+5"` is accepted as a
 /// symbolic expression and counted as a non-numeric entry, so the census
 /// changes silently. Found while killing a mutant of `expr::integer_literal`.
 #[test]
-#[ignore = "bug: opguard-census accepts \"+5\" as a symbolic shape entry while \"5\" and \"-5\" are invalid_value"]
 fn a_plus_signed_number_in_a_string_is_refused_like_the_others() {
     let capture = |entry: &str| {
         format!(
@@ -125,14 +119,13 @@ fn a_plus_signed_number_in_a_string_is_refused_like_the_others() {
     assert_eq!(code("\"+5\""), Some("invalid_value"));
 }
 
-/// BUG (opguard-census, expression tokenizer, expr.rs:48): a shape entry or
+/// FOUND (opguard-census, expression tokenizer, expr.rs:48): a shape entry or
 /// guard holding a 3- or 4-byte UTF-8 character (or `<`/`>`/`=`/`!`/`*`
 /// followed by a 2-byte one) panics slicing `&text[i..i + 2]` inside the
 /// character, instead of the documented refusal ("does not occur in a sympy
 /// expression", `invalid_expression`). Through the C ABI the boundary turns
 /// it into `capi.internal_panic`. Found by `capi_json` (`opguard_census`).
 #[test]
-#[ignore = "bug: opguard-census tokenizer panics on multi-byte UTF-8 in an expression (expr.rs:48)"]
 fn a_non_ascii_expression_is_refused_not_a_panic() {
     for entry in ["\"€\"", "\"s0 + €\"", "\"<é\"", "\"s0*é\""] {
         let text = format!(
@@ -149,12 +142,11 @@ fn a_non_ascii_expression_is_refused_not_a_panic() {
     }
 }
 
-/// BUG (opguard-trace, reader; same family as the metadata one): inside
+/// FOUND (opguard-trace, reader; same family as the metadata one): inside
 /// `traceEvents` too, an event with a wrongly typed field followed by a
 /// syntax error gets a different code depending on read boundaries. Found
 /// by `trace_reader` (one byte per read).
 #[test]
-#[ignore = "bug: opguard-trace event error code depends on read boundaries (wrong_type vs unescaped_quote)"]
 fn event_errors_do_not_depend_on_read_boundaries() {
     let doc = b"[{\"ts\":\"t\"x}]";
     assert_eq!(outcome_whole(doc), outcome_trickled(doc));
@@ -162,13 +154,12 @@ fn event_errors_do_not_depend_on_read_boundaries() {
     assert_eq!(outcome_whole(doc), outcome_trickled(doc));
 }
 
-/// BUG (opguard-trace, numbers, minor): a `ts`/`dur` whose exponent has more
+/// FOUND (opguard-trace, numbers, minor): a `ts`/`dur` whose exponent has more
 /// digits than an `i64` holds is refused as out of range even when the value
 /// is 0 or rounds to 0 ns (`0e99999999999999999999`,
 /// `1e-99999999999999999999`), while `0e400` and `1e-400` read as 0. Found
 /// by `trace_gzip` (the `f64` cross-check).
 #[test]
-#[ignore = "bug: opguard-trace refuses 0e<huge> and 1e-<huge> as out of range instead of 0 ns"]
 fn a_huge_exponent_on_a_zero_or_tiny_number_is_zero_ns() {
     for n in ["0e99999999999999999999", "1e-99999999999999999999"] {
         let doc = format!("[{{\"ts\":{n}}}]");
