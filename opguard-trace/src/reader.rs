@@ -601,7 +601,51 @@ impl<R: Read> TraceReader<R> {
             Ok(None) => Ok(None),
             Err(e) => {
                 self.failed = true;
-                Err(e)
+                Err(self.gzip_error_behind(&e).unwrap_or(e))
+            }
+        }
+    }
+
+    /// After a parse error in gzip input: whether the gzip stream itself is
+    /// broken further on. A corrupt stream outranks what was parsed out of
+    /// it; otherwise the answer would depend on how many decoded bytes the
+    /// reads had produced before the decompressor noticed (a file and a pipe
+    /// of the same bytes would disagree). Reads at most up to the decoded
+    /// limit, on the error path only.
+    fn gzip_error_behind(&mut self, parse_error: &Error) -> Option<Error> {
+        let parse_level = !matches!(
+            parse_error.kind(),
+            ErrorKind::Io(_)
+                | ErrorKind::GzipInvalid(_)
+                | ErrorKind::GzipTruncated
+                | ErrorKind::LimitExceeded {
+                    which: Limit::EncodedBytes | Limit::DecodedBytes,
+                    ..
+                }
+        );
+        if self.compression != Compression::Gzip || self.eof || !parse_level {
+            return None;
+        }
+        let mut sink = vec![0u8; 64 << 10];
+        let mut decoded = self.decoded;
+        loop {
+            let allowed = (self.options.max_decoded_bytes + 1).saturating_sub(decoded);
+            let take = sink
+                .len()
+                .min(usize::try_from(allowed).unwrap_or(usize::MAX));
+            if take == 0 {
+                return None;
+            }
+            match self.source.read(&mut sink[..take], &self.options) {
+                Ok(0) => return None,
+                Ok(n) => decoded += n as u64,
+                Err(e) => {
+                    return matches!(
+                        e.kind(),
+                        ErrorKind::GzipInvalid(_) | ErrorKind::GzipTruncated
+                    )
+                    .then_some(e)
+                }
             }
         }
     }

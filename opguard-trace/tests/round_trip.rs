@@ -135,7 +135,15 @@ fn outcome(reader: impl std::io::Read) -> Result<Vec<String>, (String, Option<u6
 /// when the reads ended right after a string.
 #[test]
 fn errors_do_not_depend_on_read_boundaries_reproducers() {
+    // Fuzz finding 9: a corrupt gzip stream whose first decoded bytes are
+    // already not JSON (gzip_invalid whole, top_level_not_container one
+    // byte at a time, before the fix).
+    let corrupt_gzip: &[u8] = &[
+        0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x22, 0x3a, 0x22, 0x58, 0x22, 0x02, 0xac,
+        0x1c, 0x40,
+    ];
     for doc in [
+        corrupt_gzip,
         &b"{\"k\":\"\xd0\"x}"[..],
         br#"{"h":"X"x}"#,
         br#"[{"ts":"t"x}]"#,
