@@ -580,29 +580,63 @@ impl<R: Read> TraceReader<R> {
         if self.failed {
             return Ok(None);
         }
-        match self.advance() {
-            Ok(Some((start, end, spans, lossy))) => {
-                let index = self.events - 1;
-                let offset = self.base + start as u64;
-                let bytes = if lossy {
-                    &self.scratch[..]
-                } else {
-                    &self.buf[start..end]
-                };
-                // `advance` validated these bytes as UTF-8.
-                let text = std::str::from_utf8(bytes).map_err(|e| {
-                    self.failed = true;
-                    Error::new(ErrorKind::InvalidUtf8)
-                        .at(offset + e.valid_up_to() as u64)
-                        .in_event(Some(index))
-                })?;
-                Ok(Some(Event::new(index, offset, text, spans)))
-            }
-            Ok(None) => Ok(None),
+        let (start, end, spans) = match self.advance() {
+            Ok(Some(found)) => found,
+            Ok(None) => return Ok(None),
             Err(e) => {
                 self.failed = true;
-                Err(self.gzip_error_behind(&e).unwrap_or(e))
+                return Err(self.gzip_error_behind(&e).unwrap_or(e));
             }
+        };
+        let index = self.events - 1;
+        let offset = self.base + start as u64;
+        // The one UTF-8 validation of the event. Only fields other than
+        // `buf` are touched below, so the borrow can be returned.
+        let bytes = &self.buf[start..end];
+        let valid_up_to = match std::str::from_utf8(bytes) {
+            Ok(text) => return Ok(Some(Event::new(index, offset, text, spans))),
+            Err(e) => e.valid_up_to(),
+        };
+        if !self.options.lossy_utf8 {
+            self.failed = true;
+            let err = Error::new(ErrorKind::InvalidUtf8)
+                .at(offset + valid_up_to as u64)
+                .in_event(Some(index));
+            let behind = gzip_error_behind(
+                &mut self.source,
+                &self.options,
+                self.compression,
+                self.eof,
+                self.decoded,
+                &err,
+            );
+            return Err(behind.unwrap_or(err));
+        }
+        let replaced = bytes
+            .utf8_chunks()
+            .filter(|c| !c.invalid().is_empty())
+            .count();
+        self.utf8_replacements += replaced as u64;
+        self.scratch = String::from_utf8_lossy(bytes).into_owned().into_bytes();
+        let depth = self.event_depth();
+        let rescanned = scan_event(&self.scratch, 0, depth, self.options.max_depth, true);
+        match (rescanned, std::str::from_utf8(&self.scratch)) {
+            (Ok((spans, _)), Ok(text)) => Ok(Some(Event::new(index, offset, text, spans))),
+            _ => {
+                self.failed = true;
+                Err(Error::new(ErrorKind::InvalidUtf8)
+                    .at(offset)
+                    .in_event(Some(index)))
+            }
+        }
+    }
+
+    /// How deep events sit: inside the events array, itself inside the
+    /// document object when there is one.
+    fn event_depth(&self) -> usize {
+        match self.form {
+            Some(TopLevelForm::Object) => 3,
+            _ => 2,
         }
     }
 
@@ -613,46 +647,19 @@ impl<R: Read> TraceReader<R> {
     /// of the same bytes would disagree). Reads at most up to the decoded
     /// limit, on the error path only.
     fn gzip_error_behind(&mut self, parse_error: &Error) -> Option<Error> {
-        let parse_level = !matches!(
-            parse_error.kind(),
-            ErrorKind::Io(_)
-                | ErrorKind::GzipInvalid(_)
-                | ErrorKind::GzipTruncated
-                | ErrorKind::LimitExceeded {
-                    which: Limit::EncodedBytes | Limit::DecodedBytes,
-                    ..
-                }
-        );
-        if self.compression != Compression::Gzip || self.eof || !parse_level {
-            return None;
-        }
-        let mut sink = vec![0u8; 64 << 10];
-        let mut decoded = self.decoded;
-        loop {
-            let allowed = (self.options.max_decoded_bytes + 1).saturating_sub(decoded);
-            let take = sink
-                .len()
-                .min(usize::try_from(allowed).unwrap_or(usize::MAX));
-            if take == 0 {
-                return None;
-            }
-            match self.source.read(&mut sink[..take], &self.options) {
-                Ok(0) => return None,
-                Ok(n) => decoded += n as u64,
-                Err(e) => {
-                    return matches!(
-                        e.kind(),
-                        ErrorKind::GzipInvalid(_) | ErrorKind::GzipTruncated
-                    )
-                    .then_some(e)
-                }
-            }
-        }
+        gzip_error_behind(
+            &mut self.source,
+            &self.options,
+            self.compression,
+            self.eof,
+            self.decoded,
+            parse_error,
+        )
     }
 
     /// Moves the state machine to the next event. Returns its span in `buf`
-    /// (or in `scratch` when `lossy`), and its field spans.
-    fn advance(&mut self) -> Result<Option<(usize, usize, EventSpans, bool)>, Error> {
+    /// and its field spans; the caller validates its UTF-8 once.
+    fn advance(&mut self) -> Result<Option<(usize, usize, EventSpans)>, Error> {
         loop {
             match self.state {
                 State::Done => return Ok(None),
@@ -811,10 +818,7 @@ impl<R: Read> TraceReader<R> {
         Ok(Ok(()))
     }
 
-    fn step_events(
-        &mut self,
-        expect: Expect,
-    ) -> Result<Option<(usize, usize, EventSpans, bool)>, Error> {
+    fn step_events(&mut self, expect: Expect) -> Result<Option<(usize, usize, EventSpans)>, Error> {
         let Some(c) = self.peek_non_ws(false)? else {
             return Err(self.truncated());
         };
@@ -834,12 +838,7 @@ impl<R: Read> TraceReader<R> {
             self.state = State::Events(Expect::Member);
             return Ok(None);
         }
-        // Events sit inside the events array, itself inside the document
-        // object when there is one.
-        let depth = match self.form {
-            Some(TopLevelForm::Object) => 3,
-            _ => 2,
-        };
+        let depth = self.event_depth();
         if c != b'{' {
             let err = match self.scan_with_refill(|b, pos, d, eof| {
                 scan::skip_value(b, pos, depth - 1, d, eof).map(|s| s.kind)
@@ -856,29 +855,7 @@ impl<R: Read> TraceReader<R> {
         self.pos = end;
         self.events += 1;
         self.state = State::Events(Expect::CommaOrEnd);
-        let bytes = &self.buf[span.0..span.1];
-        match std::str::from_utf8(bytes) {
-            Ok(_) => Ok(Some((span.0, span.1, spans, false))),
-            Err(e) if !self.options.lossy_utf8 => Err(Error::new(ErrorKind::InvalidUtf8)
-                .at(self.base + (span.0 + e.valid_up_to()) as u64)
-                .in_event(Some(self.events - 1))),
-            Err(_) => {
-                let replaced = bytes
-                    .utf8_chunks()
-                    .filter(|c| !c.invalid().is_empty())
-                    .count();
-                self.utf8_replacements += replaced as u64;
-                self.scratch = String::from_utf8_lossy(bytes).into_owned().into_bytes();
-                let (spans, _) = scan_event(&self.scratch, 0, depth, self.options.max_depth, true)
-                    .map_err(|_| {
-                        Error::new(ErrorKind::InvalidUtf8)
-                            .at(self.base + span.0 as u64)
-                            .in_event(Some(self.events - 1))
-                    })?;
-                let len = self.scratch.len();
-                Ok(Some((0, len, spans, true)))
-            }
-        }
+        Ok(Some((span.0, span.1, spans)))
     }
 
     /// Runs `scan` at `pos`, refilling the buffer until the value is whole.
@@ -1040,6 +1017,53 @@ impl<R: Read> TraceReader<R> {
             err = err.with_path(format!("traceEvents[{index}].{}", field.key()));
         }
         err
+    }
+}
+
+/// See [`TraceReader::gzip_error_behind`]; a free function over the reader's
+/// fields so it can run while an event borrows the buffer.
+fn gzip_error_behind<R: Read>(
+    source: &mut Source<R>,
+    options: &ReaderOptions,
+    compression: Compression,
+    eof: bool,
+    decoded: u64,
+    parse_error: &Error,
+) -> Option<Error> {
+    let parse_level = !matches!(
+        parse_error.kind(),
+        ErrorKind::Io(_)
+            | ErrorKind::GzipInvalid(_)
+            | ErrorKind::GzipTruncated
+            | ErrorKind::LimitExceeded {
+                which: Limit::EncodedBytes | Limit::DecodedBytes,
+                ..
+            }
+    );
+    if compression != Compression::Gzip || eof || !parse_level {
+        return None;
+    }
+    let mut sink = vec![0u8; 64 << 10];
+    let mut decoded = decoded;
+    loop {
+        let allowed = (options.max_decoded_bytes + 1).saturating_sub(decoded);
+        let take = sink
+            .len()
+            .min(usize::try_from(allowed).unwrap_or(usize::MAX));
+        if take == 0 {
+            return None;
+        }
+        match source.read(&mut sink[..take], options) {
+            Ok(0) => return None,
+            Ok(n) => decoded += n as u64,
+            Err(e) => {
+                return matches!(
+                    e.kind(),
+                    ErrorKind::GzipInvalid(_) | ErrorKind::GzipTruncated
+                )
+                .then_some(e)
+            }
+        }
     }
 }
 
