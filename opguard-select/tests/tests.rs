@@ -3,6 +3,7 @@ mod admission;
 mod evidence;
 mod fixtures;
 mod profile;
+mod profile_contract;
 mod real_traces;
 mod seed_cases;
 mod support;
