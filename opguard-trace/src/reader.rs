@@ -9,7 +9,7 @@
 use std::fs::File;
 use std::io::{self, BufReader, Read};
 use std::path::Path;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{mpsc, Arc};
 
 use flate2::bufread::MultiGzDecoder;
@@ -50,7 +50,9 @@ pub struct ReaderOptions {
     /// Read, hash and decompress on a second thread while this one parses.
     /// Off by default: a library embedded in a profiler must not start
     /// threads its host did not ask for. Memory stays bounded (a few
-    /// buffers in flight).
+    /// buffers in flight). The thread never outlives its reader: dropping
+    /// the reader stops the thread and waits for the `read` call it has in
+    /// progress, then the input is dropped too.
     pub decode_thread: bool,
 }
 
@@ -278,6 +280,7 @@ struct Threaded {
     chunk: Vec<u8>,
     chunk_pos: usize,
     encoded: Arc<AtomicU64>,
+    stop: Arc<AtomicBool>,
     handle: Option<std::thread::JoinHandle<(Sha256Digest, u64)>>,
 }
 
@@ -287,16 +290,18 @@ impl Threaded {
         let (tx, rx) = mpsc::sync_channel::<Result<Vec<u8>, Error>>(2);
         let encoded = Arc::new(AtomicU64::new(0));
         let progress = Arc::clone(&encoded);
+        let stop = Arc::new(AtomicBool::new(false));
+        let stopped = Arc::clone(&stop);
         let options = options.clone();
         let handle = std::thread::spawn(move || {
             let mut decoded = 0u64;
-            loop {
+            while !stopped.load(Ordering::Relaxed) {
                 let mut chunk = vec![0u8; CHUNK];
                 let mut filled = 0;
                 let allowed = (options.max_decoded_bytes + 1).saturating_sub(decoded);
                 let want = CHUNK.min(usize::try_from(allowed).unwrap_or(usize::MAX));
                 let mut failed = None;
-                while filled < want {
+                while filled < want && !stopped.load(Ordering::Relaxed) {
                     match decoder.read_mapped(&mut chunk[filled..want], &options) {
                         Ok(0) => break,
                         Ok(n) => filled += n,
@@ -328,6 +333,7 @@ impl Threaded {
             chunk: Vec::new(),
             chunk_pos: 0,
             encoded,
+            stop,
             handle: Some(handle),
         }
     }
@@ -347,6 +353,21 @@ impl Threaded {
         dst[..n].copy_from_slice(&self.chunk[self.chunk_pos..self.chunk_pos + n]);
         self.chunk_pos += n;
         Ok(n)
+    }
+}
+
+impl Drop for Threaded {
+    /// Stops the thread and waits for it, so the input (a file, a pipe) is
+    /// released when the reader is, not at the thread's next wake-up.
+    fn drop(&mut self) {
+        let Some(handle) = self.handle.take() else {
+            return;
+        };
+        self.stop.store(true, Ordering::Relaxed);
+        // Draining unblocks a send on the full channel; the thread checks
+        // `stop` before its next read and hangs up.
+        while self.rx.recv().is_ok() {}
+        let _ = handle.join();
     }
 }
 

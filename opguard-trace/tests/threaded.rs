@@ -1,6 +1,9 @@
 //! The decode thread changes where work happens, never what is read.
 
-use std::io::Cursor;
+use std::io::{Cursor, Read};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
 
 use opguard_trace::{ReaderOptions, TraceReader};
 
@@ -82,4 +85,73 @@ fn dropping_a_threaded_reader_early_stops_its_thread() {
     .unwrap();
     assert!(r.next_event().unwrap().is_some());
     drop(r);
+}
+
+/// An endless trace that reads slowly and says when it has been dropped.
+struct SlowEndlessTrace {
+    started: bool,
+    reads: Arc<AtomicUsize>,
+    dropped: Arc<AtomicBool>,
+}
+
+impl Read for SlowEndlessTrace {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        self.reads.fetch_add(1, Ordering::SeqCst);
+        std::thread::sleep(Duration::from_millis(20));
+        let event: &[u8] = if self.started {
+            b"{\"ph\":\"i\"},"
+        } else {
+            self.started = true;
+            b"[{\"ph\":\"i\"},"
+        };
+        let n = event.len().min(buf.len());
+        buf[..n].copy_from_slice(&event[..n]);
+        Ok(n)
+    }
+}
+
+impl Drop for SlowEndlessTrace {
+    fn drop(&mut self) {
+        self.dropped.store(true, Ordering::SeqCst);
+    }
+}
+
+#[test]
+fn dropping_a_threaded_reader_releases_its_input_before_returning() {
+    // Finding 5 of the fuzz report: the decode thread used to be detached, so
+    // the input (a file descriptor, a pipe) stayed open after the reader was
+    // dropped, and an endless input kept being read until the next send.
+    let reads = Arc::new(AtomicUsize::new(0));
+    let dropped = Arc::new(AtomicBool::new(false));
+    let input = SlowEndlessTrace {
+        started: false,
+        reads: Arc::clone(&reads),
+        dropped: Arc::clone(&dropped),
+    };
+    let r = TraceReader::with_thread(input, ReaderOptions::new().decode_thread(true)).unwrap();
+    // A chunk is 256 KiB: the thread is still filling its first one, a read
+    // in progress or about to start, when the reader goes.
+    std::thread::sleep(Duration::from_millis(100));
+    // Drop on another thread so a drop that never returns fails the test
+    // instead of hanging it.
+    let (done, dropping) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        drop(r);
+        let _ = done.send(());
+    });
+    assert!(
+        dropping.recv_timeout(Duration::from_secs(30)).is_ok(),
+        "dropping the reader did not return: its thread kept reading the endless input"
+    );
+    assert!(
+        dropped.load(Ordering::SeqCst),
+        "the input outlived its reader"
+    );
+    let after_drop = reads.load(Ordering::SeqCst);
+    std::thread::sleep(Duration::from_millis(100));
+    assert_eq!(
+        reads.load(Ordering::SeqCst),
+        after_drop,
+        "the input was read after its reader was dropped"
+    );
 }
