@@ -7,3 +7,4 @@ mod profile_contract;
 mod real_traces;
 mod seed_cases;
 mod support;
+mod verdict_contract;
