@@ -32,6 +32,12 @@ impl J<'_> {
             J::Null => "null",
             J::Bool => "a boolean",
             J::Int(_) | J::BigUint(_) => "an integer",
+            // serde_json reads integers beyond u64/i64 as floats; saying
+            // "non-integer" about 18446744073709551616 would mislead.
+            J::Float(v) if v.fract() == 0.0 && (*v >= TWO_TO_THE_64 || *v <= -TWO_TO_THE_63) => {
+                "a number beyond the 64-bit integer range"
+            }
+            J::Float(v) if v.fract() == 0.0 => "a number written with a fraction or exponent",
             J::Float(_) => "a non-integer number",
             J::Str(_) => "a string",
             J::Arr(_) => "an array",
@@ -39,6 +45,9 @@ impl J<'_> {
         }
     }
 }
+
+const TWO_TO_THE_64: f64 = 18_446_744_073_709_551_616.0;
+const TWO_TO_THE_63: f64 = 9_223_372_036_854_775_808.0;
 
 struct JVisitor;
 

@@ -48,6 +48,17 @@ fn a_wrong_type_error_names_the_type_found() {
     for (value, found) in [
         ("5", "an integer"),
         ("1.5", "a non-integer number"),
+        (
+            "18446744073709551616",
+            "a number beyond the 64-bit integer range",
+        ),
+        (
+            "-9223372036854775809",
+            "a number beyond the 64-bit integer range",
+        ),
+        ("1e19", "a number written with a fraction or exponent"),
+        ("2.0", "a number written with a fraction or exponent"),
+        ("1e20", "a number beyond the 64-bit integer range"),
         ("true", "a boolean"),
         ("[]", "an array"),
         ("{}", "an object"),
