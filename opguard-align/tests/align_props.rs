@@ -58,3 +58,41 @@ proptest! {
         }
     }
 }
+
+/// The smallest budget with which `align_sequences(a, b, _)` completes.
+fn enough(a: &[u8], b: &[u8], needed: u64) {
+    let short = align_sequences(a, b, needed - 1);
+    assert!(short.budget_exhausted, "{a:?} {b:?} with {}", needed - 1);
+    let full = align_sequences(a, b, needed);
+    assert!(!full.budget_exhausted, "{a:?} {b:?} with {needed}");
+    assert_eq!(full.pairs.len(), lcs_len(a, b));
+}
+
+/// The budget counts work: round `d` of a middle-snake search visits
+/// `d + 1` forward and `d + 1` backward diagonals, and its snakes' matched
+/// steps; the round that finds the middle snake returns before it is
+/// charged. The figures below follow that rule by hand.
+#[test]
+fn the_budget_counts_the_diagonals_each_round_visits() {
+    // [0] vs [1]: round 0 visits 2 diagonals, round 1 finds the snake.
+    enough(&[0], &[1], 2);
+    // [0,0] vs [1,1]: rounds 0 and 1 cost 2 + 4, round 2 finds the snake.
+    enough(&[0, 0], &[1, 1], 6);
+    // [0,1,2] vs [3,1,4]: 2 + 4 before the split at (1,1); then [0] vs [3]
+    // and (after the common prefix 1) [2] vs [4] cost 2 each.
+    enough(&[0, 1, 2], &[3, 1, 4], 10);
+    // Equal inputs, or an empty side, need no search at all.
+    assert!(!align_sequences(&[1, 2, 3], &[1, 2, 3], 0).budget_exhausted);
+    assert!(!align_sequences(&[1, 2, 3], &[], 0).budget_exhausted);
+}
+
+/// The default budget is far beyond what short sequences need: results
+/// equal the dynamic-programming oracle.
+#[test]
+fn the_default_budget_is_exact_on_short_sequences() {
+    let a: Vec<u8> = (0..300).map(|i| (i * 7 % 11) as u8).collect();
+    let b: Vec<u8> = (0..280).map(|i| (i * 5 % 11) as u8).collect();
+    let al = align_sequences(&a, &b, opguard_align::DEFAULT_ALIGNMENT_BUDGET);
+    assert!(!al.budget_exhausted);
+    assert_eq!(al.pairs.len(), lcs_len(&a, &b));
+}

@@ -4,9 +4,13 @@ mod export_rules;
 mod limits;
 mod map_cases;
 mod output_discipline;
+mod output_errors;
+mod profile_traces;
 mod real_data;
 mod request;
+mod review_counts;
 mod validator;
+mod validator_defects;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
