@@ -108,6 +108,19 @@ fn the_marker_goes_to_the_smallest_sequence_whatever_the_file_order() {
     let view = export_view(dir.path(), &[2, 0, 1]);
     let doc = read_view(&view);
     assert_eq!(marked(&doc), ["a/0/0", "b/0/0"]);
+    // A marker is a thread-scoped instant named after the difference.
+    let events = doc["traceEvents"].as_array().unwrap();
+    let markers: Vec<&Value> = events
+        .iter()
+        .filter(|e| e["cat"] == "opguard.first_difference")
+        .collect();
+    for m in markers {
+        assert_eq!(m["ph"], "i");
+        assert_eq!(m["s"], "t");
+        assert_eq!(m["tid"], 3);
+        assert_eq!(m["name"], "first observed difference: differs");
+        assert_eq!(m["args"]["status"], "differs");
+    }
     let report = validate_export(&view).unwrap();
     assert!(report.is_valid(), "{:?}", report.problems);
 }
