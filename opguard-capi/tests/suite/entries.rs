@@ -70,12 +70,38 @@ fn malformed_requests_are_refused_with_stable_codes_everywhere() {
             ("{,}", "capi.invalid_json"),
             ("nul", "capi.invalid_json"),
             ("[]", "capi.invalid_request"),
+            ("[\"not\", \"an\", \"object\"]", "capi.invalid_request"),
+            (" 5", "capi.invalid_request"),
+            ("null", "capi.invalid_request"),
+            ("[1,", "capi.invalid_json"),
             ("\"x\"", "capi.invalid_request"),
             ("{\"no_such_field\": 1}", "capi.invalid_request"),
         ] {
             let e = err(*entry, request);
             assert_eq!(e["code"], code, "{name} {request:?}: {e}");
         }
+    }
+}
+
+#[test]
+fn a_request_is_an_object_never_fields_by_position() {
+    // serde fills a struct from an array by position; a request that happens
+    // to fit must still be refused, not read as `{"symbol": "x"}`.
+    for (entry, request) in [
+        (opguard_kernel_short_name as Entry, r#"["x"]"#),
+        (opguard_kernel_canonicalize, r#"["x"]"#),
+        (opguard_kernel_match_json, r#"["a", "a"]"#),
+        (opguard_kernel_match_batch, r#"[[["a", "a"]]]"#),
+    ] {
+        let e = err(entry, request);
+        assert_eq!(e["code"], "capi.invalid_request", "{request}: {e}");
+        assert!(
+            e["message"]
+                .as_str()
+                .unwrap()
+                .ends_with("a JSON array; expected a JSON object"),
+            "{e}"
+        );
     }
 }
 
