@@ -7,7 +7,7 @@
 //! document is built from hash maps, so an ordering that silently fell back
 //! to hash order would pass one group by luck half the time, never eight.
 
-use opguard_select::{profile, EntityKind, ProfileDocument};
+use opguard_select::{profile, EntityKind, NameTime, ProfileDocument};
 use opguard_trace::kineto_writer::KinetoTrace;
 
 use crate::support::*;
@@ -26,6 +26,13 @@ fn read(t: &KinetoTrace, top: usize) -> ProfileDocument {
     let c = Capture::new();
     let file = c.trace("profile.json.gz", t);
     profile(c.path(&file), top).expect("profile")
+}
+
+/// (name, calls, device time) of a host list or an aggregate's kernels.
+fn name_times(list: &[NameTime]) -> Vec<(&str, u64, i64)> {
+    list.iter()
+        .map(|n| (n.name.as_str(), n.calls, n.device_ns))
+        .collect()
 }
 
 /// One of every kind of row the contract distinguishes.
@@ -246,11 +253,7 @@ fn each_row_states_its_kind_the_basis_and_the_edges_it_rests_on() {
 
     // Only GEMM has a host op behind it: aten::mm, both rows, 10 µs.
     let gemm = &doc.rows[0].evidence;
-    let ops: Vec<(&str, u64, i64)> = gemm
-        .dispatcher_ops
-        .iter()
-        .map(|n| (n.name.as_str(), n.calls, n.device_ns))
-        .collect();
+    let ops = name_times(&gemm.dispatcher_ops);
     assert_eq!(ops, [("aten::mm", 2, 10_000)]);
     assert!(gemm.python_launchers.is_empty());
     assert!(doc.rows[1..]
@@ -270,11 +273,7 @@ fn each_row_states_its_kind_the_basis_and_the_edges_it_rests_on() {
         ),
         ("aten::mm", EntityKind::DispatcherOp, 10_000, 1)
     );
-    let kernels: Vec<(&str, u64, i64)> = mm
-        .kernels
-        .iter()
-        .map(|k| (k.name.as_str(), k.calls, k.device_ns))
-        .collect();
+    let kernels = name_times(&mm.kernels);
     assert_eq!(kernels, [(GEMM, 2, 10_000)]);
 
     // Kind counts over the rows: GEMM, TRITON, dma_launch, ORPHAN are
@@ -413,11 +412,7 @@ fn host_lists_and_expanded_kernels_are_ordered_by_device_time_then_name() {
         bmm_agg.total_device_ns,
         2 * 2_500 + 2 * 3_000 + 4_000 + 1_000 + 2_000
     );
-    let kernels: Vec<(&str, u64, i64)> = bmm_agg
-        .kernels
-        .iter()
-        .map(|k| (k.name.as_str(), k.calls, k.device_ns))
-        .collect();
+    let kernels = name_times(&bmm_agg.kernels);
     assert_eq!(
         kernels,
         [
@@ -436,12 +431,7 @@ fn host_lists_and_expanded_kernels_are_ordered_by_device_time_then_name() {
         .find(|r| r.name == shared)
         .expect("the shared kernel is a row");
     assert_eq!((row.calls, row.total_device_ns), (4, 2_800));
-    let ops: Vec<(&str, u64, i64)> = row
-        .evidence
-        .dispatcher_ops
-        .iter()
-        .map(|n| (n.name.as_str(), n.calls, n.device_ns))
-        .collect();
+    let ops = name_times(&row.evidence.dispatcher_ops);
     assert_eq!(
         ops,
         [

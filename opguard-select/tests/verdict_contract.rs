@@ -62,6 +62,17 @@ fn select(c: &Capture, candidates: &[(&str, Option<i64>)], processes: Vec<Value>
     c.verdict(&request(TARGET, PAGED, candidates, processes))
 }
 
+/// Selects the target, its only probe, on one process tracing `t`.
+fn target_alone(t: &KinetoTrace) -> Verdict {
+    let c = Capture::new();
+    let tr = c.trace("t.json.gz", t);
+    select(
+        &c,
+        &[(TARGET, None)],
+        vec![process("p", Some(&tr), &[TARGET])],
+    )
+}
+
 fn with_meta(mut p: Value, meta: &str) -> Value {
     p["meta"] = json!(meta);
     p
@@ -159,13 +170,7 @@ fn counts_over_three_calls_with_nested_same_name_copies() {
         t.user_annotation(host, &marker(TARGET), base - 100, 10_200, Some(ids.ext()));
         target_call(&mut t, host, base, &mut ids, call);
     }
-    let c = Capture::new();
-    let tr = c.trace("t.json.gz", &t);
-    let v = select(
-        &c,
-        &[(TARGET, None)],
-        vec![process("p", Some(&tr), &[TARGET])],
-    );
+    let v = target_alone(&t);
     let p = &v.processes[0];
     assert_eq!((p.target_marker_spans, p.target_marker_calls), (6, 3));
     assert_eq!((p.matched_kernel_rows, p.matched_kernel_calls), (3, 2));
@@ -188,14 +193,7 @@ fn a_launch_ending_exactly_at_the_span_end_is_inside_it() {
         t.user_annotation(host, &marker(TARGET), 1_000, 10_000, Some(1));
         t.launch(host, "cuLaunchKernel", launch_at, launch_dur, 7, None)
             .kernel(0, 7, PAGED, 50_000, 1_000);
-        let c = Capture::new();
-        let tr = c.trace("t.json.gz", &t);
-        let v = select(
-            &c,
-            &[(TARGET, None)],
-            vec![process("p", Some(&tr), &[TARGET])],
-        );
-        v.matched_kernel_calls
+        target_alone(&t).matched_kernel_calls
     };
     // The span is [1000, 11000], bounds included.
     assert_eq!(check(10_500, 500), 1, "ends at the span's end");
@@ -263,13 +261,7 @@ fn target_spans_without_a_thread_are_calls_that_place_no_launch() {
     unthreaded_annotation(&mut t, 5, &marker(TARGET), 3_000_000, 10_000);
     t.launch(host, "cuLaunchKernel", 3_001_000, 500, 99, None)
         .kernel(0, 7, PAGED, 3_060_000, 1_000);
-    let c = Capture::new();
-    let tr = c.trace("t.json.gz", &t);
-    let v = select(
-        &c,
-        &[(TARGET, None)],
-        vec![process("p", Some(&tr), &[TARGET])],
-    );
+    let v = target_alone(&t);
     let p = &v.processes[0];
     assert_eq!((p.target_marker_spans, p.target_marker_calls), (3, 3));
     // The launch under the unthreaded span cannot be placed on its thread.
@@ -350,16 +342,10 @@ fn a_candidate_starting_with_the_target_and_outlasting_it_encloses_it() {
 
 #[test]
 fn a_target_that_never_launches_under_its_marker_is_not_deepest_verified() {
-    let c = Capture::new();
-    let tr = c.trace(
-        "t.json.gz",
-        &calls_trace((5, 5), &[Call::LaunchesAfter, Call::LaunchesAfter]),
-    );
-    let v = select(
-        &c,
-        &[(TARGET, None)],
-        vec![process("p", Some(&tr), &[TARGET])],
-    );
+    let v = target_alone(&calls_trace(
+        (5, 5),
+        &[Call::LaunchesAfter, Call::LaunchesAfter],
+    ));
     let p = &v.processes[0];
     assert_eq!(p.failed, [Failure::DeviceKernelNotUnderTarget]);
     assert_eq!((p.matched_kernel_rows, p.matched_kernel_calls), (2, 0));
@@ -382,16 +368,7 @@ fn device_rows_without_a_launch_are_not_ambiguous_correlations() {
         None,
     );
     t.kernel(0, 7, PAGED, 2_100_000, 1_000, Some(5_000), None);
-    let c = Capture::new();
-    let tr = c.trace("t.json.gz", &t);
-    let run = |c: &Capture, tr: &str| {
-        select(
-            c,
-            &[(TARGET, None)],
-            vec![process("p", Some(tr), &[TARGET])],
-        )
-    };
-    let v = run(&c, &tr);
+    let v = target_alone(&t);
     assert_eq!(v.processes[0].ambiguous_correlation_rows, 0);
     assert_eq!(v.processes[0].matched_kernel_rows, 2);
     assert!(v.ok, "{:?}", v.failed);
@@ -400,8 +377,7 @@ fn device_rows_without_a_launch_are_not_ambiguous_correlations() {
     t.runtime(host, "cuLaunchKernel", 2_050_000, 500, Some(6_000), None);
     t.runtime(host, "cuLaunchKernel", 2_060_000, 500, Some(6_000), None);
     t.kernel(0, 7, PAGED, 2_200_000, 1_000, Some(6_000), None);
-    let tr = c.trace("t2.json.gz", &t);
-    let v = run(&c, &tr);
+    let v = target_alone(&t);
     assert_eq!(v.processes[0].ambiguous_correlation_rows, 1);
     assert_eq!(v.processes[0].matched_kernel_rows, 3);
 }
