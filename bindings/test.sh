@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The bindings' test: build the C library, run the C test against the shared
 # and the static library, then the Python (pytest) and Node (node --test)
-# parity runners. Needs only Rust, a C compiler (cargo's linker), Python >= 3.9
-# (3.11 in CI) and Node >= 20; the Python venv and node_modules are created
-# when missing. Every fixture case is reported by name: <file>::<id>.
+# parity runners, and a multi-threaded stress of every entry point under
+# LeakSanitizer. Needs only Rust, a C compiler with AddressSanitizer (gcc or
+# clang), Python >= 3.9 (3.11 in CI) and Node >= 20; the Python venv and
+# node_modules are created when missing. Every fixture case is reported by name: <file>::<id>.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(dirname "$here")"
@@ -40,6 +41,22 @@ for kind in shared static; do
     echo "C test ($kind): $(grep -c '^ok ' "$out/$kind.log") checks ok, exit $status"
     [ "$status" -eq 0 ] || { echo "error: the C test ($kind) failed; full log: $out/$kind.log" >&2; exit 1; }
 done
+
+step "C stress: every entry point from 8 threads, valid and invalid input, under LeakSanitizer"
+# AddressSanitizer's leak check runs at exit: anything the library returned
+# and the program released with opguard_string_free, or allocated and kept,
+# is accounted for. The library itself is not instrumented; its allocations
+# go through the interposed malloc.
+stress_src="$root/opguard-capi/tests/c/opguard_stress.c"
+"$cc" "${cflags[@]}" -fsanitize=address -g -pthread -o "$out/opguard_stress" "$stress_src" \
+    "$libdir/libopguard_capi.a" "${native_libs[@]}"
+scratch="$(mktemp -d)"
+status=0
+ASAN_OPTIONS=detect_leaks=1 "$out/opguard_stress" "$root/fixtures" "$scratch" 8 25 \
+    >"$out/stress.log" 2>&1 || status=$?
+rm -rf "$scratch"
+tail -n 20 "$out/stress.log"
+[ "$status" -eq 0 ] || { echo "error: the C stress test failed (exit $status); full log: $out/stress.log" >&2; exit 1; }
 
 step "Python: pytest in bindings/python"
 venv="$here/python/.venv"
