@@ -470,12 +470,20 @@ impl Error {
     }
 
     /// Says which input of a request the error is about (`capture`, `artifacts[1]`).
+    ///
+    /// The message gains the input's name in front, unless the library's own
+    /// message already opens with it (a census error names its document).
     pub(crate) fn in_input(self, input: impl Into<String>) -> Self {
         let input = input.into();
-        Error {
-            message: format!("{input}: {}", self.message),
-            ..self
-        }
-        .with("input", input)
+        let named = self
+            .message
+            .strip_prefix(input.as_str())
+            .is_some_and(|rest| rest.starts_with(": "));
+        let message = if named {
+            self.message
+        } else {
+            format!("{input}: {}", self.message)
+        };
+        Error { message, ..self }.with("input", input)
     }
 }

@@ -625,6 +625,17 @@ fn census_refusals_pass_through_with_their_codes() {
         "host_resolutions": []}}"#;
     let e = err(opguard_census, dup);
     assert_eq!(e["code"], "census.duplicate_key", "{e}");
+    // The message names the input once, however many layers report it.
+    let e = err(
+        opguard_census,
+        r#"{"capture": {"format": "opguard.census/capture-v1"}}"#,
+    );
+    assert_eq!(e["code"], "census.missing_field", "{e}");
+    assert_eq!(e["input"], "capture", "{e}");
+    assert_eq!(
+        e["message"], "capture: label is missing; expected a string",
+        "{e}"
+    );
     let e = err(opguard_census, r#"{"capture": {}, "capture_path": "x"}"#);
     assert_eq!(e["code"], "capi.invalid_request");
     let e = err(opguard_census, r#"{"capture_path": "/nonexistent/c.json"}"#);
