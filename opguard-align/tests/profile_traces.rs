@@ -314,3 +314,24 @@ fn an_export_needs_two_or_more_traces() {
         assert!(!out.exists());
     }
 }
+
+#[test]
+fn an_operation_without_a_name_is_refused_at_its_record() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = write(dir.path(), "base.json", &trace("float"));
+    // The second operation of the test run has no name: it would be the
+    // record on line 3 of a records file (the header is line 1).
+    let mut t = KinetoTrace::new();
+    t.cpu_op((PID, TID), "aten::mm", 0, 1_000, None);
+    t.push(OwnedEvent {
+        name: None,
+        ..slice("cpu_op", "X", "", 2_000, 1_000, "{}")
+    });
+    let test = write(dir.path(), "test.json", &t);
+    let out = dir.path().join("view.json");
+    let err =
+        export_profiles(&[ProfileInput::new(&test), ProfileInput::new(&base)], &out).unwrap_err();
+    assert_eq!(err.code(), "invalid_records");
+    assert!(err.to_string().contains("line 3: op is empty"), "{err}");
+    assert!(!out.exists());
+}

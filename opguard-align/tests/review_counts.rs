@@ -189,3 +189,22 @@ fn each_process_names_its_three_threads() {
         .collect();
     assert_eq!(names, expected);
 }
+
+#[test]
+fn operations_sit_in_one_microsecond_columns_and_pairs_share_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let view = export_view(dir.path(), &[0, 1, 2]);
+    let doc = read_view(&view);
+    let ops = ops_by_id(&doc);
+    let ts = |id: &str| ops[id].1["ts"].as_f64().unwrap();
+    // Pairs share a column; columns are whole microseconds, in order.
+    assert_eq!(ts("a/0/0"), ts("b/0/0"));
+    assert_eq!(ts("a/0/1"), ts("b/0/1"));
+    assert_eq!(ts("a/0/1") - ts("a/0/0"), 1.0);
+    assert!(ts("b/0/2") >= ts("b/0/1") + 1.0);
+    for (id, (_, e)) in &ops {
+        let t = e["ts"].as_f64().unwrap();
+        assert_eq!(t.fract(), 0.0, "{id} at {t}");
+        assert_eq!(e["dur"].as_f64().unwrap(), 0.8, "{id}");
+    }
+}

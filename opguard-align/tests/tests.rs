@@ -1,6 +1,7 @@
 //! Integration tests for opguard-align: one binary, one module per concern.
 mod align_props;
 mod export_rules;
+mod input_and_map_errors;
 mod limits;
 mod map_cases;
 mod output_discipline;

@@ -1,0 +1,93 @@
+//! Input limits and map errors that say what is wrong: a gzip records file
+//! is held to the decoded-bytes limit, a map without a version says so, a
+//! decision is named by its JSON name, and an I/O error keeps its cause.
+
+use std::io::Write;
+
+use opguard_align::{apply, export_with, Decision, ExportOptions, ExportRequest};
+use opguard_trace::ReaderOptions;
+
+use crate::{export_fixture, fixture, listing, map_json, review};
+
+#[test]
+fn a_gzip_records_file_is_held_to_the_decoded_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let plain = std::fs::read(fixture("two_runs.records.jsonl")).unwrap();
+    let gz = dir.path().join("runs.jsonl.gz");
+    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    enc.write_all(&plain).unwrap();
+    std::fs::write(&gz, enc.finish().unwrap()).unwrap();
+    let run = |limit: u64, name: &str| {
+        export_with(
+            &ExportRequest {
+                records: Some(gz.clone()),
+                from_profile: vec![],
+                output: dir.path().join(name),
+            },
+            &ExportOptions::new().reader(ReaderOptions::new().max_decoded_bytes(limit)),
+        )
+    };
+    let decoded = plain.len() as u64;
+    let err = run(decoded - 1, "short.json").unwrap_err();
+    assert_eq!(err.code(), "limit_exceeded", "{err}");
+    assert!(!dir.path().join("short.json").exists());
+    let s = run(decoded, "exact.json").unwrap();
+    assert_eq!(s.operations, 16);
+}
+
+#[test]
+fn a_map_without_a_version_says_the_version_is_missing() {
+    let dir = tempfile::tempdir().unwrap();
+    let (view, s) = export_fixture(dir.path());
+    let map = dir.path().join("map.json");
+    let doc = serde_json::json!({"artifact_sha256": s.output_sha256, "reviews": []});
+    std::fs::write(&map, doc.to_string()).unwrap();
+    let err = apply(&view, &map, &dir.path().join("out.json")).unwrap_err();
+    assert_eq!(err.code(), "invalid_map");
+    assert!(err.to_string().contains("missing \"version\": 1"), "{err}");
+}
+
+#[test]
+fn a_decision_is_named_by_its_json_name() {
+    for d in [
+        Decision::Comparable,
+        Decision::NotComparable,
+        Decision::Undetermined,
+    ] {
+        assert_eq!(serde_json::to_value(d).unwrap(), d.as_str());
+    }
+    // The name reaches the error of a decision that takes no selectors.
+    let dir = tempfile::tempdir().unwrap();
+    let (view, s) = export_fixture(dir.path());
+    let sha = s.output_sha256;
+    let map = dir.path().join("map.json");
+    let sel = (
+        serde_json::json!(["inputs", 0]),
+        serde_json::json!(["inputs", 0]),
+    );
+    let reviews = serde_json::json!([review(&sha, 1, 9, "not_comparable", Some(sel))]);
+    std::fs::write(&map, map_json(&sha, reviews)).unwrap();
+    let err = apply(&view, &map, &dir.path().join("out.json")).unwrap_err();
+    assert_eq!(err.code(), "selectors_not_allowed");
+    assert!(
+        err.to_string()
+            .contains("decision not_comparable takes null selectors"),
+        "{err}"
+    );
+}
+
+/// An I/O failure keeps the operating system's error as its source.
+#[test]
+fn an_io_error_keeps_its_cause() {
+    let dir = tempfile::tempdir().unwrap();
+    let before = listing(dir.path());
+    let out = dir.path().join(format!("{}.json", "v".repeat(240)));
+    let err = opguard_align::export_records(&fixture("two_runs.records.jsonl"), &out).unwrap_err();
+    assert_eq!(err.code(), "io");
+    let cause = std::error::Error::source(&err).expect("a cause");
+    let io = cause
+        .downcast_ref::<std::io::Error>()
+        .expect("the cause is the I/O error");
+    assert!(err.to_string().contains(&io.to_string()), "{err}");
+    assert_eq!(listing(dir.path()), before);
+}
