@@ -482,6 +482,28 @@ mod tests {
         }
     }
 
+    /// When the body fails for its own reason after the output thread
+    /// failed on bytes the body had already handed over (so the body never
+    /// saw the output stop), the body's own error is the one reported.
+    #[test]
+    fn a_body_failure_the_output_did_not_cause_is_reported_as_itself() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("view.json");
+        let result = write_view(&path, 10, |pipe| -> Result<(), Error> {
+            // One full chunk: handed over, and over the 10-byte limit.
+            pipe.write_all(&vec![b' '; CHUNK]).unwrap();
+            Err(Error::new(ErrorKind::SourceChanged {
+                first: "a".into(),
+                second: "b".into(),
+            }))
+        });
+        let Err(err) = result else {
+            panic!("the body failed, so must the view")
+        };
+        assert_eq!(err.code(), "source_changed", "{err}");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+
     #[test]
     fn commit_refuses_a_name_that_appeared_meanwhile() {
         let dir = tempfile::tempdir().unwrap();

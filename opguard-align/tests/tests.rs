@@ -8,6 +8,7 @@ mod output_discipline;
 mod output_errors;
 mod profile_traces;
 mod real_data;
+mod records_files;
 mod request;
 mod review_counts;
 mod validator;

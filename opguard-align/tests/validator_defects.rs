@@ -83,3 +83,66 @@ fn more_than_a_thousand_problems_are_cut_at_a_thousand_with_a_note() {
         .all(|m| m.ends_with("status lane entry without args.operation")));
     assert_eq!(p[1000], "... more problems not listed");
 }
+
+#[test]
+fn a_valid_view_reports_what_it_holds() {
+    let dir = tempfile::tempdir().unwrap();
+    let (view, s) = export_fixture(dir.path());
+    let report = validate_export(&view).unwrap();
+    assert!(report.is_valid(), "{:?}", report.problems);
+    // One status-lane entry per operation, one flow per pair, one marker
+    // per process with a difference (serde oracle over the same file).
+    let doc = read_view(&view);
+    let count = |cat: &str| {
+        doc["traceEvents"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|e| e["cat"] == cat)
+            .count() as u64
+    };
+    assert_eq!(report.operations, s.operations);
+    assert_eq!(report.status_lanes, s.operations);
+    assert_eq!(report.flows, s.pairs);
+    assert_eq!(report.markers, s.first_differences.len() as u64);
+    assert_eq!(report.markers, count("opguard.first_difference"));
+    assert_eq!(report.status_lanes, count("opguard.status"));
+}
+
+#[test]
+fn an_operation_lacking_any_one_identity_field_is_caught() {
+    for field in ["record_id", "run", "rank", "sequence"] {
+        let p = problems_after(|ev| {
+            ev[0]["args"]["op"].as_object_mut().unwrap().remove(field);
+        });
+        assert!(
+            p.iter()
+                .any(|m| m.contains("args.op lacks record_id, run, rank or sequence")),
+            "{field}: {p:?}"
+        );
+    }
+}
+
+#[test]
+fn an_operation_without_a_pid_belongs_to_no_process() {
+    let p = problems_after(|ev| {
+        assert_eq!(ev[0]["pid"], 1);
+        ev[0].as_object_mut().unwrap().remove("pid");
+    });
+    assert!(
+        p.iter()
+            .any(|m| m == "traceEvents[0]: operation without pid, ts or dur"),
+        "{p:?}"
+    );
+    // Not silently taken for process 1: its lane entry is not beside it
+    // and it has no process name.
+    assert!(
+        p.iter().any(|m| m.contains("not beside operation 0")),
+        "{p:?}"
+    );
+    assert!(
+        p.iter()
+            .any(|m| m.starts_with("operation 0: process") && m.ends_with("has no process_name")),
+        "{p:?}"
+    );
+}
