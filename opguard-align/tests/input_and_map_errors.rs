@@ -91,3 +91,24 @@ fn an_io_error_keeps_its_cause() {
     assert!(err.to_string().contains(&io.to_string()), "{err}");
     assert_eq!(listing(dir.path()), before);
 }
+
+#[test]
+fn an_export_reports_its_decoded_and_encoded_sizes() {
+    let dir = tempfile::tempdir().unwrap();
+    let records = fixture("two_runs.records.jsonl");
+    for name in ["v.json", "v.json.gz"] {
+        let out = dir.path().join(name);
+        let s = opguard_align::export_records(&records, &out).unwrap();
+        let bytes = std::fs::read(&out).unwrap();
+        assert_eq!(s.output_bytes, bytes.len() as u64, "{name}");
+        let decoded = if name.ends_with(".gz") {
+            let mut v = Vec::new();
+            std::io::Read::read_to_end(&mut flate2::read::MultiGzDecoder::new(&bytes[..]), &mut v)
+                .unwrap();
+            v
+        } else {
+            bytes
+        };
+        assert_eq!(s.decoded_bytes, decoded.len() as u64, "{name}");
+    }
+}

@@ -146,3 +146,27 @@ fn an_operation_without_a_pid_belongs_to_no_process() {
         "{p:?}"
     );
 }
+
+#[test]
+fn a_mutual_relation_within_one_run_is_caught() {
+    let p = problems_after(|ev| {
+        let run = ev[0]["args"]["op"]["run"].clone();
+        let j = (1..ev.len())
+            .find(|&j| ev[j]["cat"] == "opguard.op" && ev[j]["args"]["op"]["run"] == run)
+            .unwrap();
+        for (a, b) in [(0, j), (j, 0)] {
+            let id = ev[b]["args"]["op"]["record_id"].clone();
+            let c = &mut ev[a]["args"]["correspondence"];
+            c["status"] = Value::from("ok");
+            c["peer"] = serde_json::json!({"record_id": id, "event": b});
+        }
+    });
+    for m in ["operation 0: relation to", "is not symmetric across runs"] {
+        assert!(p.iter().any(|x| x.contains(m)), "{m}: {p:?}");
+    }
+    assert!(
+        p.iter()
+            .any(|x| x.ends_with("relation to 0 is not symmetric across runs")),
+        "{p:?}"
+    );
+}
