@@ -112,3 +112,33 @@ fn an_export_reports_its_decoded_and_encoded_sizes() {
         assert_eq!(s.decoded_bytes, decoded.len() as u64, "{name}");
     }
 }
+
+/// A view many chunks over its limit: the output thread stops at the first
+/// chunk, the export's later writes fail because it stopped, and the error
+/// reported is the limit that stopped it, not the broken hand-over.
+#[test]
+fn an_export_far_over_its_limit_fails_with_the_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let records: Vec<_> = ["a", "b"]
+        .into_iter()
+        .flat_map(|run| {
+            (0..12_000u64).map(move |i| {
+                crate::record(run, 0, i, "aten::mm", (i % 50) as u32, &[64, 64], "float")
+            })
+        })
+        .collect();
+    let path = crate::write_records(dir.path(), "big.jsonl", &records);
+    let before = listing(dir.path());
+    let out = dir.path().join("v.json");
+    let err = export_with(
+        &ExportRequest {
+            records: Some(path),
+            from_profile: vec![],
+            output: out.clone(),
+        },
+        &ExportOptions::new().max_export_bytes(1000),
+    )
+    .unwrap_err();
+    assert_eq!(err.code(), "limit_exceeded", "{err}");
+    assert_eq!(listing(dir.path()), before);
+}
