@@ -22,7 +22,7 @@ use crate::format::{
     OK_MEANING, PRESENTATION_NOTE, SLICE_NS, SLOT_NS, TENSOR_EQUALITY, TID_OPERATIONS, VERDICT,
 };
 use crate::output::write_view;
-use crate::profile::{records_from_profiles, ProfileInput};
+use crate::profile::{records_from_profiles, ProfileInput, ProfileRecords};
 use crate::record::{
     visit_record_lines, visit_records_file, Callsite, Frame, Io, Record, RecordKey,
 };
@@ -224,28 +224,61 @@ pub fn export_with(
         }
         (None, n) if n >= 2 => {
             let profiles = records_from_profiles(&request.from_profile, &options.reader)?;
-            let mut records = Vec::new();
-            let mut sources = Vec::new();
-            for p in profiles {
-                sources.push(SourceInfo {
-                    kind: "profile".into(),
-                    sha256: p.sha256.to_string(),
-                    run: Some(p.run),
-                    rank: Some(p.rank),
-                    alignment_map_sha256: None,
-                });
-                records.extend(p.records);
-            }
-            run(
-                &Source::Memory { records, sources },
-                &request.output,
-                options,
-            )
+            run_profiles(profiles, &request.output, options)
         }
         _ => Err(Error::new(ErrorKind::InvalidRequest(
             "give either a records file or two or more profiler traces (from_profile)".into(),
         ))),
     }
+}
+
+/// Exports the records already taken from two or more profiler traces
+/// ([`records_from_profile`](crate::records_from_profile)), so a caller
+/// that wants the records (to count or inspect them) and the export reads
+/// each trace once. The answer is [`export_profiles`]' for the same traces.
+pub fn export_profile_records(
+    profiles: Vec<ProfileRecords>,
+    output: &Path,
+    options: &ExportOptions,
+) -> Result<ExportSummary, Error> {
+    crate::output::check_output_path(output)?;
+    if profiles.len() < 2 {
+        return Err(Error::new(ErrorKind::InvalidRequest(
+            "give two or more profiler traces' records".into(),
+        )));
+    }
+    for (i, p) in profiles.iter().enumerate() {
+        if profiles[..i]
+            .iter()
+            .any(|o| o.run == p.run && o.rank == p.rank)
+        {
+            return Err(Error::new(ErrorKind::DuplicateRunRank {
+                run: p.run.clone(),
+                rank: p.rank,
+            }));
+        }
+    }
+    run_profiles(profiles, output, options)
+}
+
+fn run_profiles(
+    profiles: Vec<ProfileRecords>,
+    output: &Path,
+    options: &ExportOptions,
+) -> Result<ExportSummary, Error> {
+    let mut records = Vec::new();
+    let mut sources = Vec::new();
+    for p in profiles {
+        sources.push(SourceInfo {
+            kind: "profile".into(),
+            sha256: p.sha256.to_string(),
+            run: Some(p.run),
+            rank: Some(p.rank),
+            alignment_map_sha256: None,
+        });
+        records.extend(p.records);
+    }
+    run(&Source::Memory { records, sources }, output, options)
 }
 
 enum Source<'a> {

@@ -8,7 +8,8 @@
 use std::path::{Path, PathBuf};
 
 use opguard_align::{
-    export, export_profiles, records_from_profile, ExportRequest, ProfileInput, TensorSummary,
+    export, export_profile_records, export_profiles, records_from_profile, ExportOptions,
+    ExportRequest, ExportSummary, ProfileInput, TensorSummary,
 };
 use opguard_trace::kineto_writer::KinetoTrace;
 use opguard_trace::{OwnedEvent, RawJson, ReaderOptions, ScalarKey};
@@ -333,5 +334,46 @@ fn an_operation_without_a_name_is_refused_at_its_record() {
         export_profiles(&[ProfileInput::new(&test), ProfileInput::new(&base)], &out).unwrap_err();
     assert_eq!(err.code(), "invalid_records");
     assert!(err.to_string().contains("line 3: op is empty"), "{err}");
+    assert!(!out.exists());
+}
+
+#[test]
+fn records_taken_once_export_exactly_as_the_traces_do() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = write(dir.path(), "base.pt.trace.json", &trace("float"));
+    let test = write(dir.path(), "test.pt.trace.json.gz", &trace("c10::Half"));
+    let inputs = [ProfileInput::new(&base), ProfileInput::new(&test)];
+    let from_traces = export_profiles(&inputs, &dir.path().join("a.json")).unwrap();
+    let records: Vec<_> = inputs
+        .iter()
+        .map(|i| records_from_profile(i, &ReaderOptions::new()).unwrap())
+        .collect();
+    assert_eq!(
+        records.iter().map(|r| r.records.len()).collect::<Vec<_>>(),
+        [3, 3]
+    );
+    let out = dir.path().join("b.json");
+    let from_records =
+        export_profile_records(records.clone(), &out, &ExportOptions::default()).unwrap();
+    assert_eq!(
+        std::fs::read(&out).unwrap(),
+        std::fs::read(dir.path().join("a.json")).unwrap()
+    );
+    assert_eq!(
+        ExportSummary {
+            output: from_traces.output.clone(),
+            ..from_records
+        },
+        from_traces
+    );
+    // One trace's records, or the same run and rank twice, are refused and
+    // nothing is written.
+    let out = dir.path().join("c.json");
+    let err =
+        export_profile_records(records[..1].to_vec(), &out, &ExportOptions::default()).unwrap_err();
+    assert_eq!(err.code(), "invalid_request");
+    let twice = vec![records[0].clone(), records[0].clone()];
+    let err = export_profile_records(twice, &out, &ExportOptions::default()).unwrap_err();
+    assert_eq!(err.code(), "duplicate_run_rank");
     assert!(!out.exists());
 }
