@@ -5,7 +5,8 @@
 use std::path::{Path, PathBuf};
 
 use opguard_align::{
-    export_profiles, records_from_profile, FirstDifference, ProfileInput, StatusCounts,
+    export_profile_records, records_from_profile, ExportOptions, FirstDifference, ProfileInput,
+    StatusCounts,
 };
 use opguard_select::{profile_model, verdict_from_request_file, ProfileDocument, Verdict};
 use opguard_trace::analysis::{launch_region, LaunchRegion};
@@ -197,10 +198,11 @@ fn section(
 }
 
 /// The alignment summary of two traces: their operation records
-/// ([`records_from_profile`]) and the candidates of an export
-/// ([`export_profiles`], the only call that computes them; it writes a
-/// view, which goes to a scratch directory removed afterwards). A trace the
-/// aligner refuses gives an `error`, not a failed `inspect`.
+/// ([`records_from_profile`], one read of each trace) and the candidates of
+/// an export of those records ([`export_profile_records`], the only call
+/// that computes them; it writes a view, which goes to a scratch directory
+/// removed afterwards). A trace the aligner refuses gives an `error`, not a
+/// failed `inspect`.
 fn alignment(paths: [&PathBuf; 2], files: [String; 2]) -> Result<AlignmentSection, CliError> {
     let mut inputs = paths.map(|p| {
         let mut input = ProfileInput::new(p.clone());
@@ -215,15 +217,19 @@ fn alignment(paths: [&PathBuf; 2], files: [String; 2]) -> Result<AlignmentSectio
     }
     let scratch = ScratchDir::create("inspect-align")?;
     let computed = (|| {
-        let mut runs = Vec::with_capacity(2);
-        for input in &inputs {
-            let records = records_from_profile(input, &ReaderOptions::new())?;
-            runs.push(AlignedRun {
-                run: records.run,
-                operations: records.records.len() as u64,
-            });
-        }
-        let summary = export_profiles(&inputs, &scratch.path().join("view.json"))?;
+        let profiles = inputs
+            .iter()
+            .map(|input| records_from_profile(input, &ReaderOptions::new()))
+            .collect::<Result<Vec<_>, _>>()?;
+        let runs = profiles
+            .iter()
+            .map(|p| AlignedRun {
+                run: p.run.clone(),
+                operations: p.records.len() as u64,
+            })
+            .collect();
+        let view = scratch.path().join("view.json");
+        let summary = export_profile_records(profiles, &view, &ExportOptions::default())?;
         Ok::<_, opguard_align::Error>((runs, summary))
     })();
     drop(scratch);
