@@ -208,69 +208,67 @@ static void check_call(int thread, const call_case *c) {
     opguard_string_free(envelope);
 }
 
-/* Export to a fresh path, refuse to overwrite it, apply an empty map. */
+/* `a` `b` `c` joined; frees the three. */
+static char *joined(char *a, char *b, char *c) {
+    char *out = malloc(strlen(a) + strlen(b) + strlen(c) + 1);
+    if (!out) { fprintf(stderr, "out of memory\n"); exit(2); }
+    strcpy(out, a);
+    strcat(out, b);
+    strcat(out, c);
+    free(a);
+    free(b);
+    free(c);
+    return out;
+}
+
+/* A second call onto the same output must be refused, nothing overwritten. */
+static void expect_output_exists(int thread, const char *name, entry_fn fn, const char *request) {
+    char *envelope = fn(request);
+    const char *why = judge(envelope, "align.output_exists");
+    char what[256];
+    snprintf(what, sizeof what, "%s(output exists)", name);
+    if (why) fail(thread, what, why);
+    opguard_string_free(envelope);
+}
+
+/* Export to a fresh path, apply an empty map to it, and refuse both again. */
 static void write_round(int thread, int round) {
     char view[4096], map[4096], reviewed[4096], records[4096];
-    char *request, *envelope, *sha, *apply;
+    char *export_request, *apply_request, *envelope, *sha;
     const char *why;
     FILE *f;
     snprintf(records, sizeof records, "%s/align/two_runs.records.jsonl", fixtures_dir);
     snprintf(view, sizeof view, "%s/t%d-r%d.view.json", scratch_dir, thread, round);
     snprintf(map, sizeof map, "%s/t%d-r%d.map.json", scratch_dir, thread, round);
     snprintf(reviewed, sizeof reviewed, "%s/t%d-r%d.reviewed.json", scratch_dir, thread, round);
-    {
-        char *head = quoted_request("{\"records\":", records, ",");
-        char *tail = quoted_request("\"output\":", view, "}");
-        request = malloc(strlen(head) + strlen(tail) + 1);
-        if (!request) { fprintf(stderr, "out of memory\n"); exit(2); }
-        strcpy(request, head);
-        strcat(request, tail);
-        free(head);
-        free(tail);
-    }
-    envelope = opguard_export_build(request);
+    export_request = joined(quoted_request("{\"records\":", records, ","),
+                            quoted_request("\"output\":", view, "}"), dup_str(""));
+    apply_request = joined(quoted_request("{\"protocol_version\":1,\"artifact\":", view, ","),
+                           quoted_request("\"alignment_map\":", map, ","),
+                           quoted_request("\"output\":", reviewed, "}"));
+    envelope = opguard_export_build(export_request);
+    sha = envelope ? strstr(envelope, "\"output_sha256\":\"") : NULL;
     if ((why = judge(envelope, NULL))) {
         fail(thread, "opguard_export_build", why);
-        opguard_string_free(envelope);
-        free(request);
-        return;
-    }
-    sha = strstr(envelope, "\"output_sha256\":\"");
-    if (!sha || strlen(sha) < 17 + 64) {
+    } else if (!sha || strlen(sha) < 17 + 64) {
         fail(thread, "opguard_export_build", "no output_sha256");
     } else if (!(f = fopen(map, "wb"))) {
         fail(thread, "opguard_alignment_map_apply", "cannot write the map");
     } else {
+        char *applied;
         fprintf(f, "{\"version\":1,\"artifact_sha256\":\"%.64s\",\"reviews\":[]}", sha + 17);
         fclose(f);
-        {
-            char *a = quoted_request("{\"protocol_version\":1,\"artifact\":", view, ",");
-            char *b = quoted_request("\"alignment_map\":", map, ",");
-            char *c = quoted_request("\"output\":", reviewed, "}");
-            apply = malloc(strlen(a) + strlen(b) + strlen(c) + 1);
-            if (!apply) { fprintf(stderr, "out of memory\n"); exit(2); }
-            strcpy(apply, a);
-            strcat(apply, b);
-            strcat(apply, c);
-            free(a);
-            free(b);
-            free(c);
-        }
-        char *applied = opguard_alignment_map_apply(apply);
+        applied = opguard_alignment_map_apply(apply_request);
         if ((why = judge(applied, NULL))) fail(thread, "opguard_alignment_map_apply", why);
         opguard_string_free(applied);
-        applied = opguard_alignment_map_apply(apply);
-        if ((why = judge(applied, "align.output_exists")))
-            fail(thread, "opguard_alignment_map_apply(output exists)", why);
-        opguard_string_free(applied);
-        free(apply);
+        expect_output_exists(thread, "opguard_alignment_map_apply", opguard_alignment_map_apply,
+                             apply_request);
+        expect_output_exists(thread, "opguard_export_build", opguard_export_build,
+                             export_request);
     }
     opguard_string_free(envelope);
-    envelope = opguard_export_build(request);
-    if ((why = judge(envelope, "align.output_exists")))
-        fail(thread, "opguard_export_build(output exists)", why);
-    opguard_string_free(envelope);
-    free(request);
+    free(export_request);
+    free(apply_request);
 }
 
 static void *worker(void *arg) {
