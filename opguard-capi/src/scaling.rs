@@ -11,7 +11,7 @@ use serde_json::value::RawValue;
 
 use crate::boundary::ok;
 use crate::error::Error;
-use crate::request::{one_of, parse, Doc};
+use crate::request::{object, one_of, parse, Doc};
 use crate::trace::Reader;
 
 fn scaling_error(e: &opguard_scaling::Error) -> Error {
@@ -33,7 +33,7 @@ struct CorrelateRequest<'a> {
     base: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     metric: Option<Cow<'a, str>>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "object")]
     reader: Reader,
 }
 

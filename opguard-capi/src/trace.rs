@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::boundary::ok;
 use crate::error::Error;
-use crate::request::parse;
+use crate::request::{object, objects, parse};
 
 /// Reader limits a request may set; absent fields keep the reader's defaults.
 #[derive(Deserialize, Default)]
@@ -74,7 +74,7 @@ struct InfoRequest<'a> {
     path: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     text: Option<Cow<'a, str>>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "object")]
     reader: Reader,
 }
 
@@ -112,11 +112,11 @@ struct ArtifactRequest<'a> {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RegionsRequest<'a> {
-    #[serde(borrow)]
+    #[serde(borrow, deserialize_with = "objects")]
     artifacts: Vec<ArtifactRequest<'a>>,
     #[serde(default)]
     top: Option<usize>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "object")]
     reader: Reader,
 }
 

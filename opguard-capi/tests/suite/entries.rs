@@ -106,6 +106,53 @@ fn a_request_is_an_object_never_fields_by_position() {
 }
 
 #[test]
+fn a_nested_request_is_an_object_too() {
+    // Each array fits its struct by position, so serde alone would read it
+    // (`[1024, null, null, null, null]` as `{"max_encoded_bytes": 1024}`).
+    let trace = r#"{"traceEvents": []}"#;
+    let limits = json!([1024, null, null, null, null]);
+    for (entry, request) in [
+        (
+            opguard_trace_info as Entry,
+            json!({ "text": trace, "reader": limits }),
+        ),
+        (
+            opguard_trace_launch_regions,
+            json!({ "artifacts": [[null, trace]] }),
+        ),
+        (
+            opguard_trace_launch_regions,
+            json!({ "artifacts": [{ "text": trace }], "reader": limits }),
+        ),
+        (
+            opguard_scaling_correlate,
+            json!({ "trials_path": "t.json", "reader": limits }),
+        ),
+    ] {
+        let e = err(entry, &request.to_string());
+        assert_eq!(e["code"], "capi.invalid_request", "{request}: {e}");
+        assert!(
+            e["message"]
+                .as_str()
+                .unwrap()
+                .contains("invalid type: sequence"),
+            "{e}"
+        );
+    }
+    // The same requests written as objects are read.
+    let v = ok(
+        opguard_trace_info,
+        &json!({ "text": trace, "reader": { "max_encoded_bytes": 1024 } }).to_string(),
+    );
+    assert_eq!(v["events"], 0);
+    let v = ok(
+        opguard_trace_launch_regions,
+        &json!({ "artifacts": [{ "text": trace }] }).to_string(),
+    );
+    assert_eq!(v["regions"].as_array().unwrap().len(), 1);
+}
+
+#[test]
 fn repeated_request_fields_are_refused() {
     let e = err(
         opguard_kernel_canonicalize,
