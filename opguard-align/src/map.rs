@@ -196,8 +196,42 @@ pub(crate) fn read_map(path: &Path, limit: u64) -> Result<(ParsedMap, Sha256Dige
     Ok((map, digest))
 }
 
+/// Maps are written by hand, and serde fills a struct from an array by
+/// position (`[1, "<sha256>", []]` would read as a map): the map, each
+/// review and each evidence entry must be JSON objects.
+fn objects_where_structs_are(bytes: &[u8]) -> Result<(), Error> {
+    let doc: serde_json::Value =
+        serde_json::from_slice(bytes).map_err(|e| invalid(format!("not JSON: {e}")))?;
+    let not_object = |at: &str, v: &serde_json::Value| {
+        let found = match v {
+            serde_json::Value::Array(_) => "an array",
+            serde_json::Value::String(_) => "a string",
+            serde_json::Value::Number(_) => "a number",
+            serde_json::Value::Bool(_) => "a boolean",
+            serde_json::Value::Null => "null",
+            serde_json::Value::Object(_) => "an object",
+        };
+        invalid(format!("{at} is {found}; expected an object"))
+    };
+    let map = doc.as_object().ok_or_else(|| not_object("the map", &doc))?;
+    let reviews = map.get("reviews").and_then(|r| r.as_array());
+    for (k, review) in reviews.into_iter().flatten().enumerate() {
+        let fields = review
+            .as_object()
+            .ok_or_else(|| not_object(&format!("reviews[{k}]"), review))?;
+        let evidence = fields.get("evidence").and_then(|e| e.as_array());
+        for (j, entry) in evidence.into_iter().flatten().enumerate() {
+            if !entry.is_object() {
+                return Err(not_object(&format!("reviews[{k}].evidence[{j}]"), entry));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Parses and checks a map document.
 pub(crate) fn parse_map(bytes: &[u8]) -> Result<ParsedMap, Error> {
+    objects_where_structs_are(bytes)?;
     let map: AlignmentMap = match serde_json::from_slice(bytes) {
         Ok(m) => m,
         Err(e) => {

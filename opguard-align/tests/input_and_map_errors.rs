@@ -142,3 +142,54 @@ fn an_export_far_over_its_limit_fails_with_the_limit() {
     assert_eq!(err.code(), "limit_exceeded", "{err}");
     assert_eq!(listing(dir.path()), before);
 }
+
+#[test]
+fn a_map_review_or_evidence_written_as_an_array_is_refused_at_its_path() {
+    // serde would read each of these by position; a hand-edited map must
+    // say what it means by name.
+    let dir = tempfile::tempdir().unwrap();
+    let (view, s) = export_fixture(dir.path());
+    let sha = s.output_sha256;
+    let out = dir.path().join("out.json");
+    let good = serde_json::json!([review(&sha, 1, 9, "undetermined", None)]);
+    let mut evidence_array = good.clone();
+    evidence_array[0]["evidence"][0] = serde_json::json!(["observed", "trace"]);
+    let review_array = serde_json::json!([[
+        format!("{sha}:1"),
+        format!("{sha}:9"),
+        null,
+        null,
+        "undetermined",
+        "reason",
+        [{"basis": "observed", "reference": "trace"}]
+    ]]);
+    for (doc, expected) in [
+        (
+            serde_json::json!([1, sha, []]).to_string(),
+            "the map is an array; expected an object",
+        ),
+        (
+            map_json(&sha, review_array),
+            "reviews[0] is an array; expected an object",
+        ),
+        (
+            map_json(&sha, evidence_array),
+            "reviews[0].evidence[0] is an array; expected an object",
+        ),
+        (
+            "\"map\"".to_owned(),
+            "the map is a string; expected an object",
+        ),
+    ] {
+        let map = dir.path().join("map.json");
+        std::fs::write(&map, &doc).unwrap();
+        let err = apply(&view, &map, &out).unwrap_err();
+        assert_eq!(err.code(), "invalid_map", "{doc}");
+        assert!(err.to_string().contains(expected), "{doc}: {err}");
+        assert!(!out.exists());
+    }
+    // The same review written as an object applies.
+    let map = dir.path().join("map.json");
+    std::fs::write(&map, map_json(&sha, good)).unwrap();
+    apply(&view, &map, &out).unwrap();
+}
