@@ -1,6 +1,5 @@
 //! Request parsing shared by every JSON entry point.
 
-use serde::de::{Deserializer, Visitor};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
@@ -28,46 +27,6 @@ pub(crate) fn parse<'a, T: Deserialize<'a>>(entry: &str, request: &'a str) -> Re
         };
     }
     serde_json::from_str(request).map_err(|e| Error::request(entry, &e))
-}
-
-/// A field whose value must be a JSON object (`#[serde(deserialize_with)]`):
-/// like a whole request, a nested one is never read from an array by
-/// position.
-pub(crate) fn object<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<T, D::Error> {
-    T::deserialize(ObjectOnly(d))
-}
-
-/// A field holding a list of JSON objects; see [`object`].
-pub(crate) fn objects<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
-    d: D,
-) -> Result<Vec<T>, D::Error> {
-    Vec::<Object<T>>::deserialize(d).map(|list| list.into_iter().map(|o| o.0).collect())
-}
-
-struct Object<T>(T);
-
-impl<'de, T: Deserialize<'de>> Deserialize<'de> for Object<T> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        object(d).map(Object)
-    }
-}
-
-/// Hands every request for a value to the inner deserializer as a request
-/// for a map, so a struct cannot be filled from a sequence.
-struct ObjectOnly<D>(D);
-
-impl<'de, D: Deserializer<'de>> Deserializer<'de> for ObjectOnly<D> {
-    type Error = D::Error;
-
-    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, D::Error> {
-        self.0.deserialize_map(visitor)
-    }
-
-    serde::forward_to_deserialize_any! {
-        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
-        option unit unit_struct newtype_struct seq tuple tuple_struct map struct enum
-        identifier ignored_any
-    }
 }
 
 /// What a valid JSON text starting with `first` is.

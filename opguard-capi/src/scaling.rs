@@ -11,8 +11,9 @@ use serde_json::value::RawValue;
 
 use crate::boundary::ok;
 use crate::error::Error;
-use crate::request::{object, one_of, parse, Doc};
+use crate::request::{one_of, parse, Doc};
 use crate::trace::Reader;
+use opguard_trace::objects::object;
 
 fn scaling_error(e: &opguard_scaling::Error) -> Error {
     let err = Error::new(format!("scaling.{}", e.code()), e.to_string());

@@ -9,7 +9,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::boundary::ok;
 use crate::error::Error;
-use crate::request::{object, objects, parse};
+use crate::request::parse;
+use opguard_trace::objects::{object, objects};
 
 /// Reader limits a request may set; absent fields keep the reader's defaults.
 #[derive(Deserialize, Default)]
