@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::error::Error;
+use opguard_trace::objects::{object, objects};
 
 /// The one request protocol this crate implements.
 pub const PROTOCOL_VERSION: u64 = 1;
@@ -54,9 +55,10 @@ pub struct Request {
     pub marker_prefix: Option<String>,
     /// The declared probe candidates. The target is a probe too: when it is
     /// not listed it is probed under its default marker.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "objects")]
     pub candidates: Vec<CandidateSpec>,
     /// Every capture process (TP rank, PID) and its install log.
+    #[serde(deserialize_with = "objects")]
     pub processes: Vec<ProcessSpec>,
 }
 
@@ -103,7 +105,7 @@ pub struct ProcessSpec {
     #[serde(default)]
     pub installed: Vec<String>,
     /// Specs the installer refused (JIT or native objects), with the reason.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "objects")]
     pub refused: Vec<Refusal>,
 }
 
@@ -153,12 +155,15 @@ impl Request {
     /// Parses a request from JSON bytes (not yet admitted: see
     /// [`crate::verdict`]).
     pub fn from_json(bytes: &[u8], what: &str) -> Result<Request, Error> {
-        serde_json::from_slice(bytes).map_err(|e| Error::RequestInvalid {
-            what: what.to_owned(),
-            line: e.line(),
-            column: e.column(),
-            message: e.to_string(),
-        })
+        let mut de = serde_json::Deserializer::from_slice(bytes);
+        object(&mut de)
+            .and_then(|r| de.end().map(|()| r))
+            .map_err(|e| Error::RequestInvalid {
+                what: what.to_owned(),
+                line: e.line(),
+                column: e.column(),
+                message: e.to_string(),
+            })
     }
 
     /// Reads and parses a request file.

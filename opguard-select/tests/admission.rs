@@ -143,6 +143,51 @@ fn malformed_requests_are_errors_with_stable_codes() {
 }
 
 #[test]
+fn a_request_and_each_entry_in_it_is_an_object_never_fields_by_position() {
+    // serde alone would read each of these arrays field by field.
+    let c = Capture::new();
+    let r = good(&c);
+    let as_array = |v: &serde_json::Value, fields: &[&str]| {
+        json!(fields.iter().map(|f| v[*f].clone()).collect::<Vec<_>>())
+    };
+    let mut candidate = r.clone();
+    candidate["candidates"][0] =
+        as_array(&r["candidates"][0], &["spec", "declared_depth", "marker"]);
+    let mut process = r.clone();
+    process["processes"][0] = as_array(
+        &r["processes"][0],
+        &["name", "trace", "meta", "pid", "installed", "refused"],
+    );
+    let mut refusal = r.clone();
+    refusal["processes"][0]["refused"] = json!([["pkg.jit:kernel", "jit_object"]]);
+    let whole = as_array(
+        &r,
+        &[
+            "protocol_version",
+            "target",
+            "device_kernel",
+            "capture_target",
+            "marker_prefix",
+            "candidates",
+            "processes",
+        ],
+    );
+    for (what, request) in [
+        ("candidate", candidate),
+        ("process", process),
+        ("refusal", refusal),
+        ("request", whole),
+    ] {
+        let e = error_of(&c, &request);
+        assert_eq!(e.code(), "request_invalid", "{what}: {e}");
+        assert!(
+            e.to_string().contains("invalid type: sequence"),
+            "{what}: {e}"
+        );
+    }
+}
+
+#[test]
 fn request_level_failures_are_verdicts_not_errors() {
     let c = Capture::new();
     let r = good(&c);
