@@ -118,8 +118,12 @@ pub struct ExportRequest {
     /// An `opguard.records/v1` file.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub records: Option<PathBuf>,
-    /// Profiler traces (two or more).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    /// Profiler traces (two or more), each a JSON object.
+    #[serde(
+        default,
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "opguard_trace::objects::objects"
+    )]
     pub from_profile: Vec<ProfileInput>,
     /// The output; it must not exist. `.gz` means gzip.
     pub output: PathBuf,
@@ -192,7 +196,9 @@ pub fn export(request: &ExportRequest) -> Result<ExportSummary, Error> {
 /// it with the default options.
 pub fn export_request_file(path: &Path) -> Result<ExportSummary, Error> {
     let text = crate::apply::read_request_text(path)?;
-    let mut request: ExportRequest = serde_json::from_str(&text).map_err(|e| {
+    let mut de = serde_json::Deserializer::from_str(&text);
+    let parsed = opguard_trace::objects::object(&mut de).and_then(|r| de.end().map(|()| r));
+    let mut request: ExportRequest = parsed.map_err(|e| {
         Error::new(ErrorKind::InvalidRequest(format!(
             "not an export request: {e}"
         )))

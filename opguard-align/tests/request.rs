@@ -165,3 +165,32 @@ fn an_export_request_file_runs_records_and_profiles() {
     );
     assert!(!dir.path().join("w.json").exists());
 }
+
+#[test]
+fn an_export_request_and_its_traces_are_objects_never_fields_by_position() {
+    // serde alone reads ["r.jsonl", [], "v.json"] as a records request, and
+    // a trace entry ["a.json", "run", 0] as {"path", "run", "rank"}.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(
+        crate::fixture("two_runs.records.jsonl"),
+        dir.path().join("r.jsonl"),
+    )
+    .unwrap();
+    for (name, text) in [
+        ("whole.json", r#"["r.jsonl", [], "v.json"]"#),
+        (
+            "entries.json",
+            r#"{"from_profile": [["a.json", "a", 0], ["b.json", "b", 0]], "output": "w.json"}"#,
+        ),
+    ] {
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        let err = export_request_file(&path).unwrap_err();
+        assert_eq!(err.code(), "invalid_request", "{name}: {err}");
+        assert!(
+            err.to_string().contains("invalid type: sequence"),
+            "{name}: {err}"
+        );
+    }
+    assert!(!dir.path().join("v.json").exists());
+}
