@@ -24,7 +24,7 @@ use crate::format::{
 use crate::output::write_view;
 use crate::profile::{records_from_profiles, ProfileInput, ProfileRecords};
 use crate::record::{
-    visit_record_lines, visit_records_file, Callsite, Frame, Io, Record, RecordKey,
+    parse_object, visit_record_lines, visit_records_file, Callsite, Frame, Io, Record, RecordKey,
 };
 
 /// Basis of automatic candidates.
@@ -334,7 +334,7 @@ impl Source<'_> {
                 max_encoded,
                 max_decoded,
             } => visit_record_lines(path, *max_encoded, *max_decoded, &mut |text, line| {
-                let k: RecordKey<'_> = serde_json::from_str(text).map_err(|e| {
+                let k: RecordKey<'_> = parse_object(text).map_err(|e| {
                     Error::new(ErrorKind::InvalidRecords {
                         line,
                         detail: format!("not a record: {e}"),

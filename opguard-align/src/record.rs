@@ -37,13 +37,25 @@ pub struct Record {
     /// The operator name, e.g. `aten::linear`.
     pub op: String,
     /// Where the operation was called from, when known.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "opguard_trace::objects::optional_object"
+    )]
     pub callsite: Option<Callsite>,
     /// The caller stack, innermost frame first.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "opguard_trace::objects::objects"
+    )]
     pub stack: Vec<Frame>,
     /// Flattened tensor summaries of inputs and outputs.
-    #[serde(default, skip_serializing_if = "Io::is_empty")]
+    #[serde(
+        default,
+        skip_serializing_if = "Io::is_empty",
+        deserialize_with = "opguard_trace::objects::object"
+    )]
     pub io: Io,
     /// The recording thread, when known (provenance only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -95,10 +107,10 @@ pub struct Frame {
 #[serde(deny_unknown_fields)]
 pub struct Io {
     /// Input tensors.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "opguard_trace::objects::objects")]
     pub inputs: Vec<TensorSummary>,
     /// Output tensors.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "opguard_trace::objects::objects")]
     pub outputs: Vec<TensorSummary>,
 }
 
@@ -223,7 +235,7 @@ pub(crate) fn visit_records_file(
     f: &mut dyn FnMut(Record) -> Result<(), Error>,
 ) -> Result<Sha256Digest, Error> {
     visit_record_lines(path, max_encoded, max_decoded, &mut |text, line| {
-        let record: Record = serde_json::from_str(text).map_err(|e| {
+        let record: Record = parse_object(text).map_err(|e| {
             Error::new(ErrorKind::InvalidRecords {
                 line,
                 detail: format!("not a record: {e}"),
@@ -274,7 +286,7 @@ pub(crate) fn visit_record_lines(
             .with_path(path)
         };
         if !header {
-            let h: Header = serde_json::from_str(text).map_err(|e| {
+            let h: Header = parse_object(text).map_err(|e| {
                 bad(format!(
                     "expected the header {{\"format\":\"{RECORDS_FORMAT}\"}}: {e}"
                 ))
@@ -300,6 +312,15 @@ pub(crate) fn visit_record_lines(
     lines.finish().map_err(|e| e.with_path(path))
 }
 
+/// Parses one line that must hold a JSON object: a record or the header is
+/// never read from an array by position.
+pub(crate) fn parse_object<'a, T: Deserialize<'a>>(text: &'a str) -> serde_json::Result<T> {
+    let mut de = serde_json::Deserializer::from_str(text);
+    let value = opguard_trace::objects::object(&mut de)?;
+    de.end()?;
+    Ok(value)
+}
+
 /// The fields of a record the first export pass needs, borrowed from the
 /// line; the rest is skipped here and read in full by the second pass.
 #[derive(Deserialize)]
@@ -313,9 +334,13 @@ pub(crate) struct RecordKey<'a> {
     pub sequence: u64,
     #[serde(borrow)]
     pub op: Cow<'a, str>,
-    #[serde(default, borrow)]
+    #[serde(
+        default,
+        borrow,
+        deserialize_with = "opguard_trace::objects::optional_object"
+    )]
     pub callsite: Option<CallsiteKey<'a>>,
-    #[serde(default, borrow)]
+    #[serde(default, borrow, deserialize_with = "opguard_trace::objects::object")]
     pub io: IoKey<'a>,
     #[serde(default, rename = "stack")]
     _stack: IgnoredAny,
@@ -343,9 +368,9 @@ pub(crate) struct CallsiteKey<'a> {
 #[derive(Deserialize, Default)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct IoKey<'a> {
-    #[serde(default, borrow)]
+    #[serde(default, borrow, deserialize_with = "opguard_trace::objects::objects")]
     pub inputs: Vec<TensorKey<'a>>,
-    #[serde(default, borrow)]
+    #[serde(default, borrow, deserialize_with = "opguard_trace::objects::objects")]
     pub outputs: Vec<TensorKey<'a>>,
 }
 

@@ -40,3 +40,69 @@ fn a_bad_record_is_reported_at_its_line() {
         assert!(err.to_string().contains("line 5: not a record"), "{err}");
     }
 }
+
+#[test]
+fn a_record_and_every_object_inside_it_are_read_by_name_never_by_position() {
+    // Each line fits its struct by position, which serde alone would accept.
+    let dir = tempfile::tempdir().unwrap();
+    let good = r#"{"record_id":"a/0/0","run":"a","rank":0,"sequence":0,"op":"aten::mm","callsite":{"file":"m.py","function":"f","line":1},"stack":[{"function":"f"}],"io":{"inputs":[{"shape":[4],"dtype":"float"}],"outputs":[]}}"#;
+    let other = good
+        .replace("a/0/0", "b/0/0")
+        .replace("\"run\":\"a\"", "\"run\":\"b\"");
+    let lines = [
+        ("record", r#"["a/0/0","a",0,0,"aten::mm"]"#.to_owned()),
+        (
+            "callsite",
+            good.replace(
+                r#"{"file":"m.py","function":"f","line":1}"#,
+                r#"["m.py","f",1]"#,
+            ),
+        ),
+        (
+            "stack frame",
+            good.replace(r#"[{"function":"f"}]"#, r#"[[null,"f"]]"#),
+        ),
+        (
+            "io",
+            good.replace(
+                r#"{"inputs":[{"shape":[4],"dtype":"float"}],"outputs":[]}"#,
+                "[[],[]]",
+            ),
+        ),
+        (
+            "tensor",
+            good.replace(r#"{"shape":[4],"dtype":"float"}"#, r#"[[4],"float"]"#),
+        ),
+    ];
+    for (what, line) in lines {
+        let path = dir.path().join(format!("{}.jsonl", what.replace(' ', "_")));
+        let text = format!("{{\"format\":\"opguard.records/v1\"}}\n{other}\n{line}\n");
+        std::fs::write(&path, text).unwrap();
+        let out = dir
+            .path()
+            .join(format!("{}.view.json", what.replace(' ', "_")));
+        for err in [
+            read_records(&path).unwrap_err(),
+            export_records(&path, &out).unwrap_err(),
+        ] {
+            assert_eq!(err.code(), "invalid_records", "{what}: {err}");
+            assert!(
+                err.to_string().contains("line 3: not a record"),
+                "{what}: {err}"
+            );
+            assert!(
+                err.to_string().contains("invalid type: sequence"),
+                "{what}: {err}"
+            );
+        }
+        assert!(!out.exists(), "{what}");
+    }
+    // The same records written by name read.
+    let path = dir.path().join("good.jsonl");
+    std::fs::write(
+        &path,
+        format!("{{\"format\":\"opguard.records/v1\"}}\n{other}\n{good}\n"),
+    )
+    .unwrap();
+    assert_eq!(read_records(&path).unwrap().len(), 2);
+}

@@ -50,6 +50,14 @@ pub fn objects<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<V
     Vec::<Object<T>>::deserialize(d).map(|list| list.into_iter().map(|o| o.0).collect())
 }
 
+/// Reads an optional `T` (`null` or absent is `None`) that, when present,
+/// must be a JSON object; see [`object`].
+pub fn optional_object<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
+    d: D,
+) -> Result<Option<T>, D::Error> {
+    Option::<Object<T>>::deserialize(d).map(|o| o.map(|o| o.0))
+}
+
 struct Object<T>(T);
 
 impl<'de, T: Deserialize<'de>> Deserialize<'de> for Object<T> {
