@@ -196,9 +196,7 @@ pub fn export(request: &ExportRequest) -> Result<ExportSummary, Error> {
 /// it with the default options.
 pub fn export_request_file(path: &Path) -> Result<ExportSummary, Error> {
     let text = crate::apply::read_request_text(path)?;
-    let mut de = serde_json::Deserializer::from_str(&text);
-    let parsed = opguard_trace::objects::object(&mut de).and_then(|r| de.end().map(|()| r));
-    let mut request: ExportRequest = parsed.map_err(|e| {
+    let mut request: ExportRequest = parse_object(&text).map_err(|e| {
         Error::new(ErrorKind::InvalidRequest(format!(
             "not an export request: {e}"
         )))

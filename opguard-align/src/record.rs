@@ -312,8 +312,8 @@ pub(crate) fn visit_record_lines(
     lines.finish().map_err(|e| e.with_path(path))
 }
 
-/// Parses one line that must hold a JSON object: a record or the header is
-/// never read from an array by position.
+/// Parses a document that must be a JSON object (a record line, the
+/// header, an export request): never read from an array by position.
 pub(crate) fn parse_object<'a, T: Deserialize<'a>>(text: &'a str) -> serde_json::Result<T> {
     let mut de = serde_json::Deserializer::from_str(text);
     let value = opguard_trace::objects::object(&mut de)?;
