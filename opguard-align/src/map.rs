@@ -47,6 +47,7 @@ pub struct AlignmentMap {
     /// SHA-256 of the export the refs point into.
     pub artifact_sha256: String,
     /// Ordered review history; the last entry for an event pair is active.
+    #[serde(deserialize_with = "opguard_trace::objects::objects")]
     pub reviews: Vec<Review>,
 }
 
@@ -69,6 +70,7 @@ pub struct Review {
     /// Why.
     pub reason: String,
     /// Non-empty provenance.
+    #[serde(deserialize_with = "opguard_trace::objects::objects")]
     pub evidence: Vec<Evidence>,
     /// Optional review-history id.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -197,11 +199,10 @@ pub(crate) fn read_map(path: &Path, limit: u64) -> Result<(ParsedMap, Sha256Dige
 }
 
 /// Maps are written by hand, and serde fills a struct from an array by
-/// position (`[1, "<sha256>", []]` would read as a map): the map, each
-/// review and each evidence entry must be JSON objects.
-fn objects_where_structs_are(bytes: &[u8]) -> Result<(), Error> {
-    let doc: serde_json::Value =
-        serde_json::from_slice(bytes).map_err(|e| invalid(format!("not JSON: {e}")))?;
+/// position (`[1, "<sha256>", []]` would read as a map), so the typed parse
+/// reads the map, its reviews and their evidence only from objects. When it
+/// fails, this names the first place an object was expected.
+fn objects_where_structs_are(doc: &serde_json::Value) -> Result<(), Error> {
     let not_object = |at: &str, v: &serde_json::Value| {
         let found = match v {
             serde_json::Value::Array(_) => "an array",
@@ -213,7 +214,7 @@ fn objects_where_structs_are(bytes: &[u8]) -> Result<(), Error> {
         };
         invalid(format!("{at} is {found}; expected an object"))
     };
-    let map = doc.as_object().ok_or_else(|| not_object("the map", &doc))?;
+    let map = doc.as_object().ok_or_else(|| not_object("the map", doc))?;
     let reviews = map.get("reviews").and_then(|r| r.as_array());
     for (k, review) in reviews.into_iter().flatten().enumerate() {
         let fields = review
@@ -231,14 +232,16 @@ fn objects_where_structs_are(bytes: &[u8]) -> Result<(), Error> {
 
 /// Parses and checks a map document.
 pub(crate) fn parse_map(bytes: &[u8]) -> Result<ParsedMap, Error> {
-    objects_where_structs_are(bytes)?;
-    let map: AlignmentMap = match serde_json::from_slice(bytes) {
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    let typed = opguard_trace::objects::object(&mut de).and_then(|m| de.end().map(|()| m));
+    let map: AlignmentMap = match typed {
         Ok(m) => m,
         Err(e) => {
-            // Say "wrong version" rather than complain about a future
-            // version's fields.
             let doc: serde_json::Value =
                 serde_json::from_slice(bytes).map_err(|e| invalid(format!("not JSON: {e}")))?;
+            objects_where_structs_are(&doc)?;
+            // Say "wrong version" rather than complain about a future
+            // version's fields.
             return Err(match doc.get("version") {
                 Some(v) if v.as_u64() != Some(MAP_VERSION) => {
                     invalid(format!("version is {v}; this library reads version 1"))
