@@ -24,7 +24,7 @@ use crate::format::{
 use crate::output::write_view;
 use crate::profile::{records_from_profiles, ProfileInput, ProfileRecords};
 use crate::record::{
-    parse_object, visit_record_lines, visit_records_file, Callsite, Frame, Io, Record, RecordKey,
+    visit_record_lines, visit_records_file, Callsite, Frame, Io, Record, RecordKey,
 };
 
 /// Basis of automatic candidates.
@@ -196,7 +196,7 @@ pub fn export(request: &ExportRequest) -> Result<ExportSummary, Error> {
 /// it with the default options.
 pub fn export_request_file(path: &Path) -> Result<ExportSummary, Error> {
     let text = crate::apply::read_request_text(path)?;
-    let mut request: ExportRequest = parse_object(&text).map_err(|e| {
+    let mut request: ExportRequest = opguard_trace::objects::from_str(&text).map_err(|e| {
         Error::new(ErrorKind::InvalidRequest(format!(
             "not an export request: {e}"
         )))
@@ -332,7 +332,7 @@ impl Source<'_> {
                 max_encoded,
                 max_decoded,
             } => visit_record_lines(path, *max_encoded, *max_decoded, &mut |text, line| {
-                let k: RecordKey<'_> = parse_object(text).map_err(|e| {
+                let k: RecordKey<'_> = opguard_trace::objects::from_str(text).map_err(|e| {
                     Error::new(ErrorKind::InvalidRecords {
                         line,
                         detail: format!("not a record: {e}"),

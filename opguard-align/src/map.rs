@@ -232,9 +232,7 @@ fn objects_where_structs_are(doc: &serde_json::Value) -> Result<(), Error> {
 
 /// Parses and checks a map document.
 pub(crate) fn parse_map(bytes: &[u8]) -> Result<ParsedMap, Error> {
-    let mut de = serde_json::Deserializer::from_slice(bytes);
-    let typed = opguard_trace::objects::object(&mut de).and_then(|m| de.end().map(|()| m));
-    let map: AlignmentMap = match typed {
+    let map: AlignmentMap = match opguard_trace::objects::from_slice(bytes) {
         Ok(m) => m,
         Err(e) => {
             let doc: serde_json::Value =

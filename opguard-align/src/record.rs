@@ -235,7 +235,7 @@ pub(crate) fn visit_records_file(
     f: &mut dyn FnMut(Record) -> Result<(), Error>,
 ) -> Result<Sha256Digest, Error> {
     visit_record_lines(path, max_encoded, max_decoded, &mut |text, line| {
-        let record: Record = parse_object(text).map_err(|e| {
+        let record: Record = opguard_trace::objects::from_str(text).map_err(|e| {
             Error::new(ErrorKind::InvalidRecords {
                 line,
                 detail: format!("not a record: {e}"),
@@ -286,7 +286,7 @@ pub(crate) fn visit_record_lines(
             .with_path(path)
         };
         if !header {
-            let h: Header = parse_object(text).map_err(|e| {
+            let h: Header = opguard_trace::objects::from_str(text).map_err(|e| {
                 bad(format!(
                     "expected the header {{\"format\":\"{RECORDS_FORMAT}\"}}: {e}"
                 ))
@@ -310,15 +310,6 @@ pub(crate) fn visit_record_lines(
         .with_path(path));
     }
     lines.finish().map_err(|e| e.with_path(path))
-}
-
-/// Parses a document that must be a JSON object (a record line, the
-/// header, an export request): never read from an array by position.
-pub(crate) fn parse_object<'a, T: Deserialize<'a>>(text: &'a str) -> serde_json::Result<T> {
-    let mut de = serde_json::Deserializer::from_str(text);
-    let value = opguard_trace::objects::object(&mut de)?;
-    de.end()?;
-    Ok(value)
 }
 
 /// The fields of a record the first export pass needs, borrowed from the

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::error::Error;
-use opguard_trace::objects::{object, objects};
+use opguard_trace::objects::objects;
 
 /// The one request protocol this crate implements.
 pub const PROTOCOL_VERSION: u64 = 1;
@@ -155,15 +155,12 @@ impl Request {
     /// Parses a request from JSON bytes (not yet admitted: see
     /// [`crate::verdict`]).
     pub fn from_json(bytes: &[u8], what: &str) -> Result<Request, Error> {
-        let mut de = serde_json::Deserializer::from_slice(bytes);
-        object(&mut de)
-            .and_then(|r| de.end().map(|()| r))
-            .map_err(|e| Error::RequestInvalid {
-                what: what.to_owned(),
-                line: e.line(),
-                column: e.column(),
-                message: e.to_string(),
-            })
+        opguard_trace::objects::from_slice(bytes).map_err(|e| Error::RequestInvalid {
+            what: what.to_owned(),
+            line: e.line(),
+            column: e.column(),
+            message: e.to_string(),
+        })
     }
 
     /// Reads and parses a request file.

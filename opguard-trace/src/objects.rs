@@ -45,6 +45,23 @@ pub fn object<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<T,
     T::deserialize(ObjectOnly(d))
 }
 
+/// Parses a whole JSON text that must be an object (no trailing data), as
+/// `serde_json::from_str` does otherwise; borrowed strings stay borrowed.
+pub fn from_str<'a, T: Deserialize<'a>>(text: &'a str) -> serde_json::Result<T> {
+    let mut de = serde_json::Deserializer::from_str(text);
+    let value = object(&mut de)?;
+    de.end()?;
+    Ok(value)
+}
+
+/// [`from_str`] for bytes (validated as UTF-8 where strings are read).
+pub fn from_slice<'a, T: Deserialize<'a>>(bytes: &'a [u8]) -> serde_json::Result<T> {
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    let value = object(&mut de)?;
+    de.end()?;
+    Ok(value)
+}
+
 /// Reads a list whose every entry must be a JSON object; see [`object`].
 pub fn objects<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Vec<T>, D::Error> {
     Vec::<Object<T>>::deserialize(d).map(|list| list.into_iter().map(|o| o.0).collect())
