@@ -292,8 +292,18 @@ impl std::error::Error for Error {
     }
 }
 
+/// An `io::Error` that carries one of ours (from
+/// [`DecodedInput`](crate::input::DecodedInput)'s `io::Read`) gives it back.
 impl From<io::Error> for Error {
     fn from(e: io::Error) -> Self {
-        Error::new(ErrorKind::Io(e))
+        if !e.get_ref().is_some_and(|inner| inner.is::<Error>()) {
+            return Error::new(ErrorKind::Io(e));
+        }
+        let kind = e.kind();
+        match e.into_inner().map(|inner| inner.downcast::<Error>()) {
+            Some(Ok(ours)) => *ours,
+            Some(Err(other)) => Error::new(ErrorKind::Io(io::Error::new(kind, other))),
+            None => Error::new(ErrorKind::Io(kind.into())),
+        }
     }
 }

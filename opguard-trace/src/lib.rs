@@ -45,6 +45,7 @@ pub mod analysis;
 mod error;
 mod event;
 mod identity;
+pub mod input;
 pub mod kineto_writer;
 pub mod model;
 mod number;
@@ -59,8 +60,9 @@ pub use event::{
 };
 pub use identity::{EventRef, Sha256Digest};
 pub use number::{nanos_to_micros_text, Number, NumberError};
+pub use input::{Compression, DecodedInput, InputSummary};
 pub use reader::{
-    Compression, Metadata, ReaderOptions, TopLevelForm, TraceReader, TraceSummary,
+    Metadata, ReaderOptions, TopLevelForm, TraceReader, TraceSummary,
     DEFAULT_MAX_DECODED_BYTES, DEFAULT_MAX_DEPTH, DEFAULT_MAX_ENCODED_BYTES,
     DEFAULT_MAX_VALUE_BYTES,
 };

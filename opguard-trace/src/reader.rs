@@ -1,23 +1,19 @@
 //! Reader stage: stream events out of a trace file.
 //!
-//! Bytes flow `file → (SHA-256, encoded limit) → gzip? → (decoded limit) →
-//! buffer → scanner → Event`. The buffer holds whole events; an event cut by
+//! Bytes flow `file → DecodedInput (SHA-256, limits, gzip) → buffer →
+//! scanner → Event`. The buffer holds whole events; an event cut by
 //! the end of the buffer is moved to the front, more bytes are read after it
 //! and it is scanned again. Memory is the buffer (grown only for an event
 //! larger than it) plus the decompressor's window.
 
 use std::fs::File;
-use std::io::{self, BufReader, Read};
+use std::io::Read;
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{mpsc, Arc};
-
-use flate2::bufread::MultiGzDecoder;
-use sha2::{Digest, Sha256};
 
 use crate::error::{Error, ErrorKind, Limit};
 use crate::event::{scan_event, Event, EventSpans};
 use crate::identity::Sha256Digest;
+use crate::input::{Compression, DecodedInput};
 use crate::scan::{self, Stop, SyntaxKind, ValueKind};
 
 /// Default limit on encoded (file) bytes: 256 MiB.
@@ -106,16 +102,6 @@ impl ReaderOptions {
     }
 }
 
-/// How the input was encoded, detected from its first bytes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Compression {
-    /// Plain JSON.
-    None,
-    /// gzip (one or more members, as `gzip -d` accepts).
-    Gzip,
-}
-
 /// Which top-level form the document has.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -176,231 +162,6 @@ pub struct TraceSummary {
     pub utf8_replacements: u64,
 }
 
-/// Counts, hashes and limits the bytes read from the input.
-struct Encoded<R> {
-    inner: R,
-    hasher: Sha256,
-    count: u64,
-    limit: u64,
-}
-
-/// Marker carried through the decompressor's `io::Error`.
-#[derive(Debug)]
-struct EncodedLimitExceeded;
-
-impl std::fmt::Display for EncodedLimitExceeded {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("encoded byte limit exceeded")
-    }
-}
-
-impl std::error::Error for EncodedLimitExceeded {}
-
-impl<R: Read> Read for Encoded<R> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        // Read at most one byte past the limit: enough to know it is
-        // exceeded, never more.
-        let allowed = (self.limit + 1).saturating_sub(self.count);
-        if allowed == 0 {
-            return Err(io::Error::other(EncodedLimitExceeded));
-        }
-        let take = buf
-            .len()
-            .min(usize::try_from(allowed).unwrap_or(usize::MAX));
-        let n = self.inner.read(&mut buf[..take])?;
-        self.hasher.update(&buf[..n]);
-        self.count += n as u64;
-        if self.count > self.limit {
-            return Err(io::Error::other(EncodedLimitExceeded));
-        }
-        Ok(n)
-    }
-}
-
-type Prefixed<R> = io::Chain<io::Cursor<Vec<u8>>, Encoded<R>>;
-
-/// Decompression (or not) over the counted, hashed input.
-enum Decoder<R> {
-    Plain(Prefixed<R>),
-    Gzip(Box<MultiGzDecoder<BufReader<Prefixed<R>>>>),
-}
-
-impl<R: Read> Decoder<R> {
-    fn new(encoded: Encoded<R>, magic: Vec<u8>) -> (Self, Compression) {
-        let chained = io::Cursor::new(magic.clone()).chain(encoded);
-        if magic == [0x1f, 0x8b] {
-            let buffered = BufReader::with_capacity(64 << 10, chained);
-            (
-                Decoder::Gzip(Box::new(MultiGzDecoder::new(buffered))),
-                Compression::Gzip,
-            )
-        } else {
-            (Decoder::Plain(chained), Compression::None)
-        }
-    }
-    fn encoded(&self) -> &Encoded<R> {
-        match self {
-            Decoder::Plain(c) => c.get_ref().1,
-            Decoder::Gzip(d) => d.get_ref().get_ref().get_ref().1,
-        }
-    }
-    fn encoded_mut(&mut self) -> &mut Encoded<R> {
-        match self {
-            Decoder::Plain(c) => c.get_mut().1,
-            Decoder::Gzip(d) => d.get_mut().get_mut().get_mut().1,
-        }
-    }
-    /// Reads decoded bytes; errors carry their code and encoded offset.
-    fn read_mapped(&mut self, dst: &mut [u8], options: &ReaderOptions) -> Result<usize, Error> {
-        loop {
-            let read = match self {
-                Decoder::Plain(r) => r.read(dst),
-                Decoder::Gzip(r) => r.read(dst),
-            };
-            match read {
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(e) => {
-                    let gzip = matches!(self, Decoder::Gzip(_));
-                    return Err(map_io(e, options, self.encoded().count, gzip));
-                }
-                Ok(n) => return Ok(n),
-            }
-        }
-    }
-    fn digest(&mut self) -> (Sha256Digest, u64) {
-        let encoded = self.encoded_mut();
-        let hasher = std::mem::take(&mut encoded.hasher);
-        (Sha256Digest(hasher.finalize().into()), encoded.count)
-    }
-}
-
-/// Decoded chunks produced by a second thread.
-struct Threaded {
-    rx: mpsc::Receiver<Result<Vec<u8>, Error>>,
-    chunk: Vec<u8>,
-    chunk_pos: usize,
-    encoded: Arc<AtomicU64>,
-    stop: Arc<AtomicBool>,
-    handle: Option<std::thread::JoinHandle<(Sha256Digest, u64)>>,
-}
-
-impl Threaded {
-    fn start<R: Read + Send + 'static>(mut decoder: Decoder<R>, options: &ReaderOptions) -> Self {
-        // Two chunks in flight bound the memory the thread can run ahead by.
-        let (tx, rx) = mpsc::sync_channel::<Result<Vec<u8>, Error>>(2);
-        let encoded = Arc::new(AtomicU64::new(0));
-        let progress = Arc::clone(&encoded);
-        let stop = Arc::new(AtomicBool::new(false));
-        let stopped = Arc::clone(&stop);
-        let options = options.clone();
-        let handle = std::thread::spawn(move || {
-            let mut decoded = 0u64;
-            while !stopped.load(Ordering::Relaxed) {
-                let mut chunk = vec![0u8; CHUNK];
-                let mut filled = 0;
-                let allowed = (options.max_decoded_bytes + 1).saturating_sub(decoded);
-                let want = CHUNK.min(usize::try_from(allowed).unwrap_or(usize::MAX));
-                let mut failed = None;
-                while filled < want && !stopped.load(Ordering::Relaxed) {
-                    match decoder.read_mapped(&mut chunk[filled..want], &options) {
-                        Ok(0) => break,
-                        Ok(n) => filled += n,
-                        Err(e) => {
-                            failed = Some(e);
-                            break;
-                        }
-                    }
-                }
-                progress.store(decoder.encoded().count, Ordering::Relaxed);
-                decoded += filled as u64;
-                chunk.truncate(filled);
-                let more = filled == want && want > 0;
-                if filled > 0 && tx.send(Ok(chunk)).is_err() {
-                    break;
-                }
-                if let Some(e) = failed {
-                    let _ = tx.send(Err(e));
-                    break;
-                }
-                if !more {
-                    break;
-                }
-            }
-            decoder.digest()
-        });
-        Threaded {
-            rx,
-            chunk: Vec::new(),
-            chunk_pos: 0,
-            encoded,
-            stop,
-            handle: Some(handle),
-        }
-    }
-
-    fn read(&mut self, dst: &mut [u8]) -> Result<usize, Error> {
-        while self.chunk_pos == self.chunk.len() {
-            match self.rx.recv() {
-                Ok(Ok(chunk)) => {
-                    self.chunk = chunk;
-                    self.chunk_pos = 0;
-                }
-                Ok(Err(e)) => return Err(e),
-                Err(mpsc::RecvError) => return Ok(0),
-            }
-        }
-        let n = dst.len().min(self.chunk.len() - self.chunk_pos);
-        dst[..n].copy_from_slice(&self.chunk[self.chunk_pos..self.chunk_pos + n]);
-        self.chunk_pos += n;
-        Ok(n)
-    }
-}
-
-impl Drop for Threaded {
-    /// Stops the thread and waits for it, so the input (a file, a pipe) is
-    /// released when the reader is, not at the thread's next wake-up.
-    fn drop(&mut self) {
-        let Some(handle) = self.handle.take() else {
-            return;
-        };
-        self.stop.store(true, Ordering::Relaxed);
-        // Draining unblocks a send on the full channel; the thread checks
-        // `stop` before its next read and hangs up.
-        while self.rx.recv().is_ok() {}
-        let _ = handle.join();
-    }
-}
-
-enum Source<R> {
-    Inline(Decoder<R>),
-    Threaded(Threaded),
-}
-
-impl<R: Read> Source<R> {
-    fn read(&mut self, dst: &mut [u8], options: &ReaderOptions) -> Result<usize, Error> {
-        match self {
-            Source::Inline(d) => d.read_mapped(dst, options),
-            Source::Threaded(t) => t.read(dst),
-        }
-    }
-    fn encoded_count(&self) -> u64 {
-        match self {
-            Source::Inline(d) => d.encoded().count,
-            Source::Threaded(t) => t.encoded.load(Ordering::Relaxed),
-        }
-    }
-    fn digest(&mut self) -> Result<(Sha256Digest, u64), Error> {
-        match self {
-            Source::Inline(d) => Ok(d.digest()),
-            Source::Threaded(t) => {
-                t.handle.take().and_then(|h| h.join().ok()).ok_or_else(|| {
-                    Error::new(ErrorKind::Io(io::Error::other("decode thread failed")))
-                })
-            }
-        }
-    }
-}
-
 /// Where the top-level state machine stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum State {
@@ -440,9 +201,8 @@ enum Expect {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub struct TraceReader<R> {
-    source: Source<R>,
+    input: DecodedInput<R>,
     options: ReaderOptions,
-    compression: Compression,
     buf: Vec<u8>,
     /// Bytes of `buf` that hold data.
     len: usize,
@@ -450,7 +210,6 @@ pub struct TraceReader<R> {
     pos: usize,
     /// Decoded offset of `buf[0]`.
     base: u64,
-    decoded: u64,
     eof: bool,
     state: State,
     form: Option<TopLevelForm>,
@@ -471,7 +230,8 @@ impl TraceReader<File> {
 
     /// Opens a file.
     pub fn open_with(path: impl AsRef<Path>, options: ReaderOptions) -> Result<Self, Error> {
-        TraceReader::with_thread(File::open(path)?, options)
+        let input = DecodedInput::open(path, &options)?;
+        Ok(Self::from_input(input, options))
     }
 }
 
@@ -479,37 +239,9 @@ impl<R: Read + Send + 'static> TraceReader<R> {
     /// Reads from `input`; with [`ReaderOptions::decode_thread`] set, a second
     /// thread reads, hashes and decompresses while this one parses.
     pub fn with_thread(input: R, options: ReaderOptions) -> Result<Self, Error> {
-        let (decoder, compression) = start_decoder(input, &options)?;
-        let source = if options.decode_thread {
-            Source::Threaded(Threaded::start(decoder, &options))
-        } else {
-            Source::Inline(decoder)
-        };
-        Ok(Self::from_source(source, compression, options))
+        let input = DecodedInput::with_thread(input, &options)?;
+        Ok(Self::from_input(input, options))
     }
-}
-
-fn start_decoder<R: Read>(
-    input: R,
-    options: &ReaderOptions,
-) -> Result<(Decoder<R>, Compression), Error> {
-    let mut encoded = Encoded {
-        inner: input,
-        hasher: Sha256::new(),
-        count: 0,
-        limit: options.max_encoded_bytes,
-    };
-    let mut magic = Vec::with_capacity(2);
-    while magic.len() < 2 {
-        let mut byte = [0u8; 1];
-        match encoded.read(&mut byte) {
-            Ok(0) => break,
-            Ok(_) => magic.push(byte[0]),
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(map_io(e, options, encoded.count, false)),
-        }
-    }
-    Ok(Decoder::new(encoded, magic))
 }
 
 impl<R: Read> TraceReader<R> {
@@ -522,24 +254,18 @@ impl<R: Read> TraceReader<R> {
     /// ([`ReaderOptions::decode_thread`] needs [`TraceReader::open_with`] or
     /// [`TraceReader::with_thread`], where the input can move to a thread.)
     pub fn with_options(input: R, options: ReaderOptions) -> Result<Self, Error> {
-        let (decoder, compression) = start_decoder(input, &options)?;
-        Ok(Self::from_source(
-            Source::Inline(decoder),
-            compression,
-            options,
-        ))
+        let input = DecodedInput::new(input, &options)?;
+        Ok(Self::from_input(input, options))
     }
 
-    fn from_source(source: Source<R>, compression: Compression, options: ReaderOptions) -> Self {
+    fn from_input(input: DecodedInput<R>, options: ReaderOptions) -> Self {
         TraceReader {
-            source,
+            input,
             buf: vec![0; CHUNK],
             options,
-            compression,
             len: 0,
             pos: 0,
             base: 0,
-            decoded: 0,
             eof: false,
             state: State::Start,
             form: None,
@@ -554,7 +280,7 @@ impl<R: Read> TraceReader<R> {
 
     /// The detected encoding.
     pub fn compression(&self) -> Compression {
-        self.compression
+        self.input.compression()
     }
 
     /// Top-level metadata seen so far (keys after `traceEvents` appear only
@@ -565,12 +291,12 @@ impl<R: Read> TraceReader<R> {
 
     /// Bytes decoded so far, for progress reporting.
     pub fn decoded_bytes(&self) -> u64 {
-        self.decoded
+        self.input.decoded_bytes()
     }
 
     /// Bytes read from the input so far, for progress reporting.
     pub fn encoded_bytes(&self) -> u64 {
-        self.source.encoded_count()
+        self.input.encoded_bytes()
     }
 
     /// Reads to the end, validating every remaining event, and returns what
@@ -583,13 +309,13 @@ impl<R: Read> TraceReader<R> {
             )));
         }
         let form = self.form.unwrap_or(TopLevelForm::Array);
-        let (sha256, encoded_bytes) = self.source.digest()?;
+        let input = self.input.finish()?;
         Ok(TraceSummary {
-            sha256,
-            encoded_bytes,
-            decoded_bytes: self.decoded,
+            sha256: input.sha256,
+            encoded_bytes: input.encoded_bytes,
+            decoded_bytes: input.decoded_bytes,
             events: self.events,
-            compression: self.compression,
+            compression: input.compression,
             form,
             metadata: self.metadata,
             utf8_replacements: self.utf8_replacements,
@@ -606,7 +332,7 @@ impl<R: Read> TraceReader<R> {
             Ok(None) => return Ok(None),
             Err(e) => {
                 self.failed = true;
-                return Err(self.gzip_error_behind(&e).unwrap_or(e));
+                return Err(self.input.gzip_error_behind(&e).unwrap_or(e));
             }
         };
         let index = self.events - 1;
@@ -623,15 +349,7 @@ impl<R: Read> TraceReader<R> {
             let err = Error::new(ErrorKind::InvalidUtf8)
                 .at(offset + valid_up_to as u64)
                 .in_event(Some(index));
-            let behind = gzip_error_behind(
-                &mut self.source,
-                &self.options,
-                self.compression,
-                self.eof,
-                self.decoded,
-                &err,
-            );
-            return Err(behind.unwrap_or(err));
+            return Err(self.input.gzip_error_behind(&err).unwrap_or(err));
         }
         let replaced = bytes
             .utf8_chunks()
@@ -659,23 +377,6 @@ impl<R: Read> TraceReader<R> {
             Some(TopLevelForm::Object) => 3,
             _ => 2,
         }
-    }
-
-    /// After a parse error in gzip input: whether the gzip stream itself is
-    /// broken further on. A corrupt stream outranks what was parsed out of
-    /// it; otherwise the answer would depend on how many decoded bytes the
-    /// reads had produced before the decompressor noticed (a file and a pipe
-    /// of the same bytes would disagree). Reads at most up to the decoded
-    /// limit, on the error path only.
-    fn gzip_error_behind(&mut self, parse_error: &Error) -> Option<Error> {
-        gzip_error_behind(
-            &mut self.source,
-            &self.options,
-            self.compression,
-            self.eof,
-            self.decoded,
-            parse_error,
-        )
     }
 
     /// Moves the state machine to the next event. Returns its span in `buf`
@@ -954,27 +655,16 @@ impl<R: Read> TraceReader<R> {
             let grown = (self.buf.len() * 2).min(max.max(CHUNK));
             self.buf.resize(grown, 0);
         }
-        let allowed = (self.options.max_decoded_bytes + 1).saturating_sub(self.decoded);
-        let room = (self.buf.len() - self.len).min(usize::try_from(allowed).unwrap_or(usize::MAX));
-        let dst = &mut self.buf[self.len..self.len + room];
+        // The input enforces the decoded limit (one byte past it fails).
         let n = self
-            .source
-            .read(dst, &self.options)
+            .input
+            .read_decoded(&mut self.buf[self.len..])
             .map_err(|e| e.in_event(self.event_in_progress()))?;
         if n == 0 {
             self.eof = true;
             return Ok(false);
         }
         self.len += n;
-        self.decoded += n as u64;
-        if self.decoded > self.options.max_decoded_bytes {
-            return Err(Error::new(ErrorKind::LimitExceeded {
-                which: Limit::DecodedBytes,
-                limit: self.options.max_decoded_bytes,
-            })
-            .at(self.options.max_decoded_bytes)
-            .in_event(self.event_in_progress()));
-        }
         Ok(true)
     }
 
@@ -1041,53 +731,6 @@ impl<R: Read> TraceReader<R> {
     }
 }
 
-/// See [`TraceReader::gzip_error_behind`]; a free function over the reader's
-/// fields so it can run while an event borrows the buffer.
-fn gzip_error_behind<R: Read>(
-    source: &mut Source<R>,
-    options: &ReaderOptions,
-    compression: Compression,
-    eof: bool,
-    decoded: u64,
-    parse_error: &Error,
-) -> Option<Error> {
-    let parse_level = !matches!(
-        parse_error.kind(),
-        ErrorKind::Io(_)
-            | ErrorKind::GzipInvalid(_)
-            | ErrorKind::GzipTruncated
-            | ErrorKind::LimitExceeded {
-                which: Limit::EncodedBytes | Limit::DecodedBytes,
-                ..
-            }
-    );
-    if compression != Compression::Gzip || eof || !parse_level {
-        return None;
-    }
-    let mut sink = vec![0u8; 64 << 10];
-    let mut decoded = decoded;
-    loop {
-        let allowed = (options.max_decoded_bytes + 1).saturating_sub(decoded);
-        let take = sink
-            .len()
-            .min(usize::try_from(allowed).unwrap_or(usize::MAX));
-        if take == 0 {
-            return None;
-        }
-        match source.read(&mut sink[..take], options) {
-            Ok(0) => return None,
-            Ok(n) => decoded += n as u64,
-            Err(e) => {
-                return matches!(
-                    e.kind(),
-                    ErrorKind::GzipInvalid(_) | ErrorKind::GzipTruncated
-                )
-                .then_some(e)
-            }
-        }
-    }
-}
-
 fn kind_of(first: u8) -> ValueKind {
     match first {
         b'{' => ValueKind::Object,
@@ -1097,29 +740,4 @@ fn kind_of(first: u8) -> ValueKind {
         b'n' => ValueKind::Null,
         _ => ValueKind::Number,
     }
-}
-
-fn map_io(e: io::Error, options: &ReaderOptions, encoded: u64, gzip: bool) -> Error {
-    let is_limit = e
-        .get_ref()
-        .is_some_and(|inner| inner.is::<EncodedLimitExceeded>());
-    if is_limit {
-        return Error::new(ErrorKind::LimitExceeded {
-            which: Limit::EncodedBytes,
-            limit: options.max_encoded_bytes,
-        })
-        .at_encoded(options.max_encoded_bytes);
-    }
-    if gzip {
-        match e.kind() {
-            io::ErrorKind::UnexpectedEof => {
-                return Error::new(ErrorKind::GzipTruncated).at_encoded(encoded)
-            }
-            io::ErrorKind::InvalidInput | io::ErrorKind::InvalidData => {
-                return Error::new(ErrorKind::GzipInvalid(e.to_string())).at_encoded(encoded)
-            }
-            _ => {}
-        }
-    }
-    Error::new(ErrorKind::Io(e))
 }

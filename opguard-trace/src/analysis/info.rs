@@ -12,7 +12,8 @@ use std::io::Read;
 use crate::error::Error;
 use crate::identity::Sha256Digest;
 use crate::model::{Provider, ProviderDetector};
-use crate::reader::{Compression, TopLevelForm, TraceReader};
+use crate::input::Compression;
+use crate::reader::{TopLevelForm, TraceReader};
 
 /// How many events have one `(ph, cat)`.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]

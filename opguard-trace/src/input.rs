@@ -1,0 +1,524 @@
+//! Input stage: the decoded bytes of a file, plain or gzip.
+//!
+//! Bytes flow `input → (SHA-256, encoded limit) → gzip? → (decoded limit)`.
+//! gzip is detected from the first two bytes, never from a file name. At
+//! most one byte past either limit is read, enough to know it is exceeded.
+//! [`TraceReader`](crate::TraceReader) parses through a [`DecodedInput`];
+//! any other file that needs the same identity and limits (a records file,
+//! a second pass over an export) reads through one too.
+//!
+//! Work stays on the caller's thread unless
+//! [`ReaderOptions::decode_thread`] asks for a second one: a library
+//! embedded in a profiler starts no thread its host did not ask for.
+
+use std::fs::File;
+use std::io::{self, BufReader, Read};
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{mpsc, Arc};
+
+use flate2::bufread::MultiGzDecoder;
+use sha2::{Digest, Sha256};
+
+use crate::error::{Error, ErrorKind, Limit};
+use crate::identity::Sha256Digest;
+use crate::reader::ReaderOptions;
+
+/// Bytes the decode thread hands over at a time.
+const HANDOFF_BYTES: usize = 256 << 10;
+
+/// The name of the decode thread, so a host can see whose thread it is.
+pub const DECODE_THREAD_NAME: &str = "opguard-decode";
+
+/// How the input was encoded, detected from its first bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Compression {
+    /// Plain JSON.
+    None,
+    /// gzip (one or more members, as `gzip -d` accepts).
+    Gzip,
+}
+
+/// What reading a whole input established.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct InputSummary {
+    /// SHA-256 of the encoded bytes: the file's identity.
+    pub sha256: Sha256Digest,
+    /// Bytes read from the input.
+    pub encoded_bytes: u64,
+    /// Bytes after decompression.
+    pub decoded_bytes: u64,
+    /// Detected encoding.
+    pub compression: Compression,
+}
+
+/// The decoded bytes of one input, with the SHA-256 of its encoded bytes
+/// and the byte limits of [`ReaderOptions`] enforced while streaming.
+///
+/// Errors carry this crate's codes: `limit_exceeded` (with the limit),
+/// `gzip_invalid` / `gzip_truncated` (with the compressed offset), `io`.
+/// Through [`io::Read`] they travel inside an [`io::Error`];
+/// `Error::from` that `io::Error` gives the original back.
+///
+/// ```
+/// use std::io::Read;
+/// use opguard_trace::{input::DecodedInput, Compression, ReaderOptions};
+///
+/// let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+/// std::io::Write::write_all(&mut gz, b"{\"format\":\"x\"}\n")?;
+/// let encoded = gz.finish()?;
+///
+/// let mut input = DecodedInput::new(&encoded[..], &ReaderOptions::new())?;
+/// assert_eq!(input.compression(), Compression::Gzip);
+/// let mut text = String::new();
+/// input.read_to_string(&mut text)?;
+/// assert_eq!(text, "{\"format\":\"x\"}\n");
+/// let summary = input.finish()?;
+/// assert_eq!(summary.encoded_bytes, encoded.len() as u64);
+/// assert_eq!(summary.decoded_bytes, 15);
+///
+/// // One byte over the decoded limit is an error, never a shorter read.
+/// let mut small = DecodedInput::new(&encoded[..], &ReaderOptions::new().max_decoded_bytes(14))?;
+/// let err = opguard_trace::Error::from(small.read_to_end(&mut Vec::new()).unwrap_err());
+/// assert_eq!(err.code(), "limit_exceeded");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub struct DecodedInput<R> {
+    source: Source<R>,
+    compression: Compression,
+    max_decoded_bytes: u64,
+    decoded: u64,
+    eof: bool,
+}
+
+impl DecodedInput<File> {
+    /// Opens a file; with [`ReaderOptions::decode_thread`] set, a second
+    /// thread reads, hashes and decompresses it.
+    pub fn open(path: impl AsRef<Path>, options: &ReaderOptions) -> Result<Self, Error> {
+        Self::with_thread(File::open(path)?, options)
+    }
+}
+
+impl<R: Read + Send + 'static> DecodedInput<R> {
+    /// Reads from `input`; with [`ReaderOptions::decode_thread`] set, a
+    /// second thread reads, hashes and decompresses while this one works.
+    /// The thread never outlives the input: dropping it stops the thread
+    /// and waits for the `read` call it has in progress.
+    pub fn with_thread(input: R, options: &ReaderOptions) -> Result<Self, Error> {
+        let (decoder, compression) = start_decoder(input, options)?;
+        let source = if options.decode_thread {
+            Source::Threaded(Threaded::start(decoder, options)?)
+        } else {
+            Source::Inline(decoder)
+        };
+        Ok(Self::from_source(source, compression, options))
+    }
+}
+
+impl<R: Read> DecodedInput<R> {
+    /// Reads from `input` on this thread (whatever
+    /// [`ReaderOptions::decode_thread`] says). Reads the first two bytes
+    /// to detect gzip.
+    pub fn new(input: R, options: &ReaderOptions) -> Result<Self, Error> {
+        let (decoder, compression) = start_decoder(input, options)?;
+        Ok(Self::from_source(
+            Source::Inline(decoder),
+            compression,
+            options,
+        ))
+    }
+
+    fn from_source(source: Source<R>, compression: Compression, options: &ReaderOptions) -> Self {
+        DecodedInput {
+            source,
+            compression,
+            max_decoded_bytes: options.max_decoded_bytes,
+            decoded: 0,
+            eof: false,
+        }
+    }
+
+    /// The detected encoding.
+    pub fn compression(&self) -> Compression {
+        self.compression
+    }
+
+    /// Bytes decoded so far.
+    pub fn decoded_bytes(&self) -> u64 {
+        self.decoded
+    }
+
+    /// Bytes read from the input so far.
+    pub fn encoded_bytes(&self) -> u64 {
+        self.source.encoded_count()
+    }
+
+    /// Reads decoded bytes into `dst`; 0 at the end of input. Never reads
+    /// more than one byte past the decoded limit, and fails on that byte.
+    pub fn read_decoded(&mut self, dst: &mut [u8]) -> Result<usize, Error> {
+        if self.eof {
+            return Ok(0);
+        }
+        let allowed = (self.max_decoded_bytes + 1).saturating_sub(self.decoded);
+        let room = dst.len().min(usize::try_from(allowed).unwrap_or(usize::MAX));
+        if room == 0 && !dst.is_empty() {
+            return Err(self.decoded_limit_error());
+        }
+        let n = self.source.read(&mut dst[..room])?;
+        if n == 0 && room > 0 {
+            self.eof = true;
+        }
+        self.decoded += n as u64;
+        if self.decoded > self.max_decoded_bytes {
+            return Err(self.decoded_limit_error());
+        }
+        Ok(n)
+    }
+
+    fn decoded_limit_error(&self) -> Error {
+        Error::new(ErrorKind::LimitExceeded {
+            which: Limit::DecodedBytes,
+            limit: self.max_decoded_bytes,
+        })
+        .at(self.max_decoded_bytes)
+    }
+
+    /// Reads what is left (checking the limits and the gzip stream) and
+    /// returns the digest and counts of the whole input.
+    pub fn finish(mut self) -> Result<InputSummary, Error> {
+        let mut sink = vec![0u8; 64 << 10];
+        while self.read_decoded(&mut sink)? > 0 {}
+        let (sha256, encoded_bytes) = self.source.digest()?;
+        Ok(InputSummary {
+            sha256,
+            encoded_bytes,
+            decoded_bytes: self.decoded,
+            compression: self.compression,
+        })
+    }
+
+    /// After a parse error in gzip input: whether the gzip stream itself is
+    /// broken further on. A corrupt stream outranks what was parsed out of
+    /// it; otherwise the answer would depend on how many decoded bytes the
+    /// reads had produced before the decompressor noticed (a file and a pipe
+    /// of the same bytes would disagree). Reads at most up to the decoded
+    /// limit, on the error path only.
+    pub(crate) fn gzip_error_behind(&mut self, parse_error: &Error) -> Option<Error> {
+        let parse_level = !matches!(
+            parse_error.kind(),
+            ErrorKind::Io(_)
+                | ErrorKind::GzipInvalid(_)
+                | ErrorKind::GzipTruncated
+                | ErrorKind::LimitExceeded {
+                    which: Limit::EncodedBytes | Limit::DecodedBytes,
+                    ..
+                }
+        );
+        if self.compression != Compression::Gzip || self.eof || !parse_level {
+            return None;
+        }
+        let mut sink = vec![0u8; 64 << 10];
+        loop {
+            match self.read_decoded(&mut sink) {
+                Ok(0) => return None,
+                Ok(_) => {}
+                Err(e) => {
+                    return matches!(
+                        e.kind(),
+                        ErrorKind::GzipInvalid(_) | ErrorKind::GzipTruncated
+                    )
+                    .then_some(e)
+                }
+            }
+        }
+    }
+}
+
+/// Errors travel inside the `io::Error`; `Error::from` recovers them.
+impl<R: Read> Read for DecodedInput<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.read_decoded(buf).map_err(io::Error::other)
+    }
+}
+
+/// Counts, hashes and limits the bytes read from the input.
+struct Encoded<R> {
+    inner: R,
+    hasher: Sha256,
+    count: u64,
+    limit: u64,
+}
+
+/// Marker carried through the decompressor's `io::Error`.
+#[derive(Debug)]
+struct EncodedLimitExceeded;
+
+impl std::fmt::Display for EncodedLimitExceeded {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("encoded byte limit exceeded")
+    }
+}
+
+impl std::error::Error for EncodedLimitExceeded {}
+
+impl<R: Read> Read for Encoded<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        // Read at most one byte past the limit: enough to know it is
+        // exceeded, never more.
+        let allowed = (self.limit + 1).saturating_sub(self.count);
+        if allowed == 0 {
+            return Err(io::Error::other(EncodedLimitExceeded));
+        }
+        let take = buf
+            .len()
+            .min(usize::try_from(allowed).unwrap_or(usize::MAX));
+        let n = self.inner.read(&mut buf[..take])?;
+        self.hasher.update(&buf[..n]);
+        self.count += n as u64;
+        if self.count > self.limit {
+            return Err(io::Error::other(EncodedLimitExceeded));
+        }
+        Ok(n)
+    }
+}
+
+type Prefixed<R> = io::Chain<io::Cursor<Vec<u8>>, Encoded<R>>;
+
+/// Decompression (or not) over the counted, hashed input.
+enum Decoder<R> {
+    Plain(Prefixed<R>),
+    Gzip(Box<MultiGzDecoder<BufReader<Prefixed<R>>>>),
+}
+
+impl<R: Read> Decoder<R> {
+    fn new(encoded: Encoded<R>, magic: Vec<u8>) -> (Self, Compression) {
+        let chained = io::Cursor::new(magic.clone()).chain(encoded);
+        if magic == [0x1f, 0x8b] {
+            let buffered = BufReader::with_capacity(64 << 10, chained);
+            (
+                Decoder::Gzip(Box::new(MultiGzDecoder::new(buffered))),
+                Compression::Gzip,
+            )
+        } else {
+            (Decoder::Plain(chained), Compression::None)
+        }
+    }
+    fn encoded(&self) -> &Encoded<R> {
+        match self {
+            Decoder::Plain(c) => c.get_ref().1,
+            Decoder::Gzip(d) => d.get_ref().get_ref().get_ref().1,
+        }
+    }
+    fn encoded_mut(&mut self) -> &mut Encoded<R> {
+        match self {
+            Decoder::Plain(c) => c.get_mut().1,
+            Decoder::Gzip(d) => d.get_mut().get_mut().get_mut().1,
+        }
+    }
+    /// Reads decoded bytes; errors carry their code and encoded offset.
+    fn read_mapped(&mut self, dst: &mut [u8]) -> Result<usize, Error> {
+        loop {
+            let read = match self {
+                Decoder::Plain(r) => r.read(dst),
+                Decoder::Gzip(r) => r.read(dst),
+            };
+            match read {
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => {
+                    let gzip = matches!(self, Decoder::Gzip(_));
+                    let encoded = self.encoded();
+                    return Err(map_io(e, encoded.limit, encoded.count, gzip));
+                }
+                Ok(n) => return Ok(n),
+            }
+        }
+    }
+    fn digest(&mut self) -> (Sha256Digest, u64) {
+        let encoded = self.encoded_mut();
+        let hasher = std::mem::take(&mut encoded.hasher);
+        (Sha256Digest(hasher.finalize().into()), encoded.count)
+    }
+}
+
+/// Decoded chunks produced by a second thread.
+struct Threaded {
+    rx: mpsc::Receiver<Result<Vec<u8>, Error>>,
+    chunk: Vec<u8>,
+    chunk_pos: usize,
+    encoded: Arc<AtomicU64>,
+    stop: Arc<AtomicBool>,
+    handle: Option<std::thread::JoinHandle<(Sha256Digest, u64)>>,
+}
+
+impl Threaded {
+    fn start<R: Read + Send + 'static>(
+        mut decoder: Decoder<R>,
+        options: &ReaderOptions,
+    ) -> Result<Self, Error> {
+        // Two chunks in flight bound the memory the thread can run ahead by.
+        let (tx, rx) = mpsc::sync_channel::<Result<Vec<u8>, Error>>(2);
+        let encoded = Arc::new(AtomicU64::new(0));
+        let progress = Arc::clone(&encoded);
+        let stop = Arc::new(AtomicBool::new(false));
+        let stopped = Arc::clone(&stop);
+        let max_decoded_bytes = options.max_decoded_bytes;
+        let work = move || {
+            let mut decoded = 0u64;
+            while !stopped.load(Ordering::Relaxed) {
+                let mut chunk = vec![0u8; HANDOFF_BYTES];
+                let mut filled = 0;
+                let allowed = (max_decoded_bytes + 1).saturating_sub(decoded);
+                let want = HANDOFF_BYTES.min(usize::try_from(allowed).unwrap_or(usize::MAX));
+                let mut failed = None;
+                while filled < want && !stopped.load(Ordering::Relaxed) {
+                    match decoder.read_mapped(&mut chunk[filled..want]) {
+                        Ok(0) => break,
+                        Ok(n) => filled += n,
+                        Err(e) => {
+                            failed = Some(e);
+                            break;
+                        }
+                    }
+                }
+                progress.store(decoder.encoded().count, Ordering::Relaxed);
+                decoded += filled as u64;
+                chunk.truncate(filled);
+                let more = filled == want && want > 0;
+                if filled > 0 && tx.send(Ok(chunk)).is_err() {
+                    break;
+                }
+                if let Some(e) = failed {
+                    let _ = tx.send(Err(e));
+                    break;
+                }
+                if !more {
+                    break;
+                }
+            }
+            decoder.digest()
+        };
+        let handle = std::thread::Builder::new()
+            .name(DECODE_THREAD_NAME.into())
+            .spawn(work)?;
+        Ok(Threaded {
+            rx,
+            chunk: Vec::new(),
+            chunk_pos: 0,
+            encoded,
+            stop,
+            handle: Some(handle),
+        })
+    }
+
+    fn read(&mut self, dst: &mut [u8]) -> Result<usize, Error> {
+        while self.chunk_pos == self.chunk.len() {
+            match self.rx.recv() {
+                Ok(Ok(chunk)) => {
+                    self.chunk = chunk;
+                    self.chunk_pos = 0;
+                }
+                Ok(Err(e)) => return Err(e),
+                Err(mpsc::RecvError) => return Ok(0),
+            }
+        }
+        let n = dst.len().min(self.chunk.len() - self.chunk_pos);
+        dst[..n].copy_from_slice(&self.chunk[self.chunk_pos..self.chunk_pos + n]);
+        self.chunk_pos += n;
+        Ok(n)
+    }
+}
+
+impl Drop for Threaded {
+    /// Stops the thread and waits for it, so the input (a file, a pipe) is
+    /// released when the reader is, not at the thread's next wake-up.
+    fn drop(&mut self) {
+        let Some(handle) = self.handle.take() else {
+            return;
+        };
+        self.stop.store(true, Ordering::Relaxed);
+        // Draining unblocks a send on the full channel; the thread checks
+        // `stop` before its next read and hangs up.
+        while self.rx.recv().is_ok() {}
+        let _ = handle.join();
+    }
+}
+
+enum Source<R> {
+    Inline(Decoder<R>),
+    Threaded(Threaded),
+}
+
+impl<R: Read> Source<R> {
+    fn read(&mut self, dst: &mut [u8]) -> Result<usize, Error> {
+        match self {
+            Source::Inline(d) => d.read_mapped(dst),
+            Source::Threaded(t) => t.read(dst),
+        }
+    }
+    fn encoded_count(&self) -> u64 {
+        match self {
+            Source::Inline(d) => d.encoded().count,
+            Source::Threaded(t) => t.encoded.load(Ordering::Relaxed),
+        }
+    }
+    fn digest(&mut self) -> Result<(Sha256Digest, u64), Error> {
+        match self {
+            Source::Inline(d) => Ok(d.digest()),
+            Source::Threaded(t) => {
+                t.handle.take().and_then(|h| h.join().ok()).ok_or_else(|| {
+                    Error::new(ErrorKind::Io(io::Error::other("decode thread failed")))
+                })
+            }
+        }
+    }
+}
+
+fn start_decoder<R: Read>(
+    input: R,
+    options: &ReaderOptions,
+) -> Result<(Decoder<R>, Compression), Error> {
+    let mut encoded = Encoded {
+        inner: input,
+        hasher: Sha256::new(),
+        count: 0,
+        limit: options.max_encoded_bytes,
+    };
+    let mut magic = Vec::with_capacity(2);
+    while magic.len() < 2 {
+        let mut byte = [0u8; 1];
+        match encoded.read(&mut byte) {
+            Ok(0) => break,
+            Ok(_) => magic.push(byte[0]),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(map_io(e, encoded.limit, encoded.count, false)),
+        }
+    }
+    Ok(Decoder::new(encoded, magic))
+}
+
+fn map_io(e: io::Error, max_encoded_bytes: u64, encoded: u64, gzip: bool) -> Error {
+    let is_limit = e
+        .get_ref()
+        .is_some_and(|inner| inner.is::<EncodedLimitExceeded>());
+    if is_limit {
+        return Error::new(ErrorKind::LimitExceeded {
+            which: Limit::EncodedBytes,
+            limit: max_encoded_bytes,
+        })
+        .at_encoded(max_encoded_bytes);
+    }
+    if gzip {
+        match e.kind() {
+            io::ErrorKind::UnexpectedEof => {
+                return Error::new(ErrorKind::GzipTruncated).at_encoded(encoded)
+            }
+            io::ErrorKind::InvalidInput | io::ErrorKind::InvalidData => {
+                return Error::new(ErrorKind::GzipInvalid(e.to_string())).at_encoded(encoded)
+            }
+            _ => {}
+        }
+    }
+    Error::new(ErrorKind::Io(e))
+}
