@@ -26,10 +26,9 @@ use crate::format::{
     EXPORT_FORMAT, MAX_EXPORT_BYTES, MAX_MAP_BYTES, OK_MEANING, PRESENTATION_NOTE, TENSOR_EQUALITY,
     TID_OPERATIONS, VERDICT,
 };
-use crate::input::Decoded;
 use crate::map::{read_map, Checked, Decision};
 use crate::output::{check_output_path, write_view};
-use crate::record::Io;
+use crate::record::{finish_input, input_error, open_input, Io};
 
 /// The request protocol version.
 pub const PROTOCOL_VERSION: u64 = 1;
@@ -116,6 +115,13 @@ pub struct ApplyOptions {
     pub max_artifact_bytes: u64,
     /// Largest output view, encoded and decoded.
     pub max_output_bytes: u64,
+    /// Read, hash and decompress the artifact on a second thread while
+    /// this one parses. Off by default: a library embedded in a profiler
+    /// starts no thread its host did not ask for.
+    pub decode_thread: bool,
+    /// Compress, hash and write the output view on a second thread while
+    /// this one renders it. Off by default, for the same reason.
+    pub output_thread: bool,
 }
 
 impl Default for ApplyOptions {
@@ -124,6 +130,8 @@ impl Default for ApplyOptions {
             max_map_bytes: MAX_MAP_BYTES,
             max_artifact_bytes: MAX_EXPORT_BYTES,
             max_output_bytes: MAX_EXPORT_BYTES,
+            decode_thread: false,
+            output_thread: false,
         }
     }
 }
@@ -147,6 +155,23 @@ impl ApplyOptions {
     pub fn max_output_bytes(mut self, n: u64) -> Self {
         self.max_output_bytes = n;
         self
+    }
+    /// Sets [`ApplyOptions::decode_thread`].
+    pub fn decode_thread(mut self, on: bool) -> Self {
+        self.decode_thread = on;
+        self
+    }
+    /// Sets [`ApplyOptions::output_thread`].
+    pub fn output_thread(mut self, on: bool) -> Self {
+        self.output_thread = on;
+        self
+    }
+    /// How both passes read the artifact.
+    fn artifact_reader(&self) -> ReaderOptions {
+        ReaderOptions::new()
+            .max_encoded_bytes(self.max_artifact_bytes)
+            .max_decoded_bytes(self.max_artifact_bytes)
+            .decode_thread(self.decode_thread)
     }
 }
 
@@ -205,20 +230,35 @@ pub fn parse_request(text: &str, base: &Path) -> Result<Request, Error> {
 /// with paths relative to the file's directory; returns the same
 /// [`Response`] as [`apply`].
 pub fn apply_request_file(path: &Path) -> Result<Response, Error> {
+    apply_request_file_with(path, &ApplyOptions::default())
+}
+
+/// [`apply_request_file`] with options (limits, threads).
+pub fn apply_request_file_with(path: &Path, options: &ApplyOptions) -> Result<Response, Error> {
     let text = read_request_text(path)?;
     let base = path.parent().unwrap_or(Path::new(""));
     let request = parse_request(&text, base).map_err(|e| e.with_path(path))?;
-    apply_request(&request)
+    apply_request_with(&request, options)
 }
 
 /// Runs a parsed request (paths already resolved).
 pub fn apply_request(request: &Request) -> Result<Response, Error> {
+    apply_request_with(request, &ApplyOptions::default())
+}
+
+/// [`apply_request`] with options (limits, threads).
+pub fn apply_request_with(request: &Request, options: &ApplyOptions) -> Result<Response, Error> {
     if request.protocol_version != PROTOCOL_VERSION {
         return Err(Error::new(ErrorKind::UnsupportedProtocolVersion(
             request.protocol_version.to_string(),
         )));
     }
-    apply(&request.artifact, &request.alignment_map, &request.output)
+    apply_with(
+        &request.artifact,
+        &request.alignment_map,
+        &request.output,
+        options,
+    )
 }
 
 struct Op {
@@ -282,10 +322,7 @@ fn u64_of(v: Option<opguard_trace::Value<'_>>) -> Option<u64> {
     v.and_then(|v| v.as_number()).and_then(|n| n.as_u64())
 }
 
-fn pass1(path: &Path, limit: u64, wanted: &HashSet<u64>) -> Result<Pass1, Error> {
-    let options = ReaderOptions::new()
-        .max_encoded_bytes(limit)
-        .max_decoded_bytes(limit);
+fn pass1(path: &Path, options: ReaderOptions, wanted: &HashSet<u64>) -> Result<Pass1, Error> {
     let mut reader =
         TraceReader::open_with(path, options).map_err(|e| Error::from(e).with_path(path))?;
     let mut ops: Vec<Op> = Vec::new();
@@ -802,7 +839,7 @@ fn apply_passes(
         .filter(|r| r.selectors.is_some())
         .flat_map(|r| [r.left.index, r.right.index])
         .collect();
-    let p = pass1(artifact, options.max_artifact_bytes, &wanted)?;
+    let p = pass1(artifact, options.artifact_reader(), &wanted)?;
     if map.artifact != p.sha256 {
         return Err(Error::new(ErrorKind::StaleArtifactHash {
             map: map.artifact_text.clone(),
@@ -1011,17 +1048,14 @@ fn apply_passes(
         rank: None,
         alignment_map_sha256: Some(map_sha.to_string()),
     });
-    let (tail, written) = write_view(output, options.max_output_bytes, |sink| {
+    let output_thread = options.output_thread;
+    let (tail, written) = write_view(output, options.max_output_bytes, output_thread, |sink| {
         // Second pass: the operation events are copied from the byte ranges
         // the first pass read them at (verbatim when unchanged); the SHA-256
         // of every byte must equal the first pass's, so the copied bytes are
         // the checked ones.
-        let mut input = Decoded::open(
-            second,
-            options.max_artifact_bytes,
-            options.max_artifact_bytes,
-            "the artifact",
-        )?;
+        const WHAT: &str = "the artifact";
+        let mut input = open_input(second, &options.artifact_reader(), WHAT)?;
         let mut w = opguard_trace::TraceWriter::new(&mut *sink)?;
         let mut pos = 0u64;
         let mut text = Vec::with_capacity(4096);
@@ -1039,7 +1073,7 @@ fn apply_passes(
                             .with_path(second))
                     }
                     Ok(b) => b.len() as u64,
-                    Err(e) => return Err(input.error(e).with_path(second)),
+                    Err(e) => return Err(input_error(e.into(), WHAT).with_path(second)),
                 };
                 let take = avail.min(left);
                 input.consume(take as usize);
@@ -1048,7 +1082,7 @@ fn apply_passes(
             text.resize(op.len, 0);
             input
                 .read_exact(&mut text)
-                .map_err(|e| input.error(e).with_path(second))?;
+                .map_err(|e| input_error(e.into(), WHAT).with_path(second))?;
             pos = op.offset + op.len as u64;
             let event_text = std::str::from_utf8(&text).map_err(|_| {
                 Error::new(ErrorKind::SourceChanged {
@@ -1077,7 +1111,7 @@ fn apply_passes(
             spliced.push_str(&event_text[end..]);
             w.write_raw_event(&spliced)?;
         }
-        let digest = input.finish().map_err(|e| e.with_path(second))?;
+        let digest = finish_input(input, WHAT).map_err(|e| e.with_path(second))?;
         if digest != p.sha256 {
             return Err(Error::new(ErrorKind::SourceChanged {
                 first: p.sha256.to_string(),

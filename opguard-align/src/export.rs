@@ -64,8 +64,14 @@ pub struct ExportOptions {
     pub alignment_budget: u64,
     /// Largest output, encoded and decoded.
     pub max_export_bytes: u64,
-    /// Limits for reading inputs (records files use its byte limits too).
+    /// Limits for reading inputs (records files use its byte limits too);
+    /// its [`decode_thread`](ReaderOptions::decode_thread) reads each
+    /// input on a second thread.
     pub reader: ReaderOptions,
+    /// Compress, hash and write the view on a second thread while this one
+    /// renders it. Off by default: a library embedded in a profiler starts
+    /// no thread its host did not ask for.
+    pub output_thread: bool,
 }
 
 impl Default for ExportOptions {
@@ -75,6 +81,7 @@ impl Default for ExportOptions {
             alignment_budget: DEFAULT_ALIGNMENT_BUDGET,
             max_export_bytes: MAX_EXPORT_BYTES,
             reader: ReaderOptions::default(),
+            output_thread: false,
         }
     }
 }
@@ -102,6 +109,11 @@ impl ExportOptions {
     /// Sets [`ExportOptions::reader`].
     pub fn reader(mut self, r: ReaderOptions) -> Self {
         self.reader = r;
+        self
+    }
+    /// Sets [`ExportOptions::output_thread`].
+    pub fn output_thread(mut self, on: bool) -> Self {
+        self.output_thread = on;
         self
     }
 }
@@ -221,8 +233,7 @@ pub fn export_with(
         (Some(path), 0) => {
             let source = Source::File {
                 path,
-                max_encoded: options.reader.max_encoded_bytes,
-                max_decoded: options.reader.max_decoded_bytes,
+                reader: &options.reader,
             };
             run(&source, &request.output, options)
         }
@@ -288,8 +299,7 @@ fn run_profiles(
 enum Source<'a> {
     File {
         path: &'a Path,
-        max_encoded: u64,
-        max_decoded: u64,
+        reader: &'a ReaderOptions,
     },
     Memory {
         records: Vec<Record>,
@@ -304,11 +314,9 @@ impl Source<'_> {
         f: &mut dyn FnMut(&Record) -> Result<(), Error>,
     ) -> Result<Option<Sha256Digest>, Error> {
         match self {
-            Source::File {
-                path,
-                max_encoded,
-                max_decoded,
-            } => visit_records_file(path, *max_encoded, *max_decoded, &mut |r| f(&r)).map(Some),
+            Source::File { path, reader } => {
+                visit_records_file(path, reader, &mut |r| f(&r)).map(Some)
+            }
             Source::Memory { records, .. } => {
                 for r in records {
                     f(r)?;
@@ -327,11 +335,7 @@ impl Source<'_> {
         f: &mut dyn FnMut(KeyView<'_>) -> Result<(), Error>,
     ) -> Result<Option<Sha256Digest>, Error> {
         match self {
-            Source::File {
-                path,
-                max_encoded,
-                max_decoded,
-            } => visit_record_lines(path, *max_encoded, *max_decoded, &mut |text, line| {
+            Source::File { path, reader } => visit_record_lines(path, reader, &mut |text, line| {
                 let k: RecordKey<'_> = opguard_trace::objects::from_str(text).map_err(|e| {
                     Error::new(ErrorKind::InvalidRecords {
                         line,
@@ -706,7 +710,8 @@ fn run(
         "automatic candidates: per rank, a longest common subsequence (Myers) of the two runs' operation sequences over signatures of {}; operations off that subsequence stay unpaired",
         options.callsite_match.describe()
     );
-    let (tail, written) = write_view(output, options.max_export_bytes, |sink| {
+    let (limit, thread) = (options.max_export_bytes, options.output_thread);
+    let (tail, written) = write_view(output, limit, thread, |sink| {
         let mut w = TraceWriter::new(&mut *sink)?;
         let mut i = 0usize;
         let mut args = Vec::with_capacity(1024);

@@ -20,9 +20,13 @@
 //! request protocol 1) and the resolution rules are specified in the
 //! repository's `fixtures/align/README.md`, with one language-neutral case
 //! per rule in `fixtures/align/map_cases.json`. Memory is bounded by the
-//! operation index: inputs are streamed twice, never held whole. Reading
-//! and hashing an input, and compressing, hashing and writing the output,
-//! each run on one helper thread.
+//! operation index: inputs are streamed twice, never held whole. Everything
+//! runs on the caller's thread unless the options ask for helper threads
+//! (reading an input: [`ReaderOptions::decode_thread`](opguard_trace::ReaderOptions::decode_thread)
+//! in [`ExportOptions::reader`], [`ApplyOptions::decode_thread`];
+//! compressing, hashing and writing the output:
+//! [`ExportOptions::output_thread`], [`ApplyOptions::output_thread`]);
+//! the bytes written are the same either way.
 //!
 //! ```
 //! use opguard_align::{apply, export_records, validate_export, Record, RecordsWriter, TensorSummary};
@@ -80,7 +84,6 @@ mod compare;
 mod error;
 mod export;
 mod format;
-mod input;
 mod map;
 mod output;
 mod profile;
@@ -89,8 +92,9 @@ mod validate;
 
 pub use align::{align_sequences, Alignment, DEFAULT_ALIGNMENT_BUDGET};
 pub use apply::{
-    apply, apply_request, apply_request_file, apply_with, parse_request, ApplyOptions,
-    DecisionCounts, Request, Response, BASIS_MAP, MAX_REQUEST_BYTES, PROTOCOL_VERSION,
+    apply, apply_request, apply_request_file, apply_request_file_with, apply_request_with,
+    apply_with, parse_request, ApplyOptions, DecisionCounts, Request, Response, BASIS_MAP,
+    MAX_REQUEST_BYTES, PROTOCOL_VERSION,
 };
 pub use error::{Error, ErrorKind};
 pub use export::{

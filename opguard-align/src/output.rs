@@ -311,30 +311,55 @@ pub(crate) fn wants_gzip(path: &Path) -> bool {
     path.extension().is_some_and(|e| e == "gz")
 }
 
-/// Bytes handed to the output thread at a time.
+/// Bytes handed to the sink at a time (to the output thread, when there is
+/// one). The same chunks either way, so the output bytes are the same.
 const CHUNK: usize = 1 << 20;
 
+/// Where a [`Pipe`]'s full chunks go.
+enum Dest<'a> {
+    /// To the output thread, which limits, compresses, hashes and writes.
+    Thread {
+        tx: Option<SyncSender<Vec<u8>>>,
+        spare: Receiver<Vec<u8>>,
+    },
+    /// Straight into the sink, on the caller's thread.
+    Inline {
+        sink: Sink<BufWriter<&'a mut File>>,
+        /// Why the sink stopped taking bytes.
+        failure: Option<Error>,
+    },
+}
+
 /// The writing end of a view: buffers bytes and hands them in chunks to
-/// the output thread, which limits, compresses, hashes and writes them.
-pub(crate) struct Pipe {
-    tx: Option<SyncSender<Vec<u8>>>,
-    spare: Receiver<Vec<u8>>,
+/// the sink, which limits, compresses, hashes and writes them.
+pub(crate) struct Pipe<'a> {
+    dest: Dest<'a>,
     buf: Vec<u8>,
-    /// The output thread stopped taking bytes (it holds the reason).
+    /// The sink stopped taking bytes (the sink's side holds the reason).
     stopped: bool,
 }
 
-impl Pipe {
+impl Pipe<'_> {
     fn send(&mut self) -> io::Result<()> {
         if self.buf.is_empty() {
             return Ok(());
         }
-        let next = self
-            .spare
-            .try_recv()
-            .unwrap_or_else(|_| Vec::with_capacity(CHUNK));
-        let full = std::mem::replace(&mut self.buf, next);
-        let sent = self.tx.as_ref().is_some_and(|tx| tx.send(full).is_ok());
+        let sent = match &mut self.dest {
+            Dest::Thread { tx, spare } => {
+                let next = spare
+                    .try_recv()
+                    .unwrap_or_else(|_| Vec::with_capacity(CHUNK));
+                let full = std::mem::replace(&mut self.buf, next);
+                tx.as_ref().is_some_and(|tx| tx.send(full).is_ok())
+            }
+            Dest::Inline { sink, failure } => match sink.write_all(&self.buf) {
+                Ok(()) => true,
+                Err(e) => {
+                    *failure = Some(sink_error(sink, e));
+                    false
+                }
+            },
+        };
         if !sent {
             self.stopped = true;
             return Err(io::Error::other("the output stopped"));
@@ -344,7 +369,7 @@ impl Pipe {
     }
 }
 
-impl Write for Pipe {
+impl Write for Pipe<'_> {
     fn write(&mut self, data: &[u8]) -> io::Result<usize> {
         if self.stopped {
             return Err(io::Error::other("the output stopped"));
@@ -362,44 +387,96 @@ impl Write for Pipe {
     }
 }
 
+/// Why a sink refused bytes: its limit, or the write that failed.
+fn sink_error<W: Write>(sink: &Sink<W>, e: io::Error) -> Error {
+    sink.limit_error()
+        .unwrap_or_else(|| Error::io("writing the output", e))
+}
+
 /// Writes a view to `path` with `body`, all or nothing. `body` receives
 /// the pipe and returns its own result; the file is linked into place only
-/// if everything succeeded. Compression, hashing and writing run on a
-/// second thread so they overlap with `body`.
+/// if everything succeeded. With `thread`, compression, hashing and writing
+/// run on a second thread so they overlap with `body`; without, they run
+/// on the caller's thread. The bytes written are the same.
 pub(crate) fn write_view<T>(
     path: &Path,
     limit: u64,
-    body: impl FnOnce(&mut Pipe) -> Result<T, Error>,
+    thread: bool,
+    body: impl FnOnce(&mut Pipe<'_>) -> Result<T, Error>,
 ) -> Result<(T, Written), Error> {
     let mut pending = PendingOutput::create(path)?;
     let gzip = wants_gzip(path);
     let file = pending.file();
-    let result = std::thread::scope(|scope| {
+    let result = if thread {
+        write_on_thread(file, gzip, limit, body)
+    } else {
+        write_inline(file, gzip, limit, body)
+    };
+    let (value, written) = result.map_err(|e| e.with_path(path))?;
+    pending.commit()?;
+    Ok((value, written))
+}
+
+fn write_inline<T>(
+    file: &mut File,
+    gzip: bool,
+    limit: u64,
+    body: impl FnOnce(&mut Pipe<'_>) -> Result<T, Error>,
+) -> Result<(T, Written), Error> {
+    let mut pipe = Pipe {
+        dest: Dest::Inline {
+            sink: Sink::new(BufWriter::with_capacity(CHUNK, file), gzip, limit),
+            failure: None,
+        },
+        buf: Vec::with_capacity(CHUNK),
+        stopped: false,
+    };
+    let value = finish_body(&mut pipe, body);
+    let stopped = pipe.stopped;
+    let written = match pipe.dest {
+        Dest::Inline {
+            failure: Some(e), ..
+        } => Err(e),
+        Dest::Inline { sink, .. } => sink.finish(),
+        Dest::Thread { .. } => Err(Error::io(
+            "writing the output",
+            io::Error::other("the inline output has no thread"),
+        )),
+    };
+    settle(value, written, stopped)
+}
+
+fn write_on_thread<T>(
+    file: &mut File,
+    gzip: bool,
+    limit: u64,
+    body: impl FnOnce(&mut Pipe<'_>) -> Result<T, Error>,
+) -> Result<(T, Written), Error> {
+    std::thread::scope(|scope| {
         let (tx, rx) = sync_channel::<Vec<u8>>(4);
         let (spare_tx, spare_rx) = channel::<Vec<u8>>();
-        let writer = scope.spawn(move || -> Result<Written, Error> {
-            let mut sink = Sink::new(BufWriter::with_capacity(CHUNK, file), gzip, limit);
-            for chunk in rx {
-                if let Err(e) = sink.write_all(&chunk) {
-                    return Err(sink
-                        .limit_error()
-                        .unwrap_or_else(|| Error::io("writing the output", e)));
+        let writer = std::thread::Builder::new()
+            .name(OUTPUT_THREAD_NAME.into())
+            .spawn_scoped(scope, move || -> Result<Written, Error> {
+                let mut sink = Sink::new(BufWriter::with_capacity(CHUNK, file), gzip, limit);
+                for chunk in rx {
+                    if let Err(e) = sink.write_all(&chunk) {
+                        return Err(sink_error(&sink, e));
+                    }
+                    let _ = spare_tx.send(chunk);
                 }
-                let _ = spare_tx.send(chunk);
-            }
-            sink.finish()
-        });
+                sink.finish()
+            })
+            .map_err(|e| Error::io("starting the output thread", e))?;
         let mut pipe = Pipe {
-            tx: Some(tx),
-            spare: spare_rx,
+            dest: Dest::Thread {
+                tx: Some(tx),
+                spare: spare_rx,
+            },
             buf: Vec::with_capacity(CHUNK),
             stopped: false,
         };
-        let value = body(&mut pipe).and_then(|v| {
-            pipe.send()
-                .map_err(|e| Error::io("writing the output", e))
-                .map(|()| v)
-        });
+        let value = finish_body(&mut pipe, body);
         let stopped = pipe.stopped;
         // Closing the channel ends the writer.
         drop(pipe);
@@ -409,18 +486,39 @@ pub(crate) fn write_view<T>(
                 io::Error::other("the output thread panicked"),
             ))
         });
-        match (value, written) {
-            (Ok(v), Ok(w)) => Ok((v, w)),
-            // The writer's own failure (a limit, a full disk) explains why
-            // the body could not write.
-            (Err(_), Err(w)) if stopped => Err(w),
-            (Err(e), _) => Err(e),
-            (Ok(_), Err(w)) => Err(w),
-        }
-    });
-    let (value, written) = result.map_err(|e| e.with_path(path))?;
-    pending.commit()?;
-    Ok((value, written))
+        settle(value, written, stopped)
+    })
+}
+
+/// The name of the output thread, so a host can see whose thread it is.
+pub(crate) const OUTPUT_THREAD_NAME: &str = "opguard-output";
+
+/// Runs `body` and sends what it left in the buffer.
+fn finish_body<'a, T>(
+    pipe: &mut Pipe<'a>,
+    body: impl FnOnce(&mut Pipe<'a>) -> Result<T, Error>,
+) -> Result<T, Error> {
+    body(pipe).and_then(|v| {
+        pipe.send()
+            .map_err(|e| Error::io("writing the output", e))
+            .map(|()| v)
+    })
+}
+
+/// One answer from the body's result and the sink's.
+fn settle<T>(
+    value: Result<T, Error>,
+    written: Result<Written, Error>,
+    stopped: bool,
+) -> Result<(T, Written), Error> {
+    match (value, written) {
+        (Ok(v), Ok(w)) => Ok((v, w)),
+        // The sink's own failure (a limit, a full disk) explains why the
+        // body could not write.
+        (Err(_), Err(w)) if stopped => Err(w),
+        (Err(e), _) => Err(e),
+        (Ok(_), Err(w)) => Err(w),
+    }
 }
 
 #[cfg(test)]
@@ -489,7 +587,7 @@ mod tests {
     fn a_body_failure_the_output_did_not_cause_is_reported_as_itself() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("view.json");
-        let result = write_view(&path, 10, |pipe| -> Result<(), Error> {
+        let result = write_view(&path, 10, true, |pipe| -> Result<(), Error> {
             // One full chunk: handed over, and over the 10-byte limit.
             pipe.write_all(&vec![b' '; CHUNK]).unwrap();
             Err(Error::new(ErrorKind::SourceChanged {

@@ -9,15 +9,16 @@
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
-use std::io::{self, BufRead, Write};
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Write};
 use std::path::Path;
 
-use opguard_trace::Sha256Digest;
+use opguard_trace::input::DecodedInput;
+use opguard_trace::{Limit, ReaderOptions, Sha256Digest};
 use serde::de::IgnoredAny;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, ErrorKind};
-use crate::input::Decoded;
 
 /// The `format` value of a records file's header line.
 pub const RECORDS_FORMAT: &str = "opguard.records/v1";
@@ -219,7 +220,10 @@ impl<W: Write> RecordsWriter<W> {
 /// export itself streams the file twice instead).
 pub fn read_records(path: &Path) -> Result<Vec<Record>, Error> {
     let mut out = Vec::new();
-    visit_records_file(path, u64::MAX, u64::MAX, &mut |r| {
+    let unlimited = ReaderOptions::new()
+        .max_encoded_bytes(u64::MAX)
+        .max_decoded_bytes(u64::MAX);
+    visit_records_file(path, &unlimited, &mut |r| {
         out.push(r);
         Ok(())
     })?;
@@ -230,11 +234,10 @@ pub fn read_records(path: &Path) -> Result<Vec<Record>, Error> {
 /// returns the SHA-256 of the file's (encoded) bytes.
 pub(crate) fn visit_records_file(
     path: &Path,
-    max_encoded: u64,
-    max_decoded: u64,
+    options: &ReaderOptions,
     f: &mut dyn FnMut(Record) -> Result<(), Error>,
 ) -> Result<Sha256Digest, Error> {
-    visit_record_lines(path, max_encoded, max_decoded, &mut |text, line| {
+    visit_record_lines(path, options, &mut |text, line| {
         let record: Record = opguard_trace::objects::from_str(text).map_err(|e| {
             Error::new(ErrorKind::InvalidRecords {
                 line,
@@ -250,11 +253,11 @@ pub(crate) fn visit_records_file(
 /// returns the SHA-256 of the file's (encoded) bytes.
 pub(crate) fn visit_record_lines(
     path: &Path,
-    max_encoded: u64,
-    max_decoded: u64,
+    options: &ReaderOptions,
     f: &mut dyn FnMut(&str, u64) -> Result<(), Error>,
 ) -> Result<Sha256Digest, Error> {
-    let mut lines = Decoded::open(path, max_encoded, max_decoded, "the records file")?;
+    const WHAT: &str = "the records file";
+    let mut lines = open_input(path, options, WHAT)?;
     let mut buf = Vec::with_capacity(4096);
     let mut line_no = 0u64;
     let mut header = false;
@@ -262,7 +265,7 @@ pub(crate) fn visit_record_lines(
         buf.clear();
         let n = lines
             .read_until(b'\n', &mut buf)
-            .map_err(|e| lines.error(e).with_path(path))?;
+            .map_err(|e| input_error(e.into(), WHAT).with_path(path))?;
         if n == 0 {
             break;
         }
@@ -309,7 +312,54 @@ pub(crate) fn visit_record_lines(
         })
         .with_path(path));
     }
-    lines.finish().map_err(|e| e.with_path(path))
+    finish_input(lines, WHAT).map_err(|e| e.with_path(path))
+}
+
+/// Opens a file's decoded bytes (gzip detected, SHA-256 of the encoded
+/// bytes, the byte limits of `options`; a thread only if it asks for one).
+/// `what` names the file in limit errors.
+pub(crate) fn open_input(
+    path: &Path,
+    options: &ReaderOptions,
+    what: &'static str,
+) -> Result<BufReader<DecodedInput<File>>, Error> {
+    let file = File::open(path).map_err(|e| Error::io("opening an input", e).with_path(path))?;
+    let input = DecodedInput::with_thread(file, options)
+        .map_err(|e| input_error(e, what).with_path(path))?;
+    Ok(BufReader::with_capacity(256 << 10, input))
+}
+
+/// Reads the rest of an input and returns the SHA-256 of its encoded bytes.
+pub(crate) fn finish_input(
+    input: BufReader<DecodedInput<File>>,
+    what: &'static str,
+) -> Result<Sha256Digest, Error> {
+    input
+        .into_inner()
+        .finish()
+        .map(|s| s.sha256)
+        .map_err(|e| input_error(e, what))
+}
+
+/// An input's failure in this crate's terms: a byte limit is this crate's
+/// `limit_exceeded` naming the file, an I/O failure is `io`, and what the
+/// reader found wrong in the bytes (a broken gzip stream) keeps its code
+/// and compressed offset.
+pub(crate) fn input_error(e: opguard_trace::Error, what: &'static str) -> Error {
+    match e.kind() {
+        opguard_trace::ErrorKind::LimitExceeded {
+            which: Limit::EncodedBytes | Limit::DecodedBytes,
+            limit,
+        } => Error::new(ErrorKind::LimitExceeded {
+            what,
+            limit: *limit,
+        }),
+        opguard_trace::ErrorKind::Io(io) => Error::io(
+            "reading an input",
+            io::Error::new(io.kind(), io.to_string()),
+        ),
+        _ => Error::from(e),
+    }
 }
 
 /// The fields of a record the first export pass needs, borrowed from the

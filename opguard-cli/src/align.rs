@@ -1,7 +1,7 @@
 //! `opguard align` and `opguard tools align`: one call each to
-//! [`opguard_align::apply`] and [`opguard_align::apply_request_file`].
+//! [`opguard_align::apply_with`] and [`opguard_align::apply_request_file_with`].
 
-use opguard_align::{apply, apply_request_file, Response};
+use opguard_align::{apply_request_file_with, apply_with, ApplyOptions, Response};
 
 use crate::cli::{AlignArgs, ToolsAlignArgs};
 use crate::error::CliError;
@@ -12,13 +12,13 @@ use crate::style::{facts, Style};
 
 /// Runs `opguard align`.
 pub fn run(args: &AlignArgs) -> Result<u8, CliError> {
-    let response = apply(&args.artifact, &args.alignment_map, &args.out)?;
+    let response = apply_with(&args.artifact, &args.alignment_map, &args.out, &options())?;
     print(&response, args.output.json)
 }
 
 /// Runs `opguard tools align`.
 pub fn run_request(args: &ToolsAlignArgs) -> Result<u8, CliError> {
-    let response = apply_request_file(&args.request).map_err(|e| {
+    let response = apply_request_file_with(&args.request, &options()).map_err(|e| {
         let named = e.path().is_some();
         let err = CliError::from(e);
         if named {
@@ -28,6 +28,13 @@ pub fn run_request(args: &ToolsAlignArgs) -> Result<u8, CliError> {
         }
     })?;
     print(&response, args.output.json)
+}
+
+/// How the CLI applies a map: the process is ours, so reading the
+/// artifact and writing the view run on helper threads (the library starts
+/// none unless asked).
+fn options() -> ApplyOptions {
+    ApplyOptions::new().decode_thread(true).output_thread(true)
 }
 
 fn print(response: &Response, json: bool) -> Result<u8, CliError> {

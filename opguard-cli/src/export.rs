@@ -1,7 +1,8 @@
-//! `opguard export`: one call to [`opguard_align::export_records`] or
-//! [`opguard_align::export_profiles`].
+//! `opguard export`: one call to [`opguard_align::export_with`], with a
+//! records file or two or more profiler traces.
 
-use opguard_align::{export_profiles, export_records, ExportSummary, ProfileInput};
+use opguard_align::{export_with, ExportOptions, ExportRequest, ExportSummary, ProfileInput};
+use opguard_trace::ReaderOptions;
 
 use crate::cli::ExportArgs;
 use crate::error::CliError;
@@ -26,17 +27,16 @@ impl From<opguard_align::Error> for CliError {
 
 /// Runs `opguard export`.
 pub fn run(args: &ExportArgs) -> Result<u8, CliError> {
-    let summary = match &args.records {
-        Some(records) => export_records(records, &args.out)?,
-        None => {
-            let inputs: Vec<ProfileInput> = args
-                .from_profile
-                .iter()
-                .map(|p| ProfileInput::new(p.clone()))
-                .collect();
-            export_profiles(&inputs, &args.out)?
-        }
+    let request = ExportRequest {
+        records: args.records.clone(),
+        from_profile: args
+            .from_profile
+            .iter()
+            .map(|p| ProfileInput::new(p.clone()))
+            .collect(),
+        output: args.out.clone(),
     };
+    let summary = export_with(&request, &options())?;
     let mut out = Out::new();
     if args.output.json {
         out.json_line(&summary)?;
@@ -45,6 +45,15 @@ pub fn run(args: &ExportArgs) -> Result<u8, CliError> {
     }
     out.flush()?;
     Ok(exit::OK)
+}
+
+/// How the CLI exports: the process is ours, so reading each input and
+/// writing the view run on helper threads (the library starts none unless
+/// asked).
+pub fn options() -> ExportOptions {
+    ExportOptions::new()
+        .reader(ReaderOptions::new().decode_thread(true))
+        .output_thread(true)
 }
 
 /// The status counts in words (also used by `opguard align` and `inspect`).

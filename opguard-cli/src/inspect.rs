@@ -5,8 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use opguard_align::{
-    export_profile_records, records_from_profile, ExportOptions, FirstDifference, ProfileInput,
-    StatusCounts,
+    export_profile_records, records_from_profile, FirstDifference, ProfileInput, StatusCounts,
 };
 use opguard_select::{profile_model, verdict_from_request_file, ProfileDocument, Verdict};
 use opguard_trace::analysis::{launch_region, LaunchRegion};
@@ -219,7 +218,7 @@ fn alignment(paths: [&PathBuf; 2], files: [String; 2]) -> Result<AlignmentSectio
     let computed = (|| {
         let profiles = inputs
             .iter()
-            .map(|input| records_from_profile(input, &ReaderOptions::new()))
+            .map(|input| records_from_profile(input, &ReaderOptions::new().decode_thread(true)))
             .collect::<Result<Vec<_>, _>>()?;
         let runs = profiles
             .iter()
@@ -229,7 +228,7 @@ fn alignment(paths: [&PathBuf; 2], files: [String; 2]) -> Result<AlignmentSectio
             })
             .collect();
         let view = scratch.path().join("view.json");
-        let summary = export_profile_records(profiles, &view, &ExportOptions::default())?;
+        let summary = export_profile_records(profiles, &view, &crate::export::options())?;
         Ok::<_, opguard_align::Error>((runs, summary))
     })();
     drop(scratch);

@@ -161,8 +161,13 @@ impl<R: Read> DecodedInput<R> {
         if self.eof {
             return Ok(0);
         }
-        let allowed = (self.max_decoded_bytes + 1).saturating_sub(self.decoded);
-        let room = dst.len().min(usize::try_from(allowed).unwrap_or(usize::MAX));
+        let allowed = self
+            .max_decoded_bytes
+            .saturating_add(1)
+            .saturating_sub(self.decoded);
+        let room = dst
+            .len()
+            .min(usize::try_from(allowed).unwrap_or(usize::MAX));
         if room == 0 && !dst.is_empty() {
             return Err(self.decoded_limit_error());
         }
@@ -267,7 +272,7 @@ impl<R: Read> Read for Encoded<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         // Read at most one byte past the limit: enough to know it is
         // exceeded, never more.
-        let allowed = (self.limit + 1).saturating_sub(self.count);
+        let allowed = self.limit.saturating_add(1).saturating_sub(self.count);
         if allowed == 0 {
             return Err(io::Error::other(EncodedLimitExceeded));
         }
@@ -369,7 +374,7 @@ impl Threaded {
             while !stopped.load(Ordering::Relaxed) {
                 let mut chunk = vec![0u8; HANDOFF_BYTES];
                 let mut filled = 0;
-                let allowed = (max_decoded_bytes + 1).saturating_sub(decoded);
+                let allowed = max_decoded_bytes.saturating_add(1).saturating_sub(decoded);
                 let want = HANDOFF_BYTES.min(usize::try_from(allowed).unwrap_or(usize::MAX));
                 let mut failed = None;
                 while filled < want && !stopped.load(Ordering::Relaxed) {

@@ -59,12 +59,11 @@ pub use event::{
     Args, ArrayIter, Event, Field, LaunchArgs, ObjectIter, Scalar, ScalarKey, Str, Value,
 };
 pub use identity::{EventRef, Sha256Digest};
-pub use number::{nanos_to_micros_text, Number, NumberError};
 pub use input::{Compression, DecodedInput, InputSummary};
+pub use number::{nanos_to_micros_text, Number, NumberError};
 pub use reader::{
-    Metadata, ReaderOptions, TopLevelForm, TraceReader, TraceSummary,
-    DEFAULT_MAX_DECODED_BYTES, DEFAULT_MAX_DEPTH, DEFAULT_MAX_ENCODED_BYTES,
-    DEFAULT_MAX_VALUE_BYTES,
+    Metadata, ReaderOptions, TopLevelForm, TraceReader, TraceSummary, DEFAULT_MAX_DECODED_BYTES,
+    DEFAULT_MAX_DEPTH, DEFAULT_MAX_ENCODED_BYTES, DEFAULT_MAX_VALUE_BYTES,
 };
 pub use scan::ValueKind;
 pub use writer::{write_json_string, OwnedEvent, RawJson, TraceWriter};

@@ -11,8 +11,8 @@ use std::io::Read;
 
 use crate::error::Error;
 use crate::identity::Sha256Digest;
-use crate::model::{Provider, ProviderDetector};
 use crate::input::Compression;
+use crate::model::{Provider, ProviderDetector};
 use crate::reader::{TopLevelForm, TraceReader};
 
 /// How many events have one `(ph, cat)`.
