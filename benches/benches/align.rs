@@ -52,9 +52,10 @@ use std::time::{Duration, Instant};
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use opguard_align::{
-    apply, export_records, Callsite, Frame, Io, Record, RecordsWriter, TensorSummary,
+    apply_with, export_with, ApplyOptions, Callsite, ExportOptions, ExportRequest, ExportSummary,
+    Frame, Io, Record, RecordsWriter, Response, TensorSummary,
 };
-use opguard_trace::{TraceReader, TraceWriter};
+use opguard_trace::{ReaderOptions, TraceReader, TraceWriter};
 use serde_json::{json, Value};
 
 /// Operations per run: the export of two runs then sits near 240 MB, just
@@ -415,7 +416,7 @@ fn setup() -> Setup {
     let reset = reset_peak_rss();
     let base_rss = peak_rss_kib();
     let t = Instant::now();
-    let s = export_records(&records, &export).unwrap();
+    let s = export_records(&records, &export);
     eprintln!(
         "setup: export {} bytes, {} operations, {} pairs, statuses {:?} in {:?}; peak RSS {:?} KiB (before: {:?}, reset {reset})",
         s.output_bytes, s.operations, s.pairs, s.statuses, t.elapsed(), peak_rss_kib(), base_rss
@@ -435,7 +436,7 @@ fn setup() -> Setup {
     let t = Instant::now();
     let out = dir.join("reviewed-setup.json");
     let _ = std::fs::remove_file(&out);
-    let r = apply(&export, &map, &out).unwrap();
+    let r = apply(&export, &map, &out);
     eprintln!(
         "setup: apply → {} pairs, decisions {:?}, new {}, displaced {}, statuses {:?} in {:?}; peak RSS {:?} KiB (before: {:?}, reset {reset})",
         r.pairs, r.decisions, r.new_mappings, r.displaced, r.statuses, t.elapsed(), peak_rss_kib(), base_rss
@@ -457,6 +458,26 @@ impl Drop for Setup {
             let _ = std::fs::remove_dir_all(&self.dir);
         }
     }
+}
+
+/// Export as the CLI runs it: input and output on helper threads (the
+/// library's default starts none).
+fn export_records(records: &Path, output: &Path) -> ExportSummary {
+    let request = ExportRequest {
+        records: Some(records.to_path_buf()),
+        from_profile: Vec::new(),
+        output: output.to_path_buf(),
+    };
+    let options = ExportOptions::new()
+        .reader(ReaderOptions::new().decode_thread(true))
+        .output_thread(true);
+    export_with(&request, &options).unwrap()
+}
+
+/// Apply as the CLI runs it: input and output on helper threads.
+fn apply(export: &Path, map: &Path, output: &Path) -> Response {
+    let options = ApplyOptions::new().decode_thread(true).output_thread(true);
+    apply_with(export, map, output, &options).unwrap()
 }
 
 fn timed(iters: u64, dir: &Path, name: &str, mut f: impl FnMut(&Path)) -> Duration {
@@ -482,14 +503,14 @@ fn bench(c: &mut Criterion) {
     g.bench_function("export", |b| {
         b.iter_custom(|iters| {
             timed(iters, &s.dir, "export", |out| {
-                black_box(export_records(&s.records, out).unwrap());
+                black_box(export_records(&s.records, out));
             })
         })
     });
     g.bench_function("apply_10k_map", |b| {
         b.iter_custom(|iters| {
             timed(iters, &s.dir, "reviewed", |out| {
-                black_box(apply(&s.export, &s.map, out).unwrap());
+                black_box(apply(&s.export, &s.map, out));
             })
         })
     });
