@@ -324,7 +324,7 @@ enum Dest<'a> {
     },
     /// Straight into the sink, on the caller's thread.
     Inline {
-        sink: Sink<BufWriter<&'a mut File>>,
+        sink: Box<Sink<BufWriter<&'a mut File>>>,
         /// Why the sink stopped taking bytes.
         failure: Option<Error>,
     },
@@ -425,7 +425,11 @@ fn write_inline<T>(
 ) -> Result<(T, Written), Error> {
     let mut pipe = Pipe {
         dest: Dest::Inline {
-            sink: Sink::new(BufWriter::with_capacity(CHUNK, file), gzip, limit),
+            sink: Box::new(Sink::new(
+                BufWriter::with_capacity(CHUNK, file),
+                gzip,
+                limit,
+            )),
             failure: None,
         },
         buf: Vec::with_capacity(CHUNK),
