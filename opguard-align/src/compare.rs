@@ -11,7 +11,7 @@
 
 use std::hash::{Hash, Hasher};
 
-use crate::record::TensorSummary;
+use crate::record::{TensorKey, TensorSummary};
 
 /// The comparison fields, in the order of [`FieldDigests`].
 pub(crate) const FIELDS: [&str; 6] = ["shape", "dtype", "stride", "device", "fingerprint", "stats"];
@@ -40,6 +40,23 @@ pub(crate) fn field_digests(s: &TensorSummary) -> FieldDigests {
             .as_ref()
             .map(|m| (m.len(), m.iter().map(|(k, v)| (k.as_str(), *v)))),
     )
+}
+
+impl TensorKey<'_> {
+    /// The same digests [`TensorSummary`] gives (comparison reads records;
+    /// records never call into comparison).
+    pub(crate) fn digests(&self) -> FieldDigests {
+        digests_of(
+            &self.shape,
+            &self.dtype,
+            self.stride.as_deref(),
+            self.device.as_deref(),
+            self.fingerprint.as_deref(),
+            self.stats
+                .as_ref()
+                .map(|m| (m.len(), m.iter().map(|(k, v)| (k.as_ref(), *v)))),
+        )
+    }
 }
 
 /// The field digests of a summary given field by field (`stats` sorted by

@@ -33,21 +33,21 @@ pub const MAX_MAP_BYTES: u64 = 8 << 20;
 /// Category of operation events.
 pub const CAT_OPERATION: &str = "opguard.op";
 /// Category of correspondence flow events.
-pub const CAT_FLOW: &str = "opguard.correspondence";
+pub(crate) const CAT_FLOW: &str = "opguard.correspondence";
 /// Category of status-lane events.
-pub const CAT_STATUS: &str = "opguard.status";
+pub(crate) const CAT_STATUS: &str = "opguard.status";
 /// Category of first-observed difference markers.
-pub const CAT_MARKER: &str = "opguard.first_difference";
+pub(crate) const CAT_MARKER: &str = "opguard.first_difference";
 /// Thread of operation events in each run/rank process.
-pub const TID_OPERATIONS: u32 = 1;
+pub(crate) const TID_OPERATIONS: u32 = 1;
 /// Thread of the status lane.
-pub const TID_STATUS: u32 = 2;
+pub(crate) const TID_STATUS: u32 = 2;
 /// Thread of first-difference markers.
-pub const TID_MARKERS: u32 = 3;
+pub(crate) const TID_MARKERS: u32 = 3;
 /// Presentation slot of one operation, in nanoseconds.
-pub const SLOT_NS: i64 = 1_000;
+pub(crate) const SLOT_NS: i64 = 1_000;
 /// Duration of an operation's presentation slice, in nanoseconds.
-pub const SLICE_NS: i64 = 800;
+pub(crate) const SLICE_NS: i64 = 800;
 
 /// What the export says about presentation order.
 pub const PRESENTATION_NOTE: &str = "Presentation order is not GPU causal order: operations are laid out in alignment columns (paired operations share a column when they were paired automatically); recorded times, when known, are args.op.ts_ns and args.op.dur_ns.";

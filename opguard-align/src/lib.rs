@@ -103,9 +103,8 @@ pub use export::{
 };
 pub use format::{
     Correspondence, ExportMetadata, FirstDifference, Peer, Selector, Selectors, Side, SourceInfo,
-    Status, StatusCounts, Validation, ValidationCounts, CAT_FLOW, CAT_MARKER, CAT_OPERATION,
-    CAT_STATUS, EXPORT_FORMAT, MAX_EXPORT_BYTES, MAX_MAP_BYTES, OK_MEANING, PRESENTATION_NOTE,
-    SLICE_NS, SLOT_NS, TENSOR_EQUALITY, TID_MARKERS, TID_OPERATIONS, TID_STATUS, VERDICT,
+    Status, StatusCounts, Validation, ValidationCounts, CAT_OPERATION, EXPORT_FORMAT,
+    MAX_EXPORT_BYTES, MAX_MAP_BYTES, OK_MEANING, PRESENTATION_NOTE, TENSOR_EQUALITY, VERDICT,
 };
 pub use map::{AlignmentMap, Basis, Decision, Evidence, Review, MAP_VERSION};
 pub use output::GZIP_LEVEL;

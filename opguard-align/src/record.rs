@@ -436,19 +436,3 @@ pub(crate) struct TensorKey<'a> {
     #[serde(default, rename = "name")]
     _name: IgnoredAny,
 }
-
-impl TensorKey<'_> {
-    /// The same digests [`TensorSummary`] gives.
-    pub(crate) fn digests(&self) -> crate::compare::FieldDigests {
-        crate::compare::digests_of(
-            &self.shape,
-            &self.dtype,
-            self.stride.as_deref(),
-            self.device.as_deref(),
-            self.fingerprint.as_deref(),
-            self.stats
-                .as_ref()
-                .map(|m| (m.len(), m.iter().map(|(k, v)| (k.as_ref(), *v)))),
-        )
-    }
-}

@@ -3,7 +3,7 @@
 use std::fmt;
 use std::io;
 
-use crate::event::Field;
+use crate::field::Field;
 use crate::scan::ValueKind;
 
 /// A reader or writer failure: what went wrong and where.

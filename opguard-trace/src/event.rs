@@ -7,103 +7,21 @@
 use std::borrow::Cow;
 use std::fmt;
 
+use crate::field::{Field, FIELD_COUNT};
 use crate::number::{Number, NumberError};
 use crate::scan::{self, Span, Stop, SyntaxKind, ValueKind};
 
-/// The event fields the reader types. Any other key is validated and kept in
-/// [`Event::raw`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum Field {
-    /// `ph`: the phase (`X`, `B`, `E`, `i`, `s`, `f`, `M`, ...).
-    Ph,
-    /// `name`.
-    Name,
-    /// `cat`: the category (`kernel`, `cuda_runtime`, `cpu_op`, ...).
-    Cat,
-    /// `pid`: a number or a string.
-    Pid,
-    /// `tid`: a number or a string.
-    Tid,
-    /// `ts`: microseconds.
-    Ts,
-    /// `dur`: microseconds.
-    Dur,
-    /// `id`: flow or async id, a number or a string.
-    Id,
-    /// `bind_id`.
-    BindId,
-    /// `bp`: flow binding point.
-    Bp,
-    /// `s`: instant scope.
-    S,
-    /// `args`: an object.
-    Args,
-}
-
-const FIELD_COUNT: usize = 12;
-
-impl Field {
-    /// The JSON key.
-    pub fn key(self) -> &'static str {
-        match self {
-            Field::Ph => "ph",
-            Field::Name => "name",
-            Field::Cat => "cat",
-            Field::Pid => "pid",
-            Field::Tid => "tid",
-            Field::Ts => "ts",
-            Field::Dur => "dur",
-            Field::Id => "id",
-            Field::BindId => "bind_id",
-            Field::Bp => "bp",
-            Field::S => "s",
-            Field::Args => "args",
+/// Whether a value of `kind` is acceptable for `field`. `null` is accepted
+/// everywhere and read as absent.
+fn accepts(field: Field, kind: ValueKind) -> bool {
+    match (field, kind) {
+        (_, ValueKind::Null) => true,
+        (Field::Ph | Field::Name | Field::Cat | Field::Bp | Field::S, k) => k == ValueKind::String,
+        (Field::Pid | Field::Tid | Field::Id | Field::BindId, k) => {
+            matches!(k, ValueKind::Number | ValueKind::String)
         }
-    }
-
-    fn from_key(key: &[u8]) -> Option<Field> {
-        Some(match key {
-            b"ph" => Field::Ph,
-            b"name" => Field::Name,
-            b"cat" => Field::Cat,
-            b"pid" => Field::Pid,
-            b"tid" => Field::Tid,
-            b"ts" => Field::Ts,
-            b"dur" => Field::Dur,
-            b"id" => Field::Id,
-            b"bind_id" => Field::BindId,
-            b"bp" => Field::Bp,
-            b"s" => Field::S,
-            b"args" => Field::Args,
-            _ => return None,
-        })
-    }
-
-    /// Whether a value of `kind` is acceptable for this field. `null` is
-    /// accepted everywhere and read as absent.
-    fn accepts(self, kind: ValueKind) -> bool {
-        match (self, kind) {
-            (_, ValueKind::Null) => true,
-            (Field::Ph | Field::Name | Field::Cat | Field::Bp | Field::S, k) => {
-                k == ValueKind::String
-            }
-            (Field::Pid | Field::Tid | Field::Id | Field::BindId, k) => {
-                matches!(k, ValueKind::Number | ValueKind::String)
-            }
-            (Field::Ts | Field::Dur, k) => k == ValueKind::Number,
-            (Field::Args, k) => k == ValueKind::Object,
-        }
-    }
-
-    /// A human description of what the field may hold.
-    pub fn expected(self) -> &'static str {
-        match self {
-            Field::Ph | Field::Name | Field::Cat | Field::Bp | Field::S => "a string",
-            Field::Pid | Field::Tid | Field::Id | Field::BindId => "a number or a string",
-            Field::Ts | Field::Dur => "a number (microseconds)",
-            Field::Args => "an object",
-        }
+        (Field::Ts | Field::Dur, k) => k == ValueKind::Number,
+        (Field::Args, k) => k == ValueKind::Object,
     }
 }
 
@@ -297,7 +215,7 @@ pub(crate) fn scan_event(
         let Some(field) = field else {
             return Ok(value);
         };
-        if !field.accepts(value.kind) {
+        if !accepts(field, value.kind) {
             return Err(Stop::Syntax {
                 at,
                 kind: SyntaxKind::WrongType {

@@ -44,6 +44,7 @@
 pub mod analysis;
 mod error;
 mod event;
+mod field;
 mod identity;
 pub mod input;
 pub mod kineto_writer;
@@ -55,9 +56,8 @@ mod scan;
 mod writer;
 
 pub use error::{Error, ErrorKind, Limit};
-pub use event::{
-    Args, ArrayIter, Event, Field, LaunchArgs, ObjectIter, Scalar, ScalarKey, Str, Value,
-};
+pub use event::{Args, ArrayIter, Event, LaunchArgs, ObjectIter, Scalar, ScalarKey, Str, Value};
+pub use field::Field;
 pub use identity::{EventRef, Sha256Digest};
 pub use input::{Compression, DecodedInput, InputSummary};
 pub use number::{nanos_to_micros_text, Number, NumberError};

@@ -34,10 +34,10 @@ pub(crate) enum SyntaxKind {
     NonFiniteNumber,
     DepthExceeded,
     /// A field the reader types appeared twice in one event.
-    DuplicateField(crate::event::Field),
+    DuplicateField(crate::field::Field),
     /// A field the reader types has a JSON type it cannot have.
     WrongType {
-        field: crate::event::Field,
+        field: crate::field::Field,
         found: ValueKind,
     },
 }

@@ -18,7 +18,8 @@ mod frame;
 mod provider;
 
 pub use frame::{FrameIdentity, SemanticFrame, SemanticFrameId, SEMANTIC_FRAME_VERSION};
-pub use provider::{Provider, ProviderDetector};
+pub use provider::Provider;
+pub(crate) use provider::ProviderDetector;
 
 use std::collections::HashMap;
 use std::io::Read;
@@ -520,7 +521,7 @@ fn runtime_category(cat: &str) -> bool {
 /// The launch kind a runtime call's name announces, if any. A call whose
 /// name is not listed still becomes a launch when a kernel correlates with
 /// it, so new APIs do not orphan kernels.
-pub fn launch_kind_from_name(name: &str) -> Option<LaunchKind> {
+pub(crate) fn launch_kind_from_name(name: &str) -> Option<LaunchKind> {
     if name.contains("GraphLaunch") {
         Some(LaunchKind::Graph)
     } else if name.contains("LaunchKernel")
