@@ -203,7 +203,10 @@ fn section(
 /// that computes them; it writes a view, which goes to a scratch directory
 /// removed afterwards). A trace the aligner refuses gives an `error`, not a
 /// failed `inspect`.
-fn alignment(paths: [&PathBuf; 2], files: [String; 2]) -> Result<AlignmentSection, CliError> {
+pub(crate) fn alignment(
+    paths: [&PathBuf; 2],
+    files: [String; 2],
+) -> Result<AlignmentSection, CliError> {
     let mut inputs = paths.map(|p| {
         let mut input = ProfileInput::new(p.clone());
         // One run per trace: two ranks of one job are aligned as two runs.
