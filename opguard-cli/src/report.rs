@@ -2,7 +2,7 @@
 //! hands the results to [`opguard_report::render`]; the file is created only
 //! when everything was read and drawn.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use opguard_report::{
     render, write_new, Aligned, AlignmentRefusal, AlignmentSummary, ArtifactReport, Report,
@@ -16,10 +16,9 @@ use serde::Serialize;
 use crate::cli::ReportArgs;
 use crate::error::CliError;
 use crate::exit;
-use crate::inspect::{alignment, AlignmentSection, DEFAULT_INPUT};
+use crate::inspect::{alignment, default_input, AlignmentSection};
 use crate::out::Out;
 use crate::progress::Progress;
-use crate::scratch::ScratchDir;
 
 impl From<opguard_report::Error> for CliError {
     fn from(e: opguard_report::Error) -> Self {
@@ -48,23 +47,12 @@ pub fn run(args: &ReportArgs) -> Result<u8, CliError> {
             ),
         ));
     }
-    let scratch;
+    // Holds the default input until the run ends.
+    let _scratch;
     let (default, traces, request) = if args.traces.is_empty() {
-        scratch = ScratchDir::create("report")?;
-        for (name, bytes) in DEFAULT_INPUT {
-            std::fs::write(scratch.path().join(name), bytes)
-                .map_err(|e| CliError::new("io", format!("cannot write the default input: {e}")))?;
-        }
-        let traces: Vec<PathBuf> = DEFAULT_INPUT
-            .iter()
-            .filter(|(n, _)| n.ends_with(".json.gz"))
-            .map(|(n, _)| scratch.path().join(n))
-            .collect();
-        let request = args
-            .request
-            .clone()
-            .or_else(|| Some(scratch.path().join("seam-request.json")));
-        (true, traces, request)
+        let (dir, traces, default_request) = default_input("report")?;
+        _scratch = dir;
+        (true, traces, args.request.clone().or(Some(default_request)))
     } else {
         (false, args.traces.clone(), args.request.clone())
     };

@@ -711,32 +711,14 @@ fn scaling(out: &mut String, s: &ScalingView) {
     let r = &s.report;
     out.push_str("<section id=\"scaling\">\n<h2>Scaling across trials</h2>\n");
     let tested = r.hotspots.first().map_or(0, |h| h.tested_hypothesis_count);
-    facts(
+    let _ = writeln!(
         out,
-        &[
-            (
-                "tested",
-                format!("{tested} series (Benjamini-Hochberg family)"),
-            ),
-            (
-                "insufficient",
-                format!(
-                    "{} series with fewer than 3 trials or 2 inputs",
-                    r.insufficient.len()
-                ),
-            ),
-            (
-                "not correlatable",
-                format!("{} series with a constant cost", r.not_correlatable.len()),
-            ),
-            (
-                "unmatched",
-                format!(
-                    "{} frame observations whose identity is partial (not merged, not dropped)",
-                    r.unmatched.len()
-                ),
-            ),
-        ],
+        "<p>{tested} series tested as one Benjamini-Hochberg family; {} with too few trials or \
+         inputs, {} with a constant cost; {} frame observations with a partial identity (listed \
+         by opguard scaling, neither merged nor dropped).</p>",
+        r.insufficient.len(),
+        r.not_correlatable.len(),
+        r.unmatched.len()
     );
     if !s.points.is_empty() {
         out.push_str("<div class=\"scatters\">\n");
