@@ -140,7 +140,10 @@ fn scaling_scatters_plot_each_trials_cost_against_its_input() {
 fn every_real_trace_renders_and_large_ones_are_summarised() {
     let mut traces = opguard_testdata::hta_traces();
     // The PyTorch 2.15 CPU captures: no device rows at all.
-    for torch in ["torch/traces/proc_a.json.gz", "torch/traces/threads.json.gz"] {
+    for torch in [
+        "torch/traces/proc_a.json.gz",
+        "torch/traces/threads.json.gz",
+    ] {
         traces.extend(opguard_testdata::shared_file(torch));
     }
     let mut largest: Option<(u64, usize)> = None;
