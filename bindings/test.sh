@@ -66,6 +66,25 @@ if [ ! -x "$venv/bin/python" ]; then
 fi
 (cd "$here/python" && "$venv/bin/python" -m pytest -v -p no:cacheprovider)
 
+step "Python: pip wheel, installed into a fresh venv outside the checkout, used from / with no environment"
+# The wheel's cargo build reuses the release build above (same target
+# directory; only opguard-capi itself is relinked without debug info).
+scratch="$(mktemp -d)"
+started=$SECONDS
+CARGO_TARGET_DIR="$target" "$venv/bin/python" -m pip wheel --quiet --no-deps \
+    --disable-pip-version-check -w "$scratch/dist" "$here/python"
+rm -rf "$here/python/build" "$here/python/opguard.egg-info"
+wheel="$(ls "$scratch"/dist/opguard-*.whl)"
+echo "built $(basename "$wheel") in $((SECONDS - started)) s"
+"${PYTHON:-python3}" -m venv "$scratch/venv"
+"$scratch/venv/bin/python" -m pip install --quiet --disable-pip-version-check "$wheel" \
+    -r "$here/python/requirements-test.txt"
+# env -i: no OPGUARD_LIB, no CARGO_TARGET_DIR; from /: nothing of the checkout
+# on sys.path. Only the tests and fixtures are read from the checkout.
+(cd / && env -i PATH="$scratch/venv/bin:/usr/bin:/bin" \
+    "$scratch/venv/bin/python" -m pytest -q -p no:cacheprovider --installed "$here/python/tests")
+rm -rf "$scratch"
+
 step "Node: npm ci and node --test in bindings/js"
 # --ignore-scripts: koffi's native module comes from its prebuilt platform
 # package in the lockfile; no install script needs to run.
