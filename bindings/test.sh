@@ -90,4 +90,25 @@ step "Node: npm ci and node --test in bindings/js"
 # package in the lockfile; no install script needs to run.
 (cd "$here/js" && npm ci --ignore-scripts --no-audit --no-fund && node --test)
 
+step "Node: npm pack, npm install of the tarball into a fresh folder, used from there with no environment"
+scratch="$(mktemp -d)"
+started=$SECONDS
+# prepack bundles the release build above into native/<platform>-<arch>/;
+# postpack removes it from the source tree again.
+(cd "$here/js" && OPGUARD_LIB="$OPGUARD_LIB" npm pack --silent --pack-destination "$scratch" >/dev/null)
+tarball="$(ls "$scratch"/opguard-*.tgz)"
+tar -tzf "$tarball" | grep -q "native/$(node -p 'process.platform + "-" + process.arch')/$shared\$" \
+    || { echo "error: $tarball does not carry $shared" >&2; exit 1; }
+mkdir "$scratch/app"
+(cd "$scratch/app" && npm init -y >/dev/null && npm install --no-audit --no-fund --silent "$tarball")
+# The tests run beside the installed package: require('opguard') resolves to
+# app/node_modules/opguard. OPGUARD_REPO names the checkout for fixtures only.
+cp -r "$here/js/test" "$scratch/app/test"
+(cd / && env -i PATH="$PATH" HOME="$scratch" OPGUARD_REPO="$root" \
+    node --test "$scratch"/app/test/*.test.js) >"$scratch/node.log" 2>&1 || {
+    grep -E '^not ok|# (pass|fail)' "$scratch/node.log"; echo "error: the installed Node package failed" >&2; exit 1; }
+grep -E '^# (tests|pass|fail|skipped)' "$scratch/node.log"
+echo "npm pack + install + tests in $((SECONDS - started)) s"
+rm -rf "$scratch"
+
 step "bindings: all passed"
