@@ -42,6 +42,38 @@ for kind in shared static; do
     [ "$status" -eq 0 ] || { echo "error: the C test ($kind) failed; full log: $out/$kind.log" >&2; exit 1; }
 done
 
+step "C: scripts/install-capi into a fresh prefix; a consumer outside the checkout builds through pkg-config"
+scratch="$(mktemp -d)"
+bash "$root/scripts/install-capi" "$scratch/prefix" | tail -n 1
+export PKG_CONFIG_PATH="$scratch/prefix/lib/pkgconfig"
+capi_version="$(sed -n '/^\[package\]/,/^\[/s/^version = "\(.*\)"/\1/p' "$root/opguard-capi/Cargo.toml")"
+[ "$(pkg-config --modversion opguard)" = "$capi_version" ] \
+    || { echo "error: opguard.pc says $(pkg-config --modversion opguard), opguard-capi is $capi_version" >&2; exit 1; }
+mkdir "$scratch/consumer"
+cp "$src" "$scratch/consumer/app.c"
+libdir_installed="$(pkg-config --variable=libdir opguard)"
+# shellcheck disable=SC2046 # pkg-config's output is a list of flags
+(cd "$scratch/consumer" \
+    && "$cc" -std=c99 -Wall -Wextra -Werror -pedantic -o app_shared app.c \
+        $(pkg-config --cflags --libs opguard) -Wl,-rpath,"$libdir_installed" \
+    && "$cc" -std=c99 -Wall -Wextra -Werror -pedantic -o app_static app.c \
+        $(pkg-config --cflags opguard) "$libdir_installed/libopguard_capi.a" \
+        $(pkg-config --static --libs-only-l opguard | sed 's/-lopguard_capi//'))
+for kind in shared static; do
+    status=0
+    mkdir "$scratch/work-$kind"
+    (cd / && env -i "$scratch/consumer/app_$kind" "$root/fixtures" "$scratch/work-$kind") \
+        >"$scratch/$kind.log" 2>&1 || status=$?
+    echo "installed C consumer ($kind): $(grep -c '^ok ' "$scratch/$kind.log") checks ok, exit $status"
+    [ "$status" -eq 0 ] || { grep -v '^ok ' "$scratch/$kind.log"; echo "error: the installed C consumer ($kind) failed" >&2; exit 1; }
+done
+if [ "$shared" = libopguard_capi.so ]; then
+    ldd "$scratch/consumer/app_shared" | grep -q "$libdir_installed/$shared" \
+        || { echo "error: the shared consumer does not load the installed library" >&2; exit 1; }
+fi
+unset PKG_CONFIG_PATH
+rm -rf "$scratch"
+
 step "C stress: every entry point from 8 threads, valid and invalid input, under LeakSanitizer"
 # AddressSanitizer's leak check runs at exit: anything the library returned
 # and the program released with opguard_string_free, or allocated and kept,
