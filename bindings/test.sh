@@ -117,6 +117,29 @@ echo "built $(basename "$wheel") in $((SECONDS - started)) s"
     "$scratch/venv/bin/python" -m pytest -q -p no:cacheprovider --installed "$here/python/tests")
 rm -rf "$scratch"
 
+step "Python: the marker installer (opguard.seam) under real torch (CPU)"
+# torch from PyPI is the CUDA build: `import torch` needs its NVIDIA wheels
+# even on a CPU-only machine (--no-deps fails on libcudart), about 5 GB.
+# So it lives in a venv outside the checkout that later runs reuse; CI
+# (CI=true) creates it when missing, elsewhere a missing one is a loud skip.
+torch_venv="${OPGUARD_TORCH_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/opguard/torch-venv-2.15.0}"
+if [ ! -x "$torch_venv/bin/python" ] && [ "${CI:-}" = "true" ]; then
+    started=$SECONDS
+    rm -rf "$torch_venv.partial"
+    "${PYTHON:-python3}" -m venv "$torch_venv.partial"
+    "$torch_venv.partial/bin/python" -m pip install --quiet --disable-pip-version-check \
+        torch==2.15.0 -r "$here/python/requirements-test.txt"
+    mv "$torch_venv.partial" "$torch_venv"
+    echo "installed torch into $torch_venv in $((SECONDS - started)) s"
+fi
+if [ -x "$torch_venv/bin/python" ]; then
+    (cd "$here/python" && OPGUARD_REQUIRE_TORCH=1 "$torch_venv/bin/python" -m pytest -v \
+        -p no:cacheprovider tests/test_seam.py tests/test_seam_torch.py)
+else
+    echo "SKIPPED: the marker installer's torch test: no $torch_venv (CI=true creates it;"
+    echo "         or point OPGUARD_TORCH_VENV at a venv with torch and pytest)"
+fi
+
 step "Node: npm ci and node --test in bindings/js"
 # --ignore-scripts: koffi's native module comes from its prebuilt platform
 # package in the lockfile; no install script needs to run.
