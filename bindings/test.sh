@@ -163,6 +163,11 @@ cp -r "$here/js/test" "$scratch/app/test"
     node --test "$scratch"/app/test/*.test.js) >"$scratch/node.log" 2>&1 || {
     grep -E '^not ok|# (pass|fail)' "$scratch/node.log"; echo "error: the installed Node package failed" >&2; exit 1; }
 grep -E '^# (tests|pass|fail|skipped)' "$scratch/node.log"
+# index.d.ts, as a TypeScript user of the installed package sees it.
+(cd "$scratch/app" && npm install --no-audit --no-fund --silent typescript@5.9.3 \
+    && npx tsc --noEmit --strict --module node16 --moduleResolution node16 --target es2022 \
+        --lib es2022,dom test/types/check.ts) \
+    && echo "index.d.ts: test/types/check.ts compiles against the installed package"
 echo "npm pack + install + tests in $((SECONDS - started)) s"
 rm -rf "$scratch"
 

@@ -134,3 +134,9 @@ test('an installed package loads the library it carries, with no environment', (
   assert.equal(path.dirname(path.dirname(path.dirname(lib))), pkg);
   assert.equal(path.basename(path.dirname(lib)), `${process.platform}-${process.arch}`);
 });
+
+test('index.d.ts declares every export of index.js, and nothing else', () => {
+  const dts = fs.readFileSync(require.resolve('opguard').replace(/index\.js$/, 'index.d.ts'), 'utf8');
+  const declared = [...dts.matchAll(/^export (?:declare )?(?:function|class|const) (\w+)/gm)].map((m) => m[1]);
+  assert.deepStrictEqual([...new Set(declared)].sort(), Object.keys(opguard).sort());
+});
