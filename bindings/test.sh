@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # The bindings' test: build the C library, run the C test against the shared
-# and the static library, then the Python (pytest) and Node (node --test)
-# parity runners, and a multi-threaded stress of every entry point under
-# LeakSanitizer. Needs only Rust, a C compiler with AddressSanitizer (gcc or
+# and the static library and, installed by scripts/install-capi, through
+# pkg-config from outside the checkout; a multi-threaded stress of every entry
+# point under LeakSanitizer; then the Python (pytest) and Node (node --test)
+# parity runners, in the source tree and again against the built wheel and
+# npm tarball installed into fresh places outside the checkout; the marker
+# installer under real torch. Needs only Rust, a C compiler with AddressSanitizer (gcc or
 # clang), Python >= 3.9 (3.11 in CI) and Node >= 20; the Python venv and
 # node_modules are created when missing. Every fixture case is reported by name: <file>::<id>.
 set -euo pipefail
