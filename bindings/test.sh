@@ -162,6 +162,8 @@ mkdir "$scratch/app"
 # The tests run beside the installed package: require('opguard') resolves to
 # app/node_modules/opguard. OPGUARD_REPO names the checkout for fixtures only.
 cp -r "$here/js/test" "$scratch/app/test"
+# A test that still says require('..') gets the installed package too.
+echo "module.exports = require('opguard');" >"$scratch/app/index.js"
 (cd / && env -i PATH="$PATH" HOME="$scratch" OPGUARD_REPO="$root" \
     node --test "$scratch"/app/test/*.test.js) >"$scratch/node.log" 2>&1 || {
     grep -E '^not ok|# (pass|fail)' "$scratch/node.log"; echo "error: the installed Node package failed" >&2; exit 1; }
