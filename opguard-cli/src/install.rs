@@ -17,6 +17,7 @@ pub const BUILT_WITH: &[(&str, &str)] = &[
     ("opguard-align", opguard_align::VERSION),
     ("opguard-census", opguard_census::VERSION),
     ("opguard-scaling", opguard_scaling::VERSION),
+    ("opguard-report", opguard_report::VERSION),
 ];
 
 /// `--version`'s text after the command name: the CLI crate's version, then

@@ -20,6 +20,7 @@ mod install;
 mod kernel_name;
 mod out;
 mod progress;
+mod report;
 mod scaling;
 mod scratch;
 mod select;
@@ -79,6 +80,7 @@ fn run(args: Vec<OsString>) -> u8 {
         Group::Align(a) => align::run(a),
         Group::Tools(ToolsCommand::Align(a)) => align::run_request(a),
         Group::Fixtures(FixturesCommand::Run(a)) => fixtures::run(a),
+        Group::Report(a) => report::run(a),
         Group::Completions(a) => install::run_completions(a),
         Group::Man => install::run_man(),
     };
