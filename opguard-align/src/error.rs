@@ -239,6 +239,24 @@ impl Error {
         self.inner.path.as_deref()
     }
 
+    /// A hand-written document (map, request, records line) that could not
+    /// be read: I/O and size keep their own kinds; anything else is
+    /// `invalid(message)`, the message naming the JSON path and position.
+    pub(crate) fn document(
+        e: opguard_document::Error,
+        what: &'static str,
+        invalid: impl FnOnce(String) -> ErrorKind,
+    ) -> Self {
+        let message = e.to_string();
+        match e.into_kind() {
+            opguard_document::ErrorKind::Io(source) => Error::io(what, source),
+            opguard_document::ErrorKind::LimitExceeded { limit } => {
+                Error::new(ErrorKind::LimitExceeded { what, limit })
+            }
+            _ => Error::new(invalid(message)),
+        }
+    }
+
     /// A stable, machine-readable code.
     pub fn code(&self) -> &'static str {
         match &self.inner.kind {

@@ -46,6 +46,11 @@ pub const CAPI_CODES: &[CodeInfo] = &[
                   repeated field, a wrong type, or two fields that exclude each other",
     },
     CodeInfo {
+        code: "capi.limit_exceeded",
+        status: None,
+        meaning: "the request is larger than its limit (field `limit`)",
+    },
+    CodeInfo {
         code: "capi.internal_error",
         status: None,
         meaning: "a bug: a result could not be encoded as JSON",
@@ -436,16 +441,23 @@ impl Error {
         Error::new("capi.invalid_request", message)
     }
 
-    /// Maps a request parse failure: syntax to `capi.invalid_json`, shape to
-    /// `capi.invalid_request`.
-    pub(crate) fn request(entry: &str, e: &serde_json::Error) -> Self {
-        let code = match e.classify() {
-            serde_json::error::Category::Data => "capi.invalid_request",
-            _ => "capi.invalid_json",
+    /// Maps a request parse failure: syntax to `capi.invalid_json`, size to
+    /// `capi.limit_exceeded`, shape to `capi.invalid_request`; the JSON path,
+    /// line and column go with it.
+    pub(crate) fn request(entry: &str, e: &opguard_document::Error) -> Self {
+        let code = match e.code() {
+            "json_syntax" => "capi.invalid_json",
+            "limit_exceeded" => "capi.limit_exceeded",
+            _ => "capi.invalid_request",
         };
-        Error::new(code, format!("{entry} request: {e}"))
-            .with("line", e.line())
-            .with("column", e.column())
+        let mut err = Error::new(code, format!("{entry} request: {e}"));
+        if let Some(limit) = e.limit() {
+            return err.with("limit", limit);
+        }
+        if let (Some(line), Some(column)) = (e.line(), e.column()) {
+            err = err.with("line", line).with("column", column);
+        }
+        err.with("json_path", e.path())
     }
 
     pub(crate) fn trace(e: &opguard_trace::Error) -> Self {

@@ -64,7 +64,9 @@ pub(crate) fn classify(e: Error, bytes: &[u8]) -> Error {
     let message = e.message();
     if let Err(plain) = serde_json::from_slice::<IgnoredAny>(bytes) {
         if !plain.is_data() {
-            return e.replace_kind(ErrorKind::Syntax(split_position(&plain.to_string()).0.into()));
+            return e.replace_kind(ErrorKind::Syntax(
+                split_position(&plain.to_string()).0.into(),
+            ));
         }
     }
     let kind = match message
@@ -246,7 +248,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Wrapped<'_, V> {
         let map = Map {
             map,
             stash,
-            seen: HashSet::new(),
+            seen: Seen::default(),
             current: None,
         };
         self.visitor.visit_map(map).map_err(|e| stash.park(e))
@@ -308,14 +310,49 @@ impl<'de, A: SeqAccess<'de>> SeqAccess<'de> for Seq<'_, A> {
 struct Map<'s, A> {
     map: A,
     stash: &'s Stash,
-    seen: HashSet<String>,
-    current: Option<String>,
+    seen: Seen,
+    /// The key whose value is read next, as an index into `seen`.
+    current: Option<usize>,
+}
+
+/// The keys of one object so far. Most objects are small, where a scan is
+/// cheaper than hashing; a large one switches to a set.
+#[derive(Default)]
+struct Seen {
+    keys: Vec<String>,
+    large: Option<HashSet<String>>,
+}
+
+const SCAN_UP_TO: usize = 16;
+
+impl Seen {
+    /// Adds `key`; its index, or `Err(key)` when it was seen before.
+    fn insert(&mut self, key: String) -> Result<usize, String> {
+        let repeated = match &mut self.large {
+            Some(set) => !set.insert(key.clone()),
+            None if self.keys.len() < SCAN_UP_TO => self.keys.contains(&key),
+            None => {
+                let mut set: HashSet<String> = self.keys.iter().cloned().collect();
+                let repeated = !set.insert(key.clone());
+                self.large = Some(set);
+                repeated
+            }
+        };
+        if repeated {
+            return Err(key);
+        }
+        self.keys.push(key);
+        Ok(self.keys.len() - 1)
+    }
 }
 
 impl<'de, A: MapAccess<'de>> MapAccess<'de> for Map<'_, A> {
     type Error = Error;
 
-    fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>, Error> {
+    fn next_key_seed<K: DeserializeSeed<'de>>(
+        &mut self,
+        seed: K,
+    ) -> Result<Option<K::Value>, Error> {
         let stash = self.stash;
         let mut key = None;
         let seed = KeySeed {
@@ -335,22 +372,24 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for Map<'_, A> {
             }
         };
         if let Some(key) = key {
-            if !self.seen.insert(key.clone()) {
-                return Err(Error::new(ErrorKind::DuplicateKey { key: key.clone() })
-                    .within(Segment::Key(key)));
+            match self.seen.insert(key) {
+                Ok(at) => self.current = Some(at),
+                Err(key) => {
+                    return Err(Error::new(ErrorKind::DuplicateKey { key: key.clone() })
+                        .within(Segment::Key(key)))
+                }
             }
-            self.current = Some(key);
         }
         Ok(value)
     }
 
     fn next_value_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<T::Value, Error> {
         let stash = self.stash;
-        let key = self.current.take();
+        let at = self.current.take();
         self.map.next_value_seed(Seed { seed, stash }).map_err(|e| {
             let e = stash.take(e);
-            match key {
-                Some(key) => e.within(Segment::Key(key)),
+            match at.and_then(|at| self.seen.keys.get(at)) {
+                Some(key) => e.within(Segment::Key(key.clone())),
                 None => e,
             }
         })
@@ -452,7 +491,9 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for KeyVisitor<'_, '_, V> {
     fn visit_str<E: de::Error>(self, v: &str) -> Result<V::Value, E> {
         *self.key = Some(v.to_string());
         let stash = self.stash;
-        self.visitor.visit_str::<Error>(v).map_err(|e| stash.park(e))
+        self.visitor
+            .visit_str::<Error>(v)
+            .map_err(|e| stash.park(e))
     }
 
     fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<V::Value, E> {
@@ -466,7 +507,9 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for KeyVisitor<'_, '_, V> {
     fn visit_string<E: de::Error>(self, v: String) -> Result<V::Value, E> {
         *self.key = Some(v.clone());
         let stash = self.stash;
-        self.visitor.visit_string::<Error>(v).map_err(|e| stash.park(e))
+        self.visitor
+            .visit_string::<Error>(v)
+            .map_err(|e| stash.park(e))
     }
 }
 

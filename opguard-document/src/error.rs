@@ -74,7 +74,10 @@ pub enum ErrorKind {
 /// code is never reused.
 pub const CODES: &[(&str, &str)] = &[
     ("io", "the document cannot be opened or read"),
-    ("limit_exceeded", "the document is larger than its byte limit"),
+    (
+        "limit_exceeded",
+        "the document is larger than its byte limit",
+    ),
     ("json_syntax", "the document is not JSON"),
     ("duplicate_key", "an object names the same key twice"),
     ("wrong_type", "a value has the wrong JSON type"),
@@ -143,6 +146,11 @@ impl Error {
         &self.inner.kind
     }
 
+    /// What went wrong, by value (to keep an [`io::Error`] as a source).
+    pub fn into_kind(self) -> ErrorKind {
+        self.inner.kind
+    }
+
     /// The stable code of this error; the list is [`CODES`].
     pub fn code(&self) -> &'static str {
         match self.inner.kind {
@@ -192,14 +200,17 @@ impl Error {
             }
             ErrorKind::Syntax(m) | ErrorKind::InvalidValue(m) => m.clone(),
             ErrorKind::DuplicateKey { key } => {
-                format!("the key {key:?} appears twice in one object")
+                format!("duplicate key {key:?}: it appears twice in one object")
             }
             ErrorKind::WrongType { found, expected } => {
                 format!("found {found}, expected {expected}")
             }
             ErrorKind::MissingField { field } => format!("missing field `{field}`"),
             ErrorKind::UnknownField { field, known } => {
-                format!("unknown field `{field}`, expected one of: {}", known.join(", "))
+                format!(
+                    "unknown field `{field}`, expected one of: {}",
+                    known.join(", ")
+                )
             }
         }
     }
@@ -277,7 +288,14 @@ pub(crate) fn found_from_text(found: &str) -> String {
         "sequence" => "an array".into(),
         "map" => "an object".into(),
         "unit value" | "null" => "null".into(),
-        other => other.to_string(),
+        other => {
+            let other = other.replace('`', "");
+            let other = other.replacen("floating point ", "number ", 1);
+            match other.split_once(' ') {
+                Some(("string" | "boolean" | "integer" | "number", _)) => format!("the {other}"),
+                _ => other,
+            }
+        }
     }
 }
 

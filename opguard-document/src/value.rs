@@ -61,6 +61,45 @@ impl Value<'_> {
     }
 }
 
+/// Compact JSON, for quoting a value in a message.
+impl fmt::Display for Value<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let quoted = |f: &mut fmt::Formatter<'_>, s: &str| match serde_json::to_string(s) {
+            Ok(q) => f.write_str(&q),
+            Err(_) => Err(fmt::Error),
+        };
+        match self {
+            Value::Null => f.write_str("null"),
+            Value::Bool(b) => write!(f, "{b}"),
+            Value::Int(n) => write!(f, "{n}"),
+            Value::BigUint(n) => write!(f, "{n}"),
+            Value::Float(n) => write!(f, "{n}"),
+            Value::Str(s) => quoted(f, s),
+            Value::Array(items) => {
+                f.write_str("[")?;
+                for (n, v) in items.iter().enumerate() {
+                    if n > 0 {
+                        f.write_str(",")?;
+                    }
+                    write!(f, "{v}")?;
+                }
+                f.write_str("]")
+            }
+            Value::Object(entries) => {
+                f.write_str("{")?;
+                for (n, (k, v)) in entries.iter().enumerate() {
+                    if n > 0 {
+                        f.write_str(",")?;
+                    }
+                    quoted(f, k)?;
+                    write!(f, ":{v}")?;
+                }
+                f.write_str("}")
+            }
+        }
+    }
+}
+
 struct ValueVisitor;
 
 /// A key borrowed from the input when it has no escapes.

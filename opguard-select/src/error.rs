@@ -23,17 +23,30 @@ pub enum Error {
         source: std::io::Error,
     },
     /// The request is not JSON of the documented shape (syntax, a missing or
-    /// unknown field, a field of the wrong type, a key given twice).
-    #[error("request {what} is invalid at line {line}, column {column}: {message}")]
+    /// unknown field, a field of the wrong type, a key given twice, an array
+    /// where an object is read).
+    #[error("request {what} is invalid at {path} (line {line}, column {column}): {message}")]
     RequestInvalid {
         /// What was read (the request path, or `request`).
         what: String,
-        /// One-based line.
+        /// The JSON path of the offending value (`candidates[0].spec`; `$`
+        /// for the whole request).
+        path: String,
+        /// One-based line (0 when unknown).
         line: usize,
-        /// One-based column.
+        /// One-based column (0 when unknown).
         column: usize,
-        /// serde_json's description, which names the field.
+        /// What is wrong, naming the field.
         message: String,
+    },
+    /// The request is longer than [`MAX_REQUEST_BYTES`](crate::MAX_REQUEST_BYTES);
+    /// nothing past the limit was read.
+    #[error("request {what} is larger than its limit of {limit} bytes")]
+    RequestTooLarge {
+        /// What was read (the request path, or `request`).
+        what: String,
+        /// The limit in bytes.
+        limit: u64,
     },
     /// `protocol_version` is not one this crate implements.
     #[error(
@@ -97,6 +110,7 @@ impl Error {
         match self {
             Error::RequestUnreadable { .. } => "request_unreadable",
             Error::RequestInvalid { .. } => "request_invalid",
+            Error::RequestTooLarge { .. } => "limit_exceeded",
             Error::UnsupportedProtocol { .. } => "unsupported_protocol_version",
             Error::InvalidSpec { .. } => "invalid_spec",
             Error::NoDeviceSymbol { .. } => "no_device_symbol",
@@ -111,6 +125,38 @@ impl Error {
         match self {
             Error::TraceUnreadable { source, .. } => Some(source.code()),
             _ => None,
+        }
+    }
+
+    /// A request that could not be read or parsed; `file` is where it was
+    /// read from, when it was a file.
+    pub(crate) fn from_document(
+        e: opguard_document::Error,
+        what: &str,
+        file: Option<&std::path::Path>,
+    ) -> Self {
+        let what = what.to_owned();
+        let (path, line, column, message) = (
+            e.path(),
+            e.line().unwrap_or(0),
+            e.column().unwrap_or(0),
+            e.message(),
+        );
+        match e.into_kind() {
+            opguard_document::ErrorKind::Io(source) => Error::RequestUnreadable {
+                path: file.map(Into::into).unwrap_or_else(|| what.into()),
+                source,
+            },
+            opguard_document::ErrorKind::LimitExceeded { limit } => {
+                Error::RequestTooLarge { what, limit }
+            }
+            _ => Error::RequestInvalid {
+                what,
+                path,
+                line,
+                column,
+                message,
+            },
         }
     }
 

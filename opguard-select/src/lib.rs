@@ -99,7 +99,7 @@ pub use profile::{
 };
 pub use request::{
     CandidateSpec, ProcessId, ProcessSpec, Refusal, Request, DEFAULT_MARKER_PREFIX,
-    PROTOCOL_VERSION,
+    MAX_REQUEST_BYTES, PROTOCOL_VERSION,
 };
 pub use verdict::{
     BestProcess, CandidateEvidence, Failure, MatchedKernelName, ProcessVerdict, RefusedCandidate,

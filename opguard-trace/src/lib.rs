@@ -48,7 +48,6 @@ mod identity;
 pub mod kineto_writer;
 pub mod model;
 mod number;
-pub mod objects;
 mod reader;
 mod scan;
 mod writer;
