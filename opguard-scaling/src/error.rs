@@ -46,6 +46,16 @@ pub enum ErrorKind {
         #[source]
         source: std::io::Error,
     },
+    /// The trials document is longer than
+    /// [`MAX_TRIALS_DOCUMENT_BYTES`](crate::MAX_TRIALS_DOCUMENT_BYTES); nothing
+    /// past the limit was read.
+    #[error("trials document {document} is larger than its limit of {limit} bytes")]
+    TrialsTooLarge {
+        /// The document (its path, or `<memory>`).
+        document: String,
+        /// The limit in bytes.
+        limit: u64,
+    },
     /// The trials document is not valid JSON or breaks its schema.
     #[error("trials document {document}: {location}: {problem}; expected {expected}")]
     TrialsInvalid {
@@ -134,6 +144,7 @@ impl ErrorKind {
     pub fn code(&self) -> &'static str {
         match self {
             ErrorKind::TrialsUnreadable { .. } => "trials_unreadable",
+            ErrorKind::TrialsTooLarge { .. } => "limit_exceeded",
             ErrorKind::TrialsInvalid { .. } => "trials_invalid",
             ErrorKind::TraceUnreadable { .. } => "trace_unreadable",
             ErrorKind::ArtifactReused { .. } => "artifact_reused",
