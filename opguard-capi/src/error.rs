@@ -119,7 +119,7 @@ pub const LIBRARY_CODES: &[CodeInfo] = &[
     ),
     lib("census.io", "a census input file cannot be read"),
     lib(
-        "census.too_large",
+        "census.limit_exceeded",
         "a census input is larger than its limit",
     ),
     lib("census.json_syntax", "a census input is not JSON"),

@@ -209,7 +209,7 @@ impl CensusError {
     pub fn code(&self) -> &'static str {
         match self {
             CensusError::Io { .. } => "io",
-            CensusError::TooLarge { .. } => "too_large",
+            CensusError::TooLarge { .. } => "limit_exceeded",
             CensusError::Syntax { .. } => "json_syntax",
             CensusError::WrongFormat { .. } => "wrong_format",
             CensusError::MissingField { .. } => "missing_field",

@@ -80,13 +80,28 @@ pub use value::Value;
 /// top, no repeated key, every struct from an object. Strings without escapes
 /// may borrow from `bytes`.
 pub fn from_slice<'a, T: Deserialize<'a>>(bytes: &'a [u8], limit: u64) -> Result<T, Error> {
+    read_strict(bytes, limit, true)
+}
+
+/// Reads a [`Value`] tree of at most `limit` bytes whatever its top is, for a
+/// reader that checks the types itself (and says what it expected); repeated
+/// keys are refused as by [`from_slice`].
+pub fn tree_from_slice(bytes: &[u8], limit: u64) -> Result<Value<'_>, Error> {
+    read_strict(bytes, limit, false)
+}
+
+fn read_strict<'a, T: Deserialize<'a>>(
+    bytes: &'a [u8],
+    limit: u64,
+    object_only: bool,
+) -> Result<T, Error> {
     check_len(bytes.len(), limit)?;
     let stash = de::Stash::default();
     let mut json = serde_json::Deserializer::from_slice(bytes);
     let strict = de::Strict {
         de: &mut json,
         stash: &stash,
-        object_only: true,
+        object_only,
     };
     let value = T::deserialize(strict).map_err(|e| de::classify(e, bytes))?;
     json.end().map_err(Error::from_json)?;

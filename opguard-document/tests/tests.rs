@@ -153,6 +153,13 @@ fn the_top_and_every_struct_are_objects_only() {
     assert_eq!((e.code(), e.path().as_str()), ("wrong_type", "$"));
     let e = from_slice::<Value>(b"[1]", BIG).unwrap_err();
     assert_eq!(e.code(), "wrong_type");
+    // A hand-written validator reads any top and names what it expected.
+    let v = opguard_document::tree_from_slice(b"[1, {\"a\": 2}]", BIG).unwrap();
+    assert_eq!(v.to_string(), r#"[1,{"a":2}]"#);
+    let e = opguard_document::tree_from_slice(br#"[{"a": 1, "a": 2}]"#, BIG).unwrap_err();
+    assert_eq!((e.code(), e.path().as_str()), ("duplicate_key", "$[0].a"));
+    let e = opguard_document::tree_from_slice(b"[1] ", 3).unwrap_err();
+    assert_eq!(e.code(), "limit_exceeded");
     let e = err::<Map>(r#"{"reviews": [[[["name", 1]]]]}"#);
     assert_eq!(
         (e.code(), e.path().as_str()),
