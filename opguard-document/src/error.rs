@@ -68,23 +68,27 @@ pub enum ErrorKind {
     InvalidValue(String),
 }
 
-/// The codes [`Error::code`] returns, each with its one-line meaning.
-///
-/// Stable: a code is never renamed without a CHANGELOG entry, and a retired
-/// code is never reused.
-pub const CODES: &[(&str, &str)] = &[
-    ("io", "the document cannot be opened or read"),
-    (
-        "limit_exceeded",
-        "the document is larger than its byte limit",
-    ),
-    ("json_syntax", "the document is not JSON"),
-    ("duplicate_key", "an object names the same key twice"),
-    ("wrong_type", "a value has the wrong JSON type"),
-    ("missing_field", "a required field is absent"),
-    ("unknown_field", "a field the document type does not define"),
-    ("invalid_value", "a value the document type cannot hold"),
-];
+crate::error_codes! {
+    /// The codes [`Error::code`] returns, each with its one-line meaning.
+    ///
+    /// Stable: a code is never renamed without a CHANGELOG entry, and a
+    /// retired code is never reused.
+    pub const ERROR_CODES;
+    impl ErrorKind {
+        /// The stable code of this kind of error (see [`ERROR_CODES`]).
+        pub fn code;
+    }
+    codes {
+        ErrorKind::Io(_) => "io": "the document cannot be opened or read",
+        ErrorKind::LimitExceeded { .. } => "limit_exceeded": "the document is larger than its byte limit",
+        ErrorKind::Syntax(_) => "json_syntax": "the document is not JSON",
+        ErrorKind::DuplicateKey { .. } => "duplicate_key": "an object names the same key twice",
+        ErrorKind::WrongType { .. } => "wrong_type": "a value has the wrong JSON type",
+        ErrorKind::MissingField { .. } => "missing_field": "a required field is absent",
+        ErrorKind::UnknownField { .. } => "unknown_field": "a field the document type does not define",
+        ErrorKind::InvalidValue(_) => "invalid_value": "a value the document type cannot hold",
+    }
+}
 
 impl Error {
     pub(crate) fn new(kind: ErrorKind) -> Self {
@@ -151,18 +155,9 @@ impl Error {
         self.inner.kind
     }
 
-    /// The stable code of this error; the list is [`CODES`].
+    /// The stable code of this error; the list is [`ERROR_CODES`].
     pub fn code(&self) -> &'static str {
-        match self.inner.kind {
-            ErrorKind::Io(_) => "io",
-            ErrorKind::LimitExceeded { .. } => "limit_exceeded",
-            ErrorKind::Syntax(_) => "json_syntax",
-            ErrorKind::DuplicateKey { .. } => "duplicate_key",
-            ErrorKind::WrongType { .. } => "wrong_type",
-            ErrorKind::MissingField { .. } => "missing_field",
-            ErrorKind::UnknownField { .. } => "unknown_field",
-            ErrorKind::InvalidValue(_) => "invalid_value",
-        }
+        self.inner.kind.code()
     }
 
     /// The JSON path of the value the error is about (`reviews[2].basis`;

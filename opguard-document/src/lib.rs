@@ -59,6 +59,7 @@
 //! ```
 #![deny(missing_docs)]
 
+mod codes;
 mod de;
 mod error;
 mod path;
@@ -71,7 +72,8 @@ use std::path::Path;
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
 
-pub use error::{Error, ErrorKind, CODES};
+pub use codes::check_error_codes;
+pub use error::{Error, ErrorKind, ERROR_CODES};
 pub use path::JsonPath;
 pub use read::{check_len, read_bounded, read_path_bounded, DEFAULT_MAX_BYTES};
 pub use value::Value;

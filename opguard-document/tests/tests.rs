@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 use std::io::Write;
 
-use opguard_document::{from_path, from_reader, from_slice, Error, Value, CODES};
+use opguard_document::{from_path, from_reader, from_slice, Error, Value, ERROR_CODES};
 use serde::Deserialize;
 
 #[derive(Debug, Deserialize)]
@@ -233,7 +233,9 @@ fn every_code_is_listed_once_with_a_meaning() {
         err::<Map>(r#"{"reviews": [], "kind": "sideways"}"#),
     ];
     let codes: Vec<&str> = produced.iter().map(Error::code).collect();
-    let listed: Vec<&str> = CODES.iter().map(|(code, _)| *code).collect();
+    let listed: Vec<&str> = ERROR_CODES.iter().map(|(code, _)| *code).collect();
     assert_eq!(codes, listed);
-    assert!(CODES.iter().all(|(_, meaning)| !meaning.is_empty()));
+    opguard_document::check_error_codes(ERROR_CODES).unwrap();
+    assert!(opguard_document::check_error_codes(&[("a", "x"), ("a", "y")]).is_err());
+    assert!(opguard_document::check_error_codes(&[("kernel_name.degenerate", "x")]).is_err());
 }

@@ -104,21 +104,6 @@ pub enum Error {
 }
 
 impl Error {
-    /// The stable code of this error (`request_invalid`, `no_device_symbol`,
-    /// `trace_unreadable`, ...). Codes never change meaning.
-    pub fn code(&self) -> &'static str {
-        match self {
-            Error::RequestUnreadable { .. } => "request_unreadable",
-            Error::RequestInvalid { .. } => "request_invalid",
-            Error::RequestTooLarge { .. } => "limit_exceeded",
-            Error::UnsupportedProtocol { .. } => "unsupported_protocol_version",
-            Error::InvalidSpec { .. } => "invalid_spec",
-            Error::NoDeviceSymbol { .. } => "no_device_symbol",
-            Error::InvalidValue { .. } => "invalid_value",
-            Error::TraceUnreadable { .. } => "trace_unreadable",
-        }
-    }
-
     /// For [`Error::TraceUnreadable`], the trace reader's own code
     /// (`gzip_truncated`, `json_syntax`, `limit_exceeded`, ...).
     pub fn trace_code(&self) -> Option<&'static str> {
@@ -170,5 +155,26 @@ impl Error {
             problem: problem.into(),
             expected: expected.into(),
         }
+    }
+}
+
+opguard_document::error_codes! {
+    /// Every code [`Error::code`] returns, with its one-line meaning (the C ABI
+    /// lists them under the `select.` prefix).
+    pub const ERROR_CODES;
+    impl Error {
+        /// The stable code of this error (`request_invalid`, `no_device_symbol`,
+        /// `trace_unreadable`, ...). Codes never change meaning.
+        pub fn code;
+    }
+    codes {
+        Error::RequestUnreadable { .. } => "io": "the seam request file cannot be read",
+        Error::RequestInvalid { .. } => "request_invalid": "the seam request is not JSON of the documented shape",
+        Error::RequestTooLarge { .. } => "limit_exceeded": "the seam request is larger than `MAX_REQUEST_BYTES`",
+        Error::UnsupportedProtocol { .. } => "unsupported_protocol_version": "the seam request's `protocol_version` is not 1",
+        Error::InvalidSpec { .. } => "invalid_spec": "a callable spec is not `module:attr`",
+        Error::NoDeviceSymbol { .. } => "no_device_symbol": "the request names no device kernel symbol",
+        Error::InvalidValue { .. } => "invalid_value": "a seam request field has a value the protocol does not allow",
+        Error::TraceUnreadable { .. } => "trace_unreadable": "a trace that exists cannot be read (field `trace_code`)",
     }
 }

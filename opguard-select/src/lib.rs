@@ -91,7 +91,7 @@ mod request;
 mod seam;
 mod verdict;
 
-pub use error::Error;
+pub use error::{Error, ERROR_CODES};
 pub use evaluate::{verdict, verdict_for_models, verdict_from_request_file};
 pub use profile::{
     profile, profile_model, EntityKind, ExpandedAggregate, NameTime, ProfileDocument, ProfileRow,

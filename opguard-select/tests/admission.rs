@@ -139,7 +139,7 @@ fn malformed_requests_are_errors_with_stable_codes() {
     assert!(e.to_string().contains("line 1"), "{e}");
 
     let e = verdict_from_request_file(c.path("absent.json")).unwrap_err();
-    assert_eq!(e.code(), "request_unreadable");
+    assert_eq!(e.code(), "io");
 }
 
 #[test]

@@ -52,7 +52,7 @@ mod reader;
 mod scan;
 mod writer;
 
-pub use error::{Error, ErrorKind, Limit};
+pub use error::{Error, ErrorKind, Limit, ERROR_CODES};
 pub use event::{
     Args, ArrayIter, Event, Field, LaunchArgs, ObjectIter, Scalar, ScalarKey, Str, Value,
 };

@@ -1000,7 +1000,7 @@ fn seam_verdict_refusals() {
         opguard_seam_verdict,
         r#"{"request_path": "/nonexistent/r.json"}"#,
     );
-    assert_eq!(e["code"], "select.request_unreadable", "{e}");
+    assert_eq!(e["code"], "select.io", "{e}");
     let e = err(
         opguard_seam_verdict,
         &json!({ "request_path": select_file("0720_inner_launcher.request.json"), "base": "/" })
