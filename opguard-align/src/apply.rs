@@ -33,7 +33,8 @@ use crate::record::Io;
 
 /// The request protocol version.
 pub const PROTOCOL_VERSION: u64 = 1;
-/// Largest request document.
+/// Largest apply or export request document: 1 MiB; one byte more is
+/// `limit_exceeded`, never a truncation.
 pub const MAX_REQUEST_BYTES: u64 = 1 << 20;
 /// Basis of relations made by an alignment map.
 pub const BASIS_MAP: &str = "alignment_map";
