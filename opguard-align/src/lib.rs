@@ -92,7 +92,7 @@ pub use apply::{
     apply, apply_request, apply_request_file, apply_with, parse_request, ApplyOptions,
     DecisionCounts, Request, Response, BASIS_MAP, MAX_REQUEST_BYTES, PROTOCOL_VERSION,
 };
-pub use error::{Error, ErrorKind};
+pub use error::{Error, ErrorKind, ERROR_CODES};
 pub use export::{
     export, export_profile_records, export_profiles, export_records, export_request_file,
     export_with, CallsiteMatch, ExportOptions, ExportRequest, ExportSummary, BASIS_AUTOMATIC,

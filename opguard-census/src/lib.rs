@@ -95,7 +95,7 @@ pub use compare::{
     CaptureSummary, Check, Evidence, GuardRelation, GuardRow, OpCountDiff, Specialisation,
     WidthComparison, COMPARISON_FORMAT,
 };
-pub use error::CensusError;
+pub use error::{CensusError, ERROR_CODES};
 pub use families::{
     operator_base_name, FamilyTable, DEFAULT_FAMILIES_JSON, FAMILIES_FORMAT, UNCLASSIFIED,
 };

@@ -50,7 +50,7 @@ mod output;
 mod report;
 mod timeline;
 
-pub use error::{Error, ErrorKind};
+pub use error::{Error, ErrorKind, ERROR_CODES};
 pub use escape::escape;
 pub use html::{render, BAR_PLOT_WIDTH, TIMELINE_PLOT_WIDTH};
 pub use output::write_new;

@@ -61,7 +61,7 @@ pub use correlate::{correlate, MIN_DISTINCT_INPUTS, MIN_SAMPLES};
 pub use cost::{
     self_times, trial_costs, FrameCost, TraceArtifact, TrialCosts, BUILD_ID_KEY, SOURCE_STATE_KEY,
 };
-pub use error::{Error, ErrorKind};
+pub use error::{Error, ErrorKind, ERROR_CODES};
 pub use metric::{Metric, Unit};
 pub use report::{
     Hotspot, Insufficient, InsufficientReason, NotCorrelatable, NotCorrelatableReason,

@@ -48,12 +48,11 @@ mod identity;
 pub mod kineto_writer;
 pub mod model;
 mod number;
-pub mod objects;
 mod reader;
 mod scan;
 mod writer;
 
-pub use error::{Error, ErrorKind, Limit};
+pub use error::{Error, ErrorKind, Limit, ERROR_CODES};
 pub use event::{
     Args, ArrayIter, Event, Field, LaunchArgs, ObjectIter, Scalar, ScalarKey, Str, Value,
 };
