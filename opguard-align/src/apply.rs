@@ -32,7 +32,8 @@ use crate::record::{finish_input, input_error, open_input, Io};
 
 /// The request protocol version.
 pub const PROTOCOL_VERSION: u64 = 1;
-/// Largest request document.
+/// Largest apply or export request document: 1 MiB; one byte more is
+/// `limit_exceeded`, never a truncation.
 pub const MAX_REQUEST_BYTES: u64 = 1 << 20;
 /// Basis of relations made by an alignment map.
 pub const BASIS_MAP: &str = "alignment_map";
@@ -181,41 +182,45 @@ pub fn apply(artifact: &Path, alignment_map: &Path, output: &Path) -> Result<Res
     apply_with(artifact, alignment_map, output, &ApplyOptions::default())
 }
 
-pub(crate) fn read_request_text(path: &Path) -> Result<String, Error> {
-    let file = std::fs::File::open(path)
-        .map_err(|e| Error::io("opening the request", e).with_path(path))?;
-    let mut text = String::new();
-    file.take(MAX_REQUEST_BYTES + 1)
-        .read_to_string(&mut text)
-        .map_err(|e| Error::io("reading the request", e).with_path(path))?;
-    if text.len() as u64 > MAX_REQUEST_BYTES {
-        return Err(Error::new(ErrorKind::LimitExceeded {
-            what: "the request",
-            limit: MAX_REQUEST_BYTES,
-        })
-        .with_path(path));
-    }
-    Ok(text)
+/// Reads a request document (at most [`MAX_REQUEST_BYTES`]).
+pub(crate) fn read_request_bytes(path: &Path) -> Result<Vec<u8>, Error> {
+    opguard_document::read_path_bounded(path, MAX_REQUEST_BYTES)
+        .map_err(|e| Error::document(e, "the request", ErrorKind::InvalidRequest).with_path(path))
 }
 
-/// Parses a request document and resolves its paths against `base`.
+/// Parses a request document (at most [`MAX_REQUEST_BYTES`]; repeated keys
+/// refused at every depth) and resolves its paths against `base`.
 pub fn parse_request(text: &str, base: &Path) -> Result<Request, Error> {
-    let doc: serde_json::Value = serde_json::from_str(text)
-        .map_err(|e| Error::new(ErrorKind::InvalidRequest(format!("not JSON: {e}"))))?;
-    match doc.get("protocol_version") {
-        Some(v) if v.as_u64() == Some(PROTOCOL_VERSION) => {}
-        Some(v) => {
+    let typed = opguard_document::from_str::<Request>(text, MAX_REQUEST_BYTES);
+    // A request of another version is named as such, whatever else it holds;
+    // when it is no object at all, the typed error says so best.
+    let doc = match &typed {
+        Ok(r) if r.protocol_version == PROTOCOL_VERSION => opguard_document::Value::Null,
+        _ => match opguard_document::from_str::<opguard_document::Value>(text, MAX_REQUEST_BYTES) {
+            Ok(doc) => doc,
+            Err(_) => {
+                return Err(typed.map_or_else(
+                    |e| Error::document(e, "the request", ErrorKind::InvalidRequest),
+                    |_| Error::new(ErrorKind::InvalidRequest("not a request".into())),
+                ))
+            }
+        },
+    };
+    match (&typed, doc.get("protocol_version")) {
+        (Ok(r), _) if r.protocol_version == PROTOCOL_VERSION => {}
+        (_, Some(opguard_document::Value::Int(1))) => {}
+        (_, Some(v)) => {
             return Err(Error::new(ErrorKind::UnsupportedProtocolVersion(
                 v.to_string(),
             )))
         }
-        None => {
+        (_, None) => {
             return Err(Error::new(ErrorKind::InvalidRequest(
                 "missing \"protocol_version\": 1".into(),
             )))
         }
     }
-    let mut r: Request = serde_json::from_value(doc).map_err(|e| {
+    let mut r = typed.map_err(|e| {
         Error::new(ErrorKind::InvalidRequest(format!(
             "expected {{\"protocol_version\":1,\"artifact\",\"alignment_map\",\"output\"}}: {e}"
         )))
@@ -235,9 +240,16 @@ pub fn apply_request_file(path: &Path) -> Result<Response, Error> {
 
 /// [`apply_request_file`] with options (limits, threads).
 pub fn apply_request_file_with(path: &Path, options: &ApplyOptions) -> Result<Response, Error> {
-    let text = read_request_text(path)?;
+    let bytes = read_request_bytes(path)?;
+    let text = std::str::from_utf8(&bytes).map_err(|e| {
+        Error::new(ErrorKind::InvalidRequest(format!(
+            "not UTF-8 at byte {}",
+            e.valid_up_to()
+        )))
+        .with_path(path)
+    })?;
     let base = path.parent().unwrap_or(Path::new(""));
-    let request = parse_request(&text, base).map_err(|e| e.with_path(path))?;
+    let request = parse_request(text, base).map_err(|e| e.with_path(path))?;
     apply_request_with(&request, options)
 }
 

@@ -239,40 +239,27 @@ impl Error {
         self.inner.path.as_deref()
     }
 
+    /// A hand-written document (map, request, records line) that could not
+    /// be read: I/O and size keep their own kinds; anything else is
+    /// `invalid(message)`, the message naming the JSON path and position.
+    pub(crate) fn document(
+        e: opguard_document::Error,
+        what: &'static str,
+        invalid: impl FnOnce(String) -> ErrorKind,
+    ) -> Self {
+        let message = e.to_string();
+        match e.into_kind() {
+            opguard_document::ErrorKind::Io(source) => Error::io(what, source),
+            opguard_document::ErrorKind::LimitExceeded { limit } => {
+                Error::new(ErrorKind::LimitExceeded { what, limit })
+            }
+            _ => Error::new(invalid(message)),
+        }
+    }
+
     /// A stable, machine-readable code.
     pub fn code(&self) -> &'static str {
-        match &self.inner.kind {
-            ErrorKind::Io { .. } => "io",
-            ErrorKind::Trace(e) => e.code(),
-            ErrorKind::LimitExceeded { .. } => "limit_exceeded",
-            ErrorKind::OutputExists => "output_exists",
-            ErrorKind::OutputIsSymlink => "output_is_symlink",
-            ErrorKind::OutputPathSymlink(_) => "output_path_symlink",
-            ErrorKind::OutputDirMissing => "output_dir_missing",
-            ErrorKind::OutputDirNotWritable(_) => "output_dir_not_writable",
-            ErrorKind::NotAnExport(_) => "not_an_export",
-            ErrorKind::InvalidExport(_) => "invalid_export",
-            ErrorKind::InvalidMap(_) => "invalid_map",
-            ErrorKind::StaleArtifactHash { .. } => "stale_artifact_hash",
-            ErrorKind::RefArtifactMismatch { .. } => "ref_artifact_mismatch",
-            ErrorKind::RefOutOfRange { .. } => "ref_out_of_range",
-            ErrorKind::RefNotOperation { .. } => "ref_not_operation",
-            ErrorKind::InvalidSelector { .. } => "invalid_selector",
-            ErrorKind::SelectorsIncomplete { .. } => "selectors_incomplete",
-            ErrorKind::SelectorsRequired { .. } => "selectors_required",
-            ErrorKind::SelectorsNotAllowed { .. } => "selectors_not_allowed",
-            ErrorKind::SameRunPair { .. } => "same_run_pair",
-            ErrorKind::ConflictingMappings { .. } => "conflicting_mappings",
-            ErrorKind::InvalidRequest(_) => "invalid_request",
-            ErrorKind::UnsupportedProtocolVersion(_) => "unsupported_protocol_version",
-            ErrorKind::InvalidRecords { .. } => "invalid_records",
-            ErrorKind::DuplicateRecordId(_) => "duplicate_record_id",
-            ErrorKind::DuplicateSequence { .. } => "duplicate_sequence",
-            ErrorKind::RunCount(_) => "run_count",
-            ErrorKind::DuplicateRunRank { .. } => "duplicate_run_rank",
-            ErrorKind::InvalidProfile(_) => "invalid_profile",
-            ErrorKind::SourceChanged { .. } => "source_changed",
-        }
+        self.inner.kind.code()
     }
 
     /// `{"error": {"code": ..., "message": ...}}`, the shape the CLI prints.
@@ -315,5 +302,49 @@ impl std::error::Error for Error {
 impl From<opguard_trace::Error> for Error {
     fn from(e: opguard_trace::Error) -> Self {
         Error::new(ErrorKind::Trace(e))
+    }
+}
+
+opguard_document::error_codes! {
+    /// Every code [`Error::code`] returns, with its one-line meaning (the C ABI
+    /// lists them under the `align.` prefix).
+    pub const ERROR_CODES;
+    impl ErrorKind {
+        /// The stable code of this kind of error (see [`ERROR_CODES`]).
+        pub fn code;
+    }
+    passthrough {
+        ErrorKind::Trace(e) => e.code(),
+    }
+    codes {
+        ErrorKind::Io { .. } => "io": "reading an alignment input or writing the output failed",
+        ErrorKind::LimitExceeded { .. } => "limit_exceeded": "a size limit of opguard-align was exceeded",
+        ErrorKind::OutputExists => "output_exists": "the output path exists; outputs are never overwritten",
+        ErrorKind::OutputIsSymlink => "output_is_symlink": "the output path is a symbolic link",
+        ErrorKind::OutputPathSymlink(_) => "output_path_symlink": "a directory on the output path is a symbolic link",
+        ErrorKind::OutputDirMissing => "output_dir_missing": "the output's directory does not exist",
+        ErrorKind::OutputDirNotWritable(_) => "output_dir_not_writable": "the output's directory cannot be written",
+        ErrorKind::NotAnExport(_) => "not_an_export": "the artifact is not an `opguard.export/v1` file",
+        ErrorKind::InvalidExport(_) => "invalid_export": "the artifact claims `opguard.export/v1` but breaks its structure",
+        ErrorKind::InvalidMap(_) => "invalid_map": "the alignment map is malformed",
+        ErrorKind::StaleArtifactHash { .. } => "stale_artifact_hash": "the map was written for another artifact",
+        ErrorKind::RefArtifactMismatch { .. } => "ref_artifact_mismatch": "an event reference names another artifact",
+        ErrorKind::RefOutOfRange { .. } => "ref_out_of_range": "an event reference's index is past the end",
+        ErrorKind::RefNotOperation { .. } => "ref_not_operation": "an event reference names an event that is not an operation",
+        ErrorKind::InvalidSelector { .. } => "invalid_selector": "a tensor selector is malformed or out of range",
+        ErrorKind::SelectorsIncomplete { .. } => "selectors_incomplete": "only one of `left_tensor` / `right_tensor` is given",
+        ErrorKind::SelectorsRequired { .. } => "selectors_required": "a new `comparable` pair needs both selectors",
+        ErrorKind::SelectorsNotAllowed { .. } => "selectors_not_allowed": "`not_comparable` / `undetermined` take no selectors",
+        ErrorKind::SameRunPair { .. } => "same_run_pair": "both ends of a pair are in the same run",
+        ErrorKind::ConflictingMappings { .. } => "conflicting_mappings": "two active comparable relations share an operation",
+        ErrorKind::InvalidRequest(_) => "invalid_request": "an apply or export request is not of the documented shape (the C ABI reports it as `capi.invalid_request`)",
+        ErrorKind::UnsupportedProtocolVersion(_) => "unsupported_protocol_version": "the apply request's `protocol_version` is not 1",
+        ErrorKind::InvalidRecords { .. } => "invalid_records": "the records file is malformed",
+        ErrorKind::DuplicateRecordId(_) => "duplicate_record_id": "two records share a `record_id`",
+        ErrorKind::DuplicateSequence { .. } => "duplicate_sequence": "two records of one run and rank share a sequence number",
+        ErrorKind::RunCount(_) => "run_count": "an export compares exactly two runs",
+        ErrorKind::DuplicateRunRank { .. } => "duplicate_run_rank": "two profiler traces claim the same run and rank",
+        ErrorKind::InvalidProfile(_) => "invalid_profile": "a profiler trace cannot be turned into records",
+        ErrorKind::SourceChanged { .. } => "source_changed": "an input changed between the two passes over it",
     }
 }

@@ -131,11 +131,7 @@ pub struct ExportRequest {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub records: Option<PathBuf>,
     /// Profiler traces (two or more), each a JSON object.
-    #[serde(
-        default,
-        skip_serializing_if = "Vec::is_empty",
-        deserialize_with = "opguard_trace::objects::objects"
-    )]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub from_profile: Vec<ProfileInput>,
     /// The output; it must not exist. `.gz` means gzip.
     pub output: PathBuf,
@@ -207,13 +203,14 @@ pub fn export(request: &ExportRequest) -> Result<ExportSummary, Error> {
 /// Reads an export request file (paths relative to its directory) and runs
 /// it with the default options.
 pub fn export_request_file(path: &Path) -> Result<ExportSummary, Error> {
-    let text = crate::apply::read_request_text(path)?;
-    let mut request: ExportRequest = opguard_trace::objects::from_str(&text).map_err(|e| {
-        Error::new(ErrorKind::InvalidRequest(format!(
-            "not an export request: {e}"
-        )))
-        .with_path(path)
-    })?;
+    let bytes = crate::apply::read_request_bytes(path)?;
+    let mut request: ExportRequest =
+        opguard_document::from_slice(&bytes, crate::apply::MAX_REQUEST_BYTES).map_err(|e| {
+            Error::document(e, "the export request", |m| {
+                ErrorKind::InvalidRequest(format!("not an export request: {m}"))
+            })
+            .with_path(path)
+        })?;
     let base = path.parent().unwrap_or(Path::new(""));
     request.records = request.records.map(|p| base.join(p));
     for p in &mut request.from_profile {
@@ -336,12 +333,7 @@ impl Source<'_> {
     ) -> Result<Option<Sha256Digest>, Error> {
         match self {
             Source::File { path, reader } => visit_record_lines(path, reader, &mut |text, line| {
-                let k: RecordKey<'_> = opguard_trace::objects::from_str(text).map_err(|e| {
-                    Error::new(ErrorKind::InvalidRecords {
-                        line,
-                        detail: format!("not a record: {e}"),
-                    })
-                })?;
+                let k: RecordKey<'_> = crate::record::parse_record_line(text, line)?;
                 f(KeyView {
                     line,
                     record_id: &k.record_id,

@@ -96,7 +96,7 @@ pub use apply::{
     apply_with, parse_request, ApplyOptions, DecisionCounts, Request, Response, BASIS_MAP,
     MAX_REQUEST_BYTES, PROTOCOL_VERSION,
 };
-pub use error::{Error, ErrorKind};
+pub use error::{Error, ErrorKind, ERROR_CODES};
 pub use export::{
     export, export_profile_records, export_profiles, export_records, export_request_file,
     export_with, CallsiteMatch, ExportOptions, ExportRequest, ExportSummary, BASIS_AUTOMATIC,
@@ -113,3 +113,7 @@ pub use record::{
     read_records, Callsite, Frame, Io, Record, RecordsWriter, TensorSummary, RECORDS_FORMAT,
 };
 pub use validate::{validate_export, ValidationReport};
+
+/// This crate's version (its Cargo.toml `version`), for tools that report what
+/// they were built with (`opguard --version`).
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");

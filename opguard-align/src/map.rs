@@ -26,7 +26,6 @@
 //! `not_comparable` / `undetermined`. Evidence is provenance: it is copied
 //! into the view and never executed or verified.
 
-use std::io::Read;
 use std::path::Path;
 
 use opguard_trace::{EventRef, Sha256Digest};
@@ -47,7 +46,6 @@ pub struct AlignmentMap {
     /// SHA-256 of the export the refs point into.
     pub artifact_sha256: String,
     /// Ordered review history; the last entry for an event pair is active.
-    #[serde(deserialize_with = "opguard_trace::objects::objects")]
     pub reviews: Vec<Review>,
 }
 
@@ -70,7 +68,6 @@ pub struct Review {
     /// Why.
     pub reason: String,
     /// Non-empty provenance.
-    #[serde(deserialize_with = "opguard_trace::objects::objects")]
     pub evidence: Vec<Evidence>,
     /// Optional review-history id.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -180,72 +177,39 @@ fn selector(v: &serde_json::Value, at: &str) -> Result<Selector, Error> {
 
 /// Reads a map file, at most `limit` bytes; returns it, its bytes' digest.
 pub(crate) fn read_map(path: &Path, limit: u64) -> Result<(ParsedMap, Sha256Digest), Error> {
-    let file = std::fs::File::open(path)
-        .map_err(|e| Error::io("opening the alignment map", e).with_path(path))?;
-    let mut bytes = Vec::new();
-    file.take(limit.saturating_add(1))
-        .read_to_end(&mut bytes)
-        .map_err(|e| Error::io("reading the alignment map", e).with_path(path))?;
-    if bytes.len() as u64 > limit {
-        return Err(Error::new(ErrorKind::LimitExceeded {
-            what: "the alignment map",
-            limit,
-        })
-        .with_path(path));
-    }
+    let bytes = opguard_document::read_path_bounded(path, limit).map_err(|e| {
+        Error::document(e, "the alignment map", ErrorKind::InvalidMap).with_path(path)
+    })?;
     let digest = Sha256Digest::of(&bytes);
-    let map = parse_map(&bytes).map_err(|e| e.with_path(path))?;
+    let map = parse_map(&bytes, limit).map_err(|e| e.with_path(path))?;
     Ok((map, digest))
 }
 
-/// Maps are written by hand, and serde fills a struct from an array by
-/// position (`[1, "<sha256>", []]` would read as a map), so the typed parse
-/// reads the map, its reviews and their evidence only from objects. When it
-/// fails, this names the first place an object was expected.
-fn objects_where_structs_are(doc: &serde_json::Value) -> Result<(), Error> {
-    let not_object = |at: &str, v: &serde_json::Value| {
-        let found = match v {
-            serde_json::Value::Array(_) => "an array",
-            serde_json::Value::String(_) => "a string",
-            serde_json::Value::Number(_) => "a number",
-            serde_json::Value::Bool(_) => "a boolean",
-            serde_json::Value::Null => "null",
-            serde_json::Value::Object(_) => "an object",
-        };
-        invalid(format!("{at} is {found}; expected an object"))
-    };
-    let map = doc.as_object().ok_or_else(|| not_object("the map", doc))?;
-    let reviews = map.get("reviews").and_then(|r| r.as_array());
-    for (k, review) in reviews.into_iter().flatten().enumerate() {
-        let fields = review
-            .as_object()
-            .ok_or_else(|| not_object(&format!("reviews[{k}]"), review))?;
-        let evidence = fields.get("evidence").and_then(|e| e.as_array());
-        for (j, entry) in evidence.into_iter().flatten().enumerate() {
-            if !entry.is_object() {
-                return Err(not_object(&format!("reviews[{k}].evidence[{j}]"), entry));
-            }
-        }
-    }
-    Ok(())
-}
-
-/// Parses and checks a map document.
-pub(crate) fn parse_map(bytes: &[u8]) -> Result<ParsedMap, Error> {
-    let map: AlignmentMap = match opguard_trace::objects::from_slice(bytes) {
+/// Parses and checks a map document of at most `limit` bytes. Maps are
+/// written by hand: the strict reader refuses repeated keys and reads the
+/// map, its reviews and their evidence only from objects (serde alone would
+/// read `[1, "<sha256>", []]` as a map), naming the JSON path.
+pub(crate) fn parse_map(bytes: &[u8], limit: u64) -> Result<ParsedMap, Error> {
+    let map: AlignmentMap = match opguard_document::from_slice(bytes, limit) {
         Ok(m) => m,
         Err(e) => {
-            let doc: serde_json::Value =
-                serde_json::from_slice(bytes).map_err(|e| invalid(format!("not JSON: {e}")))?;
-            objects_where_structs_are(&doc)?;
+            // The typed error is the better one when the map is no object at all.
+            let Ok(doc) = opguard_document::from_slice::<opguard_document::Value>(bytes, limit)
+            else {
+                return Err(Error::document(
+                    e,
+                    "the alignment map",
+                    ErrorKind::InvalidMap,
+                ));
+            };
             // Say "wrong version" rather than complain about a future
             // version's fields.
             return Err(match doc.get("version") {
-                Some(v) if v.as_u64() != Some(MAP_VERSION) => {
-                    invalid(format!("version is {v}; this library reads version 1"))
+                Some(opguard_document::Value::Int(1)) => {
+                    invalid(format!("does not match alignment maps v1: {e}"))
                 }
+                Some(v) => invalid(format!("version is {v}; this library reads version 1")),
                 None => invalid("missing \"version\": 1".into()),
-                _ => invalid(format!("does not match alignment maps v1: {e}")),
             });
         }
     };

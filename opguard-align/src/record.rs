@@ -38,25 +38,13 @@ pub struct Record {
     /// The operator name, e.g. `aten::linear`.
     pub op: String,
     /// Where the operation was called from, when known.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "opguard_trace::objects::optional_object"
-    )]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub callsite: Option<Callsite>,
     /// The caller stack, innermost frame first.
-    #[serde(
-        default,
-        skip_serializing_if = "Vec::is_empty",
-        deserialize_with = "opguard_trace::objects::objects"
-    )]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub stack: Vec<Frame>,
     /// Flattened tensor summaries of inputs and outputs.
-    #[serde(
-        default,
-        skip_serializing_if = "Io::is_empty",
-        deserialize_with = "opguard_trace::objects::object"
-    )]
+    #[serde(default, skip_serializing_if = "Io::is_empty")]
     pub io: Io,
     /// The recording thread, when known (provenance only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -108,10 +96,10 @@ pub struct Frame {
 #[serde(deny_unknown_fields)]
 pub struct Io {
     /// Input tensors.
-    #[serde(default, deserialize_with = "opguard_trace::objects::objects")]
+    #[serde(default)]
     pub inputs: Vec<TensorSummary>,
     /// Output tensors.
-    #[serde(default, deserialize_with = "opguard_trace::objects::objects")]
+    #[serde(default)]
     pub outputs: Vec<TensorSummary>,
 }
 
@@ -238,13 +226,21 @@ pub(crate) fn visit_records_file(
     f: &mut dyn FnMut(Record) -> Result<(), Error>,
 ) -> Result<Sha256Digest, Error> {
     visit_record_lines(path, options, &mut |text, line| {
-        let record: Record = opguard_trace::objects::from_str(text).map_err(|e| {
-            Error::new(ErrorKind::InvalidRecords {
-                line,
-                detail: format!("not a record: {e}"),
-            })
-        })?;
-        f(record)
+        f(parse_record_line(text, line)?)
+    })
+}
+
+/// Reads one record line (or the view of it a pass needs). A line is
+/// bounded by the records file's decoded limit, which the caller enforces.
+pub(crate) fn parse_record_line<'a, T: Deserialize<'a>>(
+    text: &'a str,
+    line: u64,
+) -> Result<T, Error> {
+    opguard_document::from_str(text, u64::MAX).map_err(|e| {
+        Error::new(ErrorKind::InvalidRecords {
+            line,
+            detail: format!("not a record: {e}"),
+        })
     })
 }
 
@@ -289,7 +285,7 @@ pub(crate) fn visit_record_lines(
             .with_path(path)
         };
         if !header {
-            let h: Header = opguard_trace::objects::from_str(text).map_err(|e| {
+            let h: Header = opguard_document::from_str(text, u64::MAX).map_err(|e| {
                 bad(format!(
                     "expected the header {{\"format\":\"{RECORDS_FORMAT}\"}}: {e}"
                 ))
@@ -375,13 +371,9 @@ pub(crate) struct RecordKey<'a> {
     pub sequence: u64,
     #[serde(borrow)]
     pub op: Cow<'a, str>,
-    #[serde(
-        default,
-        borrow,
-        deserialize_with = "opguard_trace::objects::optional_object"
-    )]
+    #[serde(default, borrow)]
     pub callsite: Option<CallsiteKey<'a>>,
-    #[serde(default, borrow, deserialize_with = "opguard_trace::objects::object")]
+    #[serde(default, borrow)]
     pub io: IoKey<'a>,
     #[serde(default, rename = "stack")]
     _stack: IgnoredAny,
@@ -409,9 +401,9 @@ pub(crate) struct CallsiteKey<'a> {
 #[derive(Deserialize, Default)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct IoKey<'a> {
-    #[serde(default, borrow, deserialize_with = "opguard_trace::objects::objects")]
+    #[serde(default, borrow)]
     pub inputs: Vec<TensorKey<'a>>,
-    #[serde(default, borrow, deserialize_with = "opguard_trace::objects::objects")]
+    #[serde(default, borrow)]
     pub outputs: Vec<TensorKey<'a>>,
 }
 

@@ -166,19 +166,19 @@ fn a_map_review_or_evidence_written_as_an_array_is_refused_at_its_path() {
     for (doc, expected) in [
         (
             serde_json::json!([1, sha, []]).to_string(),
-            "the map is an array; expected an object",
+            "found an array, expected struct AlignmentMap at $",
         ),
         (
             map_json(&sha, review_array),
-            "reviews[0] is an array; expected an object",
+            "found an array, expected struct Review at reviews[0] ",
         ),
         (
             map_json(&sha, evidence_array),
-            "reviews[0].evidence[0] is an array; expected an object",
+            "found an array, expected struct Evidence at reviews[0].evidence[0] ",
         ),
         (
             "\"map\"".to_owned(),
-            "the map is a string; expected an object",
+            "found the string \"map\", expected struct AlignmentMap at $",
         ),
     ] {
         let map = dir.path().join("map.json");

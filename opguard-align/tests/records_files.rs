@@ -91,7 +91,7 @@ fn a_record_and_every_object_inside_it_are_read_by_name_never_by_position() {
                 "{what}: {err}"
             );
             assert!(
-                err.to_string().contains("invalid type: sequence"),
+                err.to_string().contains("found an array, expected struct"),
                 "{what}: {err}"
             );
         }

@@ -118,6 +118,42 @@ fn bad_requests_fail_with_codes_and_write_nothing() {
 }
 
 #[test]
+fn a_repeated_key_in_an_apply_request_is_refused_not_read_as_the_last() {
+    // Issue 20: `"artifact":"a","artifact":"b"` used to read as `b`.
+    let dir = tempfile::tempdir().unwrap();
+    export_fixture(dir.path());
+    std::fs::write(dir.path().join("m.json"), "{}").unwrap();
+    for text in [
+        r#"{"protocol_version":1,"artifact":"a.json","artifact":"view.json","alignment_map":"m.json","output":"o.json"}"#,
+        r#"{"protocol_version":1,"protocol_version":1,"artifact":"view.json","alignment_map":"m.json","output":"o.json"}"#,
+    ] {
+        std::fs::write(dir.path().join("req.json"), text).unwrap();
+        let err = apply_request_file(&dir.path().join("req.json")).unwrap_err();
+        assert_eq!(err.code(), "invalid_request", "{text}: {err}");
+        assert!(err.to_string().contains("duplicate key"), "{text}: {err}");
+        let err = parse_request(text, dir.path()).unwrap_err();
+        assert_eq!(err.code(), "invalid_request", "{text}: {err}");
+    }
+    assert_eq!(listing(dir.path()), ["m.json", "req.json", "view.json"]);
+}
+
+#[test]
+fn a_request_one_byte_over_its_limit_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    export_fixture(dir.path());
+    let text = r#"{"protocol_version":1,"artifact":"view.json","alignment_map":"missing.json","output":"o.json"}"#;
+    let limit = opguard_align::MAX_REQUEST_BYTES as usize;
+    let padded = |n: usize| format!("{text}{}", " ".repeat(n - text.len()));
+    let path = dir.path().join("req.json");
+    std::fs::write(&path, padded(limit)).unwrap();
+    // At the limit the request is read; the missing map is the next failure.
+    assert_eq!(apply_request_file(&path).unwrap_err().code(), "io");
+    std::fs::write(&path, padded(limit + 1)).unwrap();
+    let err = apply_request_file(&path).unwrap_err();
+    assert_eq!(err.code(), "limit_exceeded", "{err}");
+}
+
+#[test]
 fn an_export_request_file_runs_records_and_profiles() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::copy(
@@ -188,7 +224,7 @@ fn an_export_request_and_its_traces_are_objects_never_fields_by_position() {
         let err = export_request_file(&path).unwrap_err();
         assert_eq!(err.code(), "invalid_request", "{name}: {err}");
         assert!(
-            err.to_string().contains("invalid type: sequence"),
+            err.to_string().contains("found an array, expected struct"),
             "{name}: {err}"
         );
     }

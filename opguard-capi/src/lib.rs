@@ -48,7 +48,7 @@ mod scaling;
 mod select;
 mod trace;
 
-pub use error::{CodeInfo, Error, CAPI_CODES, LIBRARY_CODES};
+pub use error::{library_codes, CodeInfo, Error, LibraryCodes, CAPI_CODES, LIBRARY_CODES};
 pub use ffi::ABI_VERSION;
 
 /// The C symbols of every JSON entry point, in header order.

@@ -5,39 +5,17 @@ use serde_json::value::RawValue;
 
 use crate::error::Error;
 
-/// Parses a request; unknown and repeated fields are refused by the request
-/// types (`deny_unknown_fields`, serde's duplicate-field check).
-///
-/// A request is a JSON object. serde would also fill a request type from an
-/// array, by position (`["x"]` as `{"symbol": "x"}`), and report a longer
-/// array as invalid JSON ("trailing characters"); both are refused here as
-/// `capi.invalid_request` before the request type sees them.
-pub(crate) fn parse<'a, T: Deserialize<'a>>(entry: &str, request: &'a str) -> Result<T, Error> {
-    let first = request
-        .trim_start_matches([' ', '\t', '\n', '\r'])
-        .chars()
-        .next();
-    if first.is_some_and(|c| c != '{') {
-        return match serde_json::from_str::<serde::de::IgnoredAny>(request) {
-            Ok(_) => Err(Error::invalid_request(format!(
-                "{entry} request: {}; expected a JSON object",
-                json_kind(first)
-            ))),
-            Err(e) => Err(Error::request(entry, &e)),
-        };
-    }
-    serde_json::from_str(request).map_err(|e| Error::request(entry, &e))
-}
+/// The largest request any entry point reads: 256 MiB
+/// ([`opguard_document::DEFAULT_MAX_BYTES`]), so a document given inline can
+/// be as large as the same document read from a file.
+pub(crate) const MAX_REQUEST_BYTES: u64 = opguard_document::DEFAULT_MAX_BYTES;
 
-/// What a valid JSON text starting with `first` is.
-fn json_kind(first: Option<char>) -> &'static str {
-    match first {
-        Some('[') => "a JSON array",
-        Some('"') => "a JSON string",
-        Some('t' | 'f') => "a JSON boolean",
-        Some('n') => "JSON null",
-        _ => "a JSON number",
-    }
+/// Parses a request with the strict document reader: a JSON object (never
+/// fields by position), no key given twice at any depth, at most
+/// [`MAX_REQUEST_BYTES`]; unknown fields are refused by the request types
+/// (`deny_unknown_fields`).
+pub(crate) fn parse<'a, T: Deserialize<'a>>(entry: &str, request: &'a str) -> Result<T, Error> {
+    opguard_document::from_str(request, MAX_REQUEST_BYTES).map_err(|e| Error::request(entry, &e))
 }
 
 /// One document given either inline (`<name>`) or by file (`<name>_path`).

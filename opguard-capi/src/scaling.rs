@@ -13,7 +13,6 @@ use crate::boundary::ok;
 use crate::error::Error;
 use crate::request::{one_of, parse, Doc};
 use crate::trace::Reader;
-use opguard_trace::objects::object;
 
 fn scaling_error(e: &opguard_scaling::Error) -> Error {
     let err = Error::new(format!("scaling.{}", e.code()), e.to_string());
@@ -34,7 +33,7 @@ struct CorrelateRequest<'a> {
     base: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     metric: Option<Cow<'a, str>>,
-    #[serde(default, deserialize_with = "object")]
+    #[serde(default)]
     reader: Reader,
 }
 

@@ -10,7 +10,6 @@ use serde::{Deserialize, Serialize};
 use crate::boundary::ok;
 use crate::error::Error;
 use crate::request::parse;
-use opguard_trace::objects::{object, objects};
 
 /// Reader limits a request may set; absent fields keep the reader's defaults.
 #[derive(Deserialize, Default)]
@@ -75,7 +74,7 @@ struct InfoRequest<'a> {
     path: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     text: Option<Cow<'a, str>>,
-    #[serde(default, deserialize_with = "object")]
+    #[serde(default)]
     reader: Reader,
 }
 
@@ -113,11 +112,11 @@ struct ArtifactRequest<'a> {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RegionsRequest<'a> {
-    #[serde(borrow, deserialize_with = "objects")]
+    #[serde(borrow)]
     artifacts: Vec<ArtifactRequest<'a>>,
     #[serde(default)]
     top: Option<usize>,
-    #[serde(default, deserialize_with = "object")]
+    #[serde(default)]
     reader: Reader,
 }
 

@@ -342,7 +342,7 @@ fn read_capture(ctx: &Ctx, tree: &J) -> Result<Capture, CensusError> {
     // The format first, so a family table or anything else offered as a capture
     // is named for what it is before its fields are read.
     let found_format = match tree {
-        J::Obj(entries) => entries
+        J::Object(entries) => entries
             .iter()
             .find(|(k, _)| &**k == "format")
             .map(|(_, v)| v),

@@ -204,28 +204,32 @@ pub enum CensusError {
     },
 }
 
-impl CensusError {
-    /// A stable, machine-readable code for the variant (`"step_axis_not_symbolic"`, …).
-    pub fn code(&self) -> &'static str {
-        match self {
-            CensusError::Io { .. } => "io",
-            CensusError::TooLarge { .. } => "too_large",
-            CensusError::Syntax { .. } => "json_syntax",
-            CensusError::WrongFormat { .. } => "wrong_format",
-            CensusError::MissingField { .. } => "missing_field",
-            CensusError::UnknownField { .. } => "unknown_field",
-            CensusError::DuplicateKey { .. } => "duplicate_key",
-            CensusError::WrongType { .. } => "wrong_type",
-            CensusError::InvalidValue { .. } => "invalid_value",
-            CensusError::InvalidExpression { .. } => "invalid_expression",
-            CensusError::ConflictingFields { .. } => "conflicting_fields",
-            CensusError::StepAxisNotSymbolic { .. } => "step_axis_not_symbolic",
-            CensusError::DuplicateOperator { .. } => "duplicate_operator",
-            CensusError::DuplicateFamily { .. } => "duplicate_family",
-            CensusError::UnclassifiedOperators { .. } => "unclassified_operators",
-            CensusError::HostResolutionsDiffer { .. } => "host_resolutions_differ",
-            CensusError::SameWidth { .. } => "same_width",
-            CensusError::ControlNotConcrete { .. } => "control_not_concrete",
-        }
+opguard_document::error_codes! {
+    /// Every code [`CensusError::code`] returns, with its one-line meaning (the C ABI
+    /// lists them under the `census.` prefix).
+    pub const ERROR_CODES;
+    impl CensusError {
+        /// A stable, machine-readable code for the variant (`"step_axis_not_symbolic"`, …).
+        pub fn code;
+    }
+    codes {
+        CensusError::Io { .. } => "io": "a census input file cannot be read",
+        CensusError::TooLarge { .. } => "limit_exceeded": "a census input is larger than its limit",
+        CensusError::Syntax { .. } => "json_syntax": "a census input is not JSON",
+        CensusError::WrongFormat { .. } => "wrong_format": "a census input's `format` is missing or another format",
+        CensusError::MissingField { .. } => "missing_field": "a required field of a census input is absent",
+        CensusError::UnknownField { .. } => "unknown_field": "a census input has a field its format does not define",
+        CensusError::DuplicateKey { .. } => "duplicate_key": "a census input has the same key twice in one object",
+        CensusError::WrongType { .. } => "wrong_type": "a census input field has the wrong JSON type",
+        CensusError::InvalidValue { .. } => "invalid_value": "a census input field has a value the format cannot hold",
+        CensusError::InvalidExpression { .. } => "invalid_expression": "a shape entry is not a symbolic expression",
+        CensusError::ConflictingFields { .. } => "conflicting_fields": "two census input fields disagree",
+        CensusError::StepAxisNotSymbolic { .. } => "step_axis_not_symbolic": "a capture offered as symbolic has no symbolic step axis",
+        CensusError::DuplicateOperator { .. } => "duplicate_operator": "a family table names one operator twice",
+        CensusError::DuplicateFamily { .. } => "duplicate_family": "a family table defines a family twice",
+        CensusError::UnclassifiedOperators { .. } => "unclassified_operators": "`require_classified` and some operator has no family",
+        CensusError::HostResolutionsDiffer { .. } => "host_resolutions_differ": "`require_host_resolutions` and the log differs",
+        CensusError::SameWidth { .. } => "same_width": "a width comparison got two captures at one width",
+        CensusError::ControlNotConcrete { .. } => "control_not_concrete": "the control capture declares a step axis",
     }
 }

@@ -1,148 +1,49 @@
-//! A small JSON tree that keeps every key (so duplicates can be refused with their
-//! JSON path), plus the path-carrying readers every document in this crate uses.
+//! The path-carrying readers every document in this crate uses, on top of
+//! `opguard-document`'s strict tree (bounded, repeated keys refused).
 
 use std::borrow::Cow;
-use std::fmt;
 use std::io::Read;
 use std::path::Path;
 
-use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+pub(crate) use opguard_document::{JsonPath as JPath, Value as J};
 
 use crate::CensusError;
 
 /// The largest document any reader here accepts unless told otherwise: 256 MiB.
-pub const DEFAULT_MAX_BYTES: u64 = 256 * 1024 * 1024;
+pub const DEFAULT_MAX_BYTES: u64 = opguard_document::DEFAULT_MAX_BYTES;
 
-/// A parsed JSON value. Objects keep their keys in order, duplicates included.
-#[derive(Debug)]
-pub(crate) enum J<'a> {
-    Null,
-    Bool,
-    Int(i64),
-    BigUint(u64),
-    Float(f64),
-    Str(Cow<'a, str>),
-    Arr(Vec<J<'a>>),
-    Obj(Vec<(Cow<'a, str>, J<'a>)>),
-}
-
-impl J<'_> {
-    pub(crate) fn type_name(&self) -> &'static str {
-        match self {
-            J::Null => "null",
-            J::Bool => "a boolean",
-            J::Int(_) | J::BigUint(_) => "an integer",
-            // serde_json reads integers beyond u64/i64 as floats; saying
-            // "non-integer" about 18446744073709551616 would mislead.
-            J::Float(v) if v.fract() == 0.0 && (*v >= TWO_TO_THE_64 || *v <= -TWO_TO_THE_63) => {
-                "a number beyond the 64-bit integer range"
-            }
-            J::Float(v) if v.fract() == 0.0 => "a number written with a fraction or exponent",
-            J::Float(_) => "a non-integer number",
-            J::Str(_) => "a string",
-            J::Arr(_) => "an array",
-            J::Obj(_) => "an object",
-        }
+/// A document that could not be read or parsed, as this crate's error.
+fn document_error(e: opguard_document::Error, what: &str, path: Option<&Path>) -> CensusError {
+    let (json_path, line, column) = (e.path(), e.line().unwrap_or(0), e.column().unwrap_or(0));
+    let message = e.message();
+    match e.into_kind() {
+        opguard_document::ErrorKind::Io(source) => CensusError::Io {
+            path: path
+                .map(Path::to_path_buf)
+                .unwrap_or_else(|| "<reader>".into()),
+            source,
+        },
+        opguard_document::ErrorKind::LimitExceeded { limit } => CensusError::TooLarge {
+            what: what.to_string(),
+            limit,
+        },
+        opguard_document::ErrorKind::DuplicateKey { .. } => CensusError::DuplicateKey {
+            what: what.to_string(),
+            path: json_path,
+        },
+        _ => CensusError::Syntax {
+            what: what.to_string(),
+            line,
+            column,
+            message,
+        },
     }
 }
 
-const TWO_TO_THE_64: f64 = 18_446_744_073_709_551_616.0;
-const TWO_TO_THE_63: f64 = 9_223_372_036_854_775_808.0;
-
-struct JVisitor;
-
-/// A string borrowed from the input when it has no escapes.
-struct Text<'a>(Cow<'a, str>);
-
-struct TextVisitor;
-
-impl<'de> Visitor<'de> for TextVisitor {
-    type Value = Text<'de>;
-
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a string")
-    }
-    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Text<'de>, E> {
-        Ok(Text(Cow::Borrowed(v)))
-    }
-    fn visit_str<E: de::Error>(self, v: &str) -> Result<Text<'de>, E> {
-        Ok(Text(Cow::Owned(v.to_string())))
-    }
-    fn visit_string<E: de::Error>(self, v: String) -> Result<Text<'de>, E> {
-        Ok(Text(Cow::Owned(v)))
-    }
-}
-
-impl<'de> Deserialize<'de> for Text<'de> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Text<'de>, D::Error> {
-        d.deserialize_str(TextVisitor)
-    }
-}
-
-impl<'de> Visitor<'de> for JVisitor {
-    type Value = J<'de>;
-
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("any JSON value")
-    }
-    fn visit_unit<E: de::Error>(self) -> Result<J<'de>, E> {
-        Ok(J::Null)
-    }
-    fn visit_bool<E: de::Error>(self, _v: bool) -> Result<J<'de>, E> {
-        Ok(J::Bool)
-    }
-    fn visit_i64<E: de::Error>(self, v: i64) -> Result<J<'de>, E> {
-        Ok(J::Int(v))
-    }
-    fn visit_u64<E: de::Error>(self, v: u64) -> Result<J<'de>, E> {
-        Ok(match i64::try_from(v) {
-            Ok(v) => J::Int(v),
-            Err(_) => J::BigUint(v),
-        })
-    }
-    fn visit_f64<E: de::Error>(self, v: f64) -> Result<J<'de>, E> {
-        Ok(J::Float(v))
-    }
-    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<J<'de>, E> {
-        Ok(J::Str(Cow::Borrowed(v)))
-    }
-    fn visit_str<E: de::Error>(self, v: &str) -> Result<J<'de>, E> {
-        Ok(J::Str(Cow::Owned(v.to_string())))
-    }
-    fn visit_string<E: de::Error>(self, v: String) -> Result<J<'de>, E> {
-        Ok(J::Str(Cow::Owned(v)))
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<J<'de>, A::Error> {
-        let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(4096));
-        while let Some(v) = seq.next_element::<J<'de>>()? {
-            out.push(v);
-        }
-        Ok(J::Arr(out))
-    }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<J<'de>, A::Error> {
-        let mut out = Vec::new();
-        while let Some(Text(k)) = map.next_key::<Text<'de>>()? {
-            let v = map.next_value::<J<'de>>()?;
-            out.push((k, v));
-        }
-        Ok(J::Obj(out))
-    }
-}
-
-impl<'de> Deserialize<'de> for J<'de> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<J<'de>, D::Error> {
-        d.deserialize_any(JVisitor)
-    }
-}
-
-/// Parse bytes into a tree, mapping serde_json's error to [`CensusError::Syntax`].
+/// Parse bytes into a tree (repeated keys refused at every depth); the
+/// caller has bounded the bytes.
 pub(crate) fn parse<'a>(bytes: &'a [u8], what: &str) -> Result<J<'a>, CensusError> {
-    serde_json::from_slice::<J<'a>>(bytes).map_err(|e| CensusError::Syntax {
-        what: what.to_string(),
-        line: e.line(),
-        column: e.column(),
-        message: e.to_string(),
-    })
+    opguard_document::tree_from_slice(bytes, u64::MAX).map_err(|e| document_error(e, what, None))
 }
 
 /// Read at most `limit` bytes; one more is an error, not a truncation.
@@ -152,24 +53,7 @@ pub(crate) fn read_limited<R: Read>(
     what: &str,
     path: Option<&Path>,
 ) -> Result<Vec<u8>, CensusError> {
-    let mut buf = Vec::new();
-    let io_err = |source| CensusError::Io {
-        path: path
-            .map(Path::to_path_buf)
-            .unwrap_or_else(|| "<reader>".into()),
-        source,
-    };
-    reader
-        .take(limit.saturating_add(1))
-        .read_to_end(&mut buf)
-        .map_err(io_err)?;
-    if buf.len() as u64 > limit {
-        return Err(CensusError::TooLarge {
-            what: what.to_string(),
-            limit,
-        });
-    }
-    Ok(buf)
+    opguard_document::read_bounded(reader, limit).map_err(|e| document_error(e, what, path))
 }
 
 /// A document read from JSON bytes; the reader and file entry points of every
@@ -196,42 +80,6 @@ pub(crate) fn load_path<T: Document>(path: &Path) -> Result<T, CensusError> {
     })?;
     let bytes = read_limited(file, DEFAULT_MAX_BYTES, &what, Some(path))?;
     T::parse_as(&bytes, &what)
-}
-
-/// A JSON path, built on the stack as the reader descends and rendered only when an
-/// error needs it: `ops[12].shapes[1][0]`.
-#[derive(Clone, Copy)]
-pub(crate) enum JPath<'a> {
-    Root,
-    Key(&'a JPath<'a>, &'a str),
-    Index(&'a JPath<'a>, usize),
-}
-
-impl JPath<'_> {
-    pub(crate) fn key<'b>(&'b self, k: &'b str) -> JPath<'b> {
-        JPath::Key(self, k)
-    }
-    pub(crate) fn index(&self, i: usize) -> JPath<'_> {
-        JPath::Index(self, i)
-    }
-}
-
-fn plain_key(k: &str) -> bool {
-    !k.is_empty()
-        && k.bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
-}
-
-impl fmt::Display for JPath<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            JPath::Root => f.write_str("$"),
-            JPath::Key(JPath::Root, k) if plain_key(k) => f.write_str(k),
-            JPath::Key(parent, k) if plain_key(k) => write!(f, "{parent}.{k}"),
-            JPath::Key(parent, k) => write!(f, "{parent}[{k:?}]"),
-            JPath::Index(parent, i) => write!(f, "{parent}[{i}]"),
-        }
-    }
 }
 
 /// The reading context: what document this is, for error messages.
@@ -266,7 +114,7 @@ impl Ctx<'_> {
         }
     }
 
-    /// An object's entries, refusing duplicate keys.
+    /// An object's entries (the reader refused repeated keys already).
     pub(crate) fn object<'v>(
         &self,
         path: &JPath,
@@ -274,15 +122,7 @@ impl Ctx<'_> {
         expected: &str,
     ) -> Result<&'v [(Cow<'v, str>, J<'v>)], CensusError> {
         match v {
-            J::Obj(entries) => {
-                check_duplicates(entries).map_or(Ok(()), |k| {
-                    Err(CensusError::DuplicateKey {
-                        what: self.what.to_string(),
-                        path: path.key(k).to_string(),
-                    })
-                })?;
-                Ok(entries)
-            }
+            J::Object(entries) => Ok(entries),
             other => Err(self.wrong_type(path, other, expected)),
         }
     }
@@ -315,7 +155,7 @@ impl Ctx<'_> {
         expected: &str,
     ) -> Result<&'v [J<'v>], CensusError> {
         match v {
-            J::Arr(items) => Ok(items),
+            J::Array(items) => Ok(items),
             other => Err(self.wrong_type(path, other, expected)),
         }
     }
@@ -353,23 +193,6 @@ impl Ctx<'_> {
             other => Err(self.wrong_type(path, other, expected)),
         }
     }
-}
-
-/// First key that appears twice, if any.
-fn check_duplicates<'e>(entries: &'e [(Cow<'_, str>, J<'_>)]) -> Option<&'e str> {
-    if entries.len() <= 16 {
-        for (i, (k, _)) in entries.iter().enumerate() {
-            if entries[..i].iter().any(|(p, _)| p == k) {
-                return Some(k);
-            }
-        }
-        return None;
-    }
-    let mut seen = std::collections::HashSet::with_capacity(entries.len());
-    entries
-        .iter()
-        .find(|(k, _)| !seen.insert(&**k))
-        .map(|(k, _)| &**k)
 }
 
 /// Lookup over an object's fields.

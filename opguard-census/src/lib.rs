@@ -95,9 +95,13 @@ pub use compare::{
     CaptureSummary, Check, Evidence, GuardRelation, GuardRow, OpCountDiff, Specialisation,
     WidthComparison, COMPARISON_FORMAT,
 };
-pub use error::CensusError;
+pub use error::{CensusError, ERROR_CODES};
 pub use families::{
     operator_base_name, FamilyTable, DEFAULT_FAMILIES_JSON, FAMILIES_FORMAT, UNCLASSIFIED,
 };
 pub use host::{DeclaredHostResolutions, HostResolutionDiff, LineDiff};
 pub use json::DEFAULT_MAX_BYTES;
+
+/// This crate's version (its Cargo.toml `version`), for tools that report what
+/// they were built with (`opguard --version`).
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -17,6 +17,25 @@ pub enum ErrorKind {
     DisplayTruncated,
 }
 
+/// Every code [`Error::code`] returns, with its one-line meaning; unprefixed
+/// like every opguard crate's (a caller that mixes crates adds
+/// `kernel_name.`). The `match` in `code` has no wildcard, so a new kind
+/// cannot compile without a row here.
+pub const ERROR_CODES: &[(&str, &str)] = &[
+    (
+        "degenerate",
+        "the base identifier is shorter than the minimum token length",
+    ),
+    (
+        "elided_template",
+        "the template arguments are elided, so the identity is partial",
+    ),
+    (
+        "display_truncated",
+        "the base is exactly the display limit long and may have been cut",
+    ),
+];
+
 /// An identity that cannot be used as a complete semantic key.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub struct Error {
@@ -42,12 +61,12 @@ impl Error {
         &self.symbol
     }
 
-    /// A stable machine-readable code.
+    /// A stable machine-readable code (see [`ERROR_CODES`]).
     pub fn code(&self) -> &'static str {
         match self.kind {
-            ErrorKind::Degenerate { .. } => "kernel_name.degenerate",
-            ErrorKind::ElidedTemplate => "kernel_name.elided_template",
-            ErrorKind::DisplayTruncated => "kernel_name.display_truncated",
+            ErrorKind::Degenerate { .. } => ERROR_CODES[0].0,
+            ErrorKind::ElidedTemplate => ERROR_CODES[1].0,
+            ErrorKind::DisplayTruncated => ERROR_CODES[2].0,
         }
     }
 }

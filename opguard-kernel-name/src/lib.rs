@@ -99,7 +99,7 @@ pub use canonical::{
     canonicalize, short_name, Args, Canonical, Mangling, MemoryKind, MemoryOp, Template,
     TemplateKind, IDENTITY_SCHEME, MIN_TOKEN_LEN, SHORT_NAME_LIMIT,
 };
-pub use error::{Error, ErrorKind};
+pub use error::{Error, ErrorKind, ERROR_CODES};
 pub use text::Fragment;
 pub use verdict::{is_match, matches, Basis, Reason, Verdict};
 
@@ -107,3 +107,7 @@ pub use verdict::{is_match, matches, Basis, Reason, Verdict};
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
 pub struct ReadmeDoctests;
+
+/// This crate's version (its Cargo.toml `version`), for tools that report what
+/// they were built with (`opguard --version`).
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");

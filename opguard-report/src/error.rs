@@ -45,10 +45,21 @@ impl Error {
 
     /// The stable code: `output_exists`, `output_dir_missing` or `io`.
     pub fn code(&self) -> &'static str {
-        match self.kind {
-            ErrorKind::OutputExists => "output_exists",
-            ErrorKind::OutputDirMissing => "output_dir_missing",
-            ErrorKind::Io(_) => "io",
-        }
+        self.kind.code()
+    }
+}
+
+opguard_document::error_codes! {
+    /// Every code [`Error::code`] returns, with its one-line meaning (the C ABI
+    /// lists them under the `report.` prefix).
+    pub const ERROR_CODES;
+    impl ErrorKind {
+        /// The stable code of this kind of error (see [`ERROR_CODES`]).
+        pub fn code;
+    }
+    codes {
+        ErrorKind::OutputExists => "output_exists": "the output path exists; outputs are never overwritten",
+        ErrorKind::OutputDirMissing => "output_dir_missing": "the output's directory does not exist",
+        ErrorKind::Io(_) => "io": "reading an input or writing the report failed",
     }
 }

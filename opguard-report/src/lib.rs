@@ -50,7 +50,7 @@ mod output;
 mod report;
 mod timeline;
 
-pub use error::{Error, ErrorKind};
+pub use error::{Error, ErrorKind, ERROR_CODES};
 pub use escape::escape;
 pub use html::{render, BAR_PLOT_WIDTH, TIMELINE_PLOT_WIDTH};
 pub use output::write_new;
@@ -59,3 +59,7 @@ pub use report::{
     MAX_LIST_ROWS, MAX_SCATTERS,
 };
 pub use timeline::{Lane, LaneKind, Timeline, MAX_LANES, TIMELINE_BINS};
+
+/// This crate's version (its Cargo.toml `version`), for tools that report what
+/// they were built with (`opguard --version`).
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");

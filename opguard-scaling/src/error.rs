@@ -46,6 +46,16 @@ pub enum ErrorKind {
         #[source]
         source: std::io::Error,
     },
+    /// The trials document is longer than
+    /// [`MAX_TRIALS_DOCUMENT_BYTES`](crate::MAX_TRIALS_DOCUMENT_BYTES); nothing
+    /// past the limit was read.
+    #[error("trials document {document} is larger than its limit of {limit} bytes")]
+    TrialsTooLarge {
+        /// The document (its path, or `<memory>`).
+        document: String,
+        /// The limit in bytes.
+        limit: u64,
+    },
     /// The trials document is not valid JSON or breaks its schema.
     #[error("trials document {document}: {location}: {problem}; expected {expected}")]
     TrialsInvalid {
@@ -129,18 +139,23 @@ pub enum ErrorKind {
     },
 }
 
-impl ErrorKind {
-    /// The stable code of this error.
-    pub fn code(&self) -> &'static str {
-        match self {
-            ErrorKind::TrialsUnreadable { .. } => "trials_unreadable",
-            ErrorKind::TrialsInvalid { .. } => "trials_invalid",
-            ErrorKind::TraceUnreadable { .. } => "trace_unreadable",
-            ErrorKind::ArtifactReused { .. } => "artifact_reused",
-            ErrorKind::SourceStateConflict { .. } => "source_state_conflict",
-            ErrorKind::MixedUnits { .. } => "mixed_units",
-            ErrorKind::MixedMetrics { .. } => "mixed_metrics",
-            ErrorKind::UnknownMetric { .. } => "unknown_metric",
-        }
+opguard_document::error_codes! {
+    /// Every code [`ErrorKind::code`] returns, with its one-line meaning (the C ABI
+    /// lists them under the `scaling.` prefix).
+    pub const ERROR_CODES;
+    impl ErrorKind {
+        /// The stable code of this error.
+        pub fn code;
+    }
+    codes {
+        ErrorKind::TrialsUnreadable { .. } => "io": "the trials document cannot be read",
+        ErrorKind::TrialsTooLarge { .. } => "limit_exceeded": "the trials document is larger than `MAX_TRIALS_DOCUMENT_BYTES`",
+        ErrorKind::TrialsInvalid { .. } => "trials_invalid": "the trials document is not JSON or breaks its schema",
+        ErrorKind::TraceUnreadable { .. } => "trace_unreadable": "a trial's trace cannot be read (field `trace_code`)",
+        ErrorKind::ArtifactReused { .. } => "artifact_reused": "the same trace bytes are offered twice",
+        ErrorKind::SourceStateConflict { .. } => "source_state_conflict": "a trial's build id or source state is stated twice, differently",
+        ErrorKind::MixedUnits { .. } => "mixed_units": "two units in what must be one series",
+        ErrorKind::MixedMetrics { .. } => "mixed_metrics": "two metrics in what must be one series",
+        ErrorKind::UnknownMetric { .. } => "unknown_metric": "a metric name other than inclusive_ns, self_ns, count",
     }
 }

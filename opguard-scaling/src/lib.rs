@@ -61,7 +61,7 @@ pub use correlate::{correlate, MIN_DISTINCT_INPUTS, MIN_SAMPLES};
 pub use cost::{
     self_times, trial_costs, FrameCost, TraceArtifact, TrialCosts, BUILD_ID_KEY, SOURCE_STATE_KEY,
 };
-pub use error::{Error, ErrorKind};
+pub use error::{Error, ErrorKind, ERROR_CODES};
 pub use metric::{Metric, Unit};
 pub use report::{
     Hotspot, Insufficient, InsufficientReason, NotCorrelatable, NotCorrelatableReason,
@@ -69,3 +69,7 @@ pub use report::{
 };
 pub use run::{run_trials, run_trials_file};
 pub use trials::{TrialSpec, TrialsDocument, MAX_TRIALS_DOCUMENT_BYTES, TRIALS_FORMAT};
+
+/// This crate's version (its Cargo.toml `version`), for tools that report what
+/// they were built with (`opguard --version`).
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -18,11 +18,8 @@
 //! silently ignored.
 
 use std::collections::HashMap;
-use std::fmt;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 
 use crate::error::{Error, ErrorKind};
@@ -31,7 +28,8 @@ use crate::metric::{Metric, Unit};
 /// The value of the optional `format` field.
 pub const TRIALS_FORMAT: &str = "opguard.scaling/trials-v1";
 
-/// The largest trials document read, in bytes.
+/// The largest trials document read: 16 MiB. One byte more is
+/// `limit_exceeded`, never a truncation.
 pub const MAX_TRIALS_DOCUMENT_BYTES: u64 = 16 << 20;
 
 /// A parsed and checked trials document.
@@ -106,27 +104,9 @@ impl TrialsDocument {
     /// its folder.
     pub fn read(path: impl AsRef<Path>) -> Result<TrialsDocument, Error> {
         let path = path.as_ref();
-        let unreadable = |source| -> Error {
-            ErrorKind::TrialsUnreadable {
-                path: path.to_owned(),
-                source,
-            }
-            .into()
-        };
-        let file = std::fs::File::open(path).map_err(unreadable)?;
-        let mut bytes = Vec::new();
-        file.take(MAX_TRIALS_DOCUMENT_BYTES + 1)
-            .read_to_end(&mut bytes)
-            .map_err(unreadable)?;
         let what = path.display().to_string();
-        if bytes.len() as u64 > MAX_TRIALS_DOCUMENT_BYTES {
-            return Err(invalid(
-                &what,
-                "$",
-                "the document is larger than the limit",
-                format!("at most {MAX_TRIALS_DOCUMENT_BYTES} bytes"),
-            ));
-        }
+        let bytes = opguard_document::read_path_bounded(path, MAX_TRIALS_DOCUMENT_BYTES)
+            .map_err(|e| document_error(&what, Some(path), e))?;
         let base = match path.parent() {
             Some(p) if !p.as_os_str().is_empty() => p.to_owned(),
             _ => PathBuf::from("."),
@@ -134,19 +114,13 @@ impl TrialsDocument {
         Self::from_json(&bytes, &base, &what)
     }
 
-    /// Parses and checks a document held in memory. `base` resolves relative
-    /// trace paths; `what` names the document in errors.
+    /// Parses and checks a document held in memory (at most
+    /// [`MAX_TRIALS_DOCUMENT_BYTES`]; an object, no key twice at any depth).
+    /// `base` resolves relative trace paths; `what` names the document in
+    /// errors.
     pub fn from_json(bytes: &[u8], base: &Path, what: &str) -> Result<TrialsDocument, Error> {
-        let mut de = serde_json::Deserializer::from_slice(bytes);
-        let checked = NoDuplicateKeys {
-            path: "$".to_owned(),
-        }
-        .deserialize(&mut de)
-        .and_then(|()| de.end());
-        if let Err(e) = checked {
-            return Err(syntax(what, &e));
-        }
-        let value: Value = serde_json::from_slice(bytes).map_err(|e| syntax(what, &e))?;
+        let value: Value = opguard_document::from_slice(bytes, MAX_TRIALS_DOCUMENT_BYTES)
+            .map_err(|e| document_error(what, None, e))?;
         Parser { what }.document(&value, base)
     }
 
@@ -202,17 +176,31 @@ fn invalid(
     .into()
 }
 
-fn syntax(what: &str, e: &serde_json::Error) -> Error {
-    let mut problem = e.to_string();
-    if let Some(cut) = problem.find(" at line ") {
-        problem.truncate(cut);
+/// A document that could not be read or is not a strict JSON object.
+fn document_error(what: &str, file: Option<&Path>, e: opguard_document::Error) -> Error {
+    let location = match (e.line(), e.column()) {
+        (Some(line), Some(column)) => format!("{}, line {line}, column {column}", e.path()),
+        _ => e.path(),
+    };
+    let problem = e.message();
+    match e.into_kind() {
+        opguard_document::ErrorKind::Io(source) => ErrorKind::TrialsUnreadable {
+            path: file.map_or_else(|| what.into(), Path::to_path_buf),
+            source,
+        }
+        .into(),
+        opguard_document::ErrorKind::LimitExceeded { limit } => ErrorKind::TrialsTooLarge {
+            document: what.to_owned(),
+            limit,
+        }
+        .into(),
+        _ => invalid(
+            what,
+            location,
+            problem,
+            "a JSON object with a `trials` array and each key once per object",
+        ),
     }
-    invalid(
-        what,
-        format!("line {}, column {}", e.line(), e.column()),
-        problem,
-        "a JSON object with a `trials` array and each key once per object",
-    )
 }
 
 fn json_type(v: &Value) -> &'static str {
@@ -442,70 +430,6 @@ impl Parser<'_> {
     }
 }
 
-/// Walks a JSON document and fails on an object that repeats a key (parsers
-/// disagree on which copy wins, so the document would mean two things).
-struct NoDuplicateKeys {
-    path: String,
-}
-
-impl<'de> DeserializeSeed<'de> for NoDuplicateKeys {
-    type Value = ();
-    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        d.deserialize_any(self)
-    }
-}
-
-impl<'de> Visitor<'de> for NoDuplicateKeys {
-    type Value = ();
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("any JSON value")
-    }
-    fn visit_bool<E>(self, _: bool) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_i64<E>(self, _: i64) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_u64<E>(self, _: u64) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_f64<E>(self, _: f64) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_str<E>(self, _: &str) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_unit<E>(self) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        let mut i = 0usize;
-        while seq
-            .next_element_seed(NoDuplicateKeys {
-                path: format!("{}[{i}]", self.path),
-            })?
-            .is_some()
-        {
-            i += 1;
-        }
-        Ok(())
-    }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        let mut keys: Vec<String> = Vec::new();
-        while let Some(key) = map.next_key::<String>()? {
-            let path = format!("{}.{key}", self.path);
-            if keys.contains(&key) {
-                return Err(de::Error::custom(format!(
-                    "{path} appears twice in the same object"
-                )));
-            }
-            map.next_value_seed(NoDuplicateKeys { path })?;
-            keys.push(key);
-        }
-        Ok(())
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -580,13 +504,29 @@ mod tests {
         let dup =
             r#"{"trials": [{"id": "a", "input": 1, "input": 5, "variant": "v", "traces": ["x"]}]}"#;
         let err = parse(dup).err().map(|e| e.to_string()).unwrap_or_default();
-        assert!(err.contains("$.trials[0].input appears twice"), "{err}");
-        assert!(err.contains("line 1, column"), "{err}");
+        assert!(err.contains("trials[0].input, line 1, column"), "{err}");
+        assert!(err.contains("duplicate key \"input\""), "{err}");
         let truncated = r#"{"trials": [{"id": "a""#;
         assert_eq!(
             parse(truncated).err().map(|e| e.code()),
             Some("trials_invalid")
         );
+    }
+
+    #[test]
+    fn the_limit_holds_at_n_and_one_byte_more_is_refused() {
+        let text = r#"{"trials": [{"id": "a", "input": 1, "variant": "v", "traces": ["x"]}]}"#;
+        let limit = MAX_TRIALS_DOCUMENT_BYTES as usize;
+        let padded = |n: usize| format!("{text}{}", " ".repeat(n - text.len()));
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let path = dir.path().join("trials.json");
+        std::fs::write(&path, padded(limit)).unwrap_or_else(|e| panic!("{e}"));
+        assert!(TrialsDocument::read(&path).is_ok());
+        std::fs::write(&path, padded(limit + 1)).unwrap_or_else(|e| panic!("{e}"));
+        let code = TrialsDocument::read(&path).err().map(|e| e.code());
+        assert_eq!(code, Some("limit_exceeded"));
+        let code = parse(&padded(limit + 1)).err().map(|e| e.code());
+        assert_eq!(code, Some("limit_exceeded"));
     }
 
     #[test]

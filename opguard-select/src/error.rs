@@ -23,17 +23,30 @@ pub enum Error {
         source: std::io::Error,
     },
     /// The request is not JSON of the documented shape (syntax, a missing or
-    /// unknown field, a field of the wrong type, a key given twice).
-    #[error("request {what} is invalid at line {line}, column {column}: {message}")]
+    /// unknown field, a field of the wrong type, a key given twice, an array
+    /// where an object is read).
+    #[error("request {what} is invalid at {path} (line {line}, column {column}): {message}")]
     RequestInvalid {
         /// What was read (the request path, or `request`).
         what: String,
-        /// One-based line.
+        /// The JSON path of the offending value (`candidates[0].spec`; `$`
+        /// for the whole request).
+        path: String,
+        /// One-based line (0 when unknown).
         line: usize,
-        /// One-based column.
+        /// One-based column (0 when unknown).
         column: usize,
-        /// serde_json's description, which names the field.
+        /// What is wrong, naming the field.
         message: String,
+    },
+    /// The request is longer than [`MAX_REQUEST_BYTES`](crate::MAX_REQUEST_BYTES);
+    /// nothing past the limit was read.
+    #[error("request {what} is larger than its limit of {limit} bytes")]
+    RequestTooLarge {
+        /// What was read (the request path, or `request`).
+        what: String,
+        /// The limit in bytes.
+        limit: u64,
     },
     /// `protocol_version` is not one this crate implements.
     #[error(
@@ -91,26 +104,44 @@ pub enum Error {
 }
 
 impl Error {
-    /// The stable code of this error (`request_invalid`, `no_device_symbol`,
-    /// `trace_unreadable`, ...). Codes never change meaning.
-    pub fn code(&self) -> &'static str {
-        match self {
-            Error::RequestUnreadable { .. } => "request_unreadable",
-            Error::RequestInvalid { .. } => "request_invalid",
-            Error::UnsupportedProtocol { .. } => "unsupported_protocol_version",
-            Error::InvalidSpec { .. } => "invalid_spec",
-            Error::NoDeviceSymbol { .. } => "no_device_symbol",
-            Error::InvalidValue { .. } => "invalid_value",
-            Error::TraceUnreadable { .. } => "trace_unreadable",
-        }
-    }
-
     /// For [`Error::TraceUnreadable`], the trace reader's own code
     /// (`gzip_truncated`, `json_syntax`, `limit_exceeded`, ...).
     pub fn trace_code(&self) -> Option<&'static str> {
         match self {
             Error::TraceUnreadable { source, .. } => Some(source.code()),
             _ => None,
+        }
+    }
+
+    /// A request that could not be read or parsed; `file` is where it was
+    /// read from, when it was a file.
+    pub(crate) fn from_document(
+        e: opguard_document::Error,
+        what: &str,
+        file: Option<&std::path::Path>,
+    ) -> Self {
+        let what = what.to_owned();
+        let (path, line, column, message) = (
+            e.path(),
+            e.line().unwrap_or(0),
+            e.column().unwrap_or(0),
+            e.message(),
+        );
+        match e.into_kind() {
+            opguard_document::ErrorKind::Io(source) => Error::RequestUnreadable {
+                path: file.map(Into::into).unwrap_or_else(|| what.into()),
+                source,
+            },
+            opguard_document::ErrorKind::LimitExceeded { limit } => {
+                Error::RequestTooLarge { what, limit }
+            }
+            _ => Error::RequestInvalid {
+                what,
+                path,
+                line,
+                column,
+                message,
+            },
         }
     }
 
@@ -124,5 +155,26 @@ impl Error {
             problem: problem.into(),
             expected: expected.into(),
         }
+    }
+}
+
+opguard_document::error_codes! {
+    /// Every code [`Error::code`] returns, with its one-line meaning (the C ABI
+    /// lists them under the `select.` prefix).
+    pub const ERROR_CODES;
+    impl Error {
+        /// The stable code of this error (`request_invalid`, `no_device_symbol`,
+        /// `trace_unreadable`, ...). Codes never change meaning.
+        pub fn code;
+    }
+    codes {
+        Error::RequestUnreadable { .. } => "io": "the seam request file cannot be read",
+        Error::RequestInvalid { .. } => "request_invalid": "the seam request is not JSON of the documented shape",
+        Error::RequestTooLarge { .. } => "limit_exceeded": "the seam request is larger than `MAX_REQUEST_BYTES`",
+        Error::UnsupportedProtocol { .. } => "unsupported_protocol_version": "the seam request's `protocol_version` is not 1",
+        Error::InvalidSpec { .. } => "invalid_spec": "a callable spec is not `module:attr`",
+        Error::NoDeviceSymbol { .. } => "no_device_symbol": "the request names no device kernel symbol",
+        Error::InvalidValue { .. } => "invalid_value": "a seam request field has a value the protocol does not allow",
+        Error::TraceUnreadable { .. } => "trace_unreadable": "a trace that exists cannot be read (field `trace_code`)",
     }
 }

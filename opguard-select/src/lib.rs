@@ -91,7 +91,7 @@ mod request;
 mod seam;
 mod verdict;
 
-pub use error::Error;
+pub use error::{Error, ERROR_CODES};
 pub use evaluate::{verdict, verdict_for_models, verdict_from_request_file};
 pub use profile::{
     profile, profile_model, EntityKind, ExpandedAggregate, NameTime, ProfileDocument, ProfileRow,
@@ -99,9 +99,13 @@ pub use profile::{
 };
 pub use request::{
     CandidateSpec, ProcessId, ProcessSpec, Refusal, Request, DEFAULT_MARKER_PREFIX,
-    PROTOCOL_VERSION,
+    MAX_REQUEST_BYTES, PROTOCOL_VERSION,
 };
 pub use verdict::{
     BestProcess, CandidateEvidence, Failure, MatchedKernelName, ProcessVerdict, RefusedCandidate,
     Verdict, VERDICT_FORMAT,
 };
+
+/// This crate's version (its Cargo.toml `version`), for tools that report what
+/// they were built with (`opguard --version`).
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");

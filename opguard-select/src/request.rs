@@ -6,10 +6,14 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::error::Error;
-use opguard_trace::objects::objects;
 
 /// The one request protocol this crate implements.
 pub const PROTOCOL_VERSION: u64 = 1;
+
+/// The largest seam request read: 8 MiB. A request names a callable, its
+/// candidates and one entry per capture process; one byte more is
+/// `limit_exceeded`, never a truncation.
+pub const MAX_REQUEST_BYTES: u64 = 8 * 1024 * 1024;
 
 /// The marker prefix when a request names none: `opguard.seam::<spec>` is
 /// the name `seam_trace` gives the `record_function` it installs on `<spec>`.
@@ -55,10 +59,9 @@ pub struct Request {
     pub marker_prefix: Option<String>,
     /// The declared probe candidates. The target is a probe too: when it is
     /// not listed it is probed under its default marker.
-    #[serde(default, deserialize_with = "objects")]
+    #[serde(default)]
     pub candidates: Vec<CandidateSpec>,
     /// Every capture process (TP rank, PID) and its install log.
-    #[serde(deserialize_with = "objects")]
     pub processes: Vec<ProcessSpec>,
 }
 
@@ -105,7 +108,7 @@ pub struct ProcessSpec {
     #[serde(default)]
     pub installed: Vec<String>,
     /// Specs the installer refused (JIT or native objects), with the reason.
-    #[serde(default, deserialize_with = "objects")]
+    #[serde(default)]
     pub refused: Vec<Refusal>,
 }
 
@@ -155,21 +158,16 @@ impl Request {
     /// Parses a request from JSON bytes (not yet admitted: see
     /// [`crate::verdict`]).
     pub fn from_json(bytes: &[u8], what: &str) -> Result<Request, Error> {
-        opguard_trace::objects::from_slice(bytes).map_err(|e| Error::RequestInvalid {
-            what: what.to_owned(),
-            line: e.line(),
-            column: e.column(),
-            message: e.to_string(),
-        })
+        opguard_document::from_slice(bytes, MAX_REQUEST_BYTES)
+            .map_err(|e| Error::from_document(e, what, None))
     }
 
-    /// Reads and parses a request file.
+    /// Reads and parses a request file (at most [`MAX_REQUEST_BYTES`]).
     pub fn read(path: &Path) -> Result<Request, Error> {
-        let bytes = std::fs::read(path).map_err(|source| Error::RequestUnreadable {
-            path: path.to_path_buf(),
-            source,
-        })?;
-        Request::from_json(&bytes, &path.display().to_string())
+        let what = path.display().to_string();
+        let bytes = opguard_document::read_path_bounded(path, MAX_REQUEST_BYTES)
+            .map_err(|e| Error::from_document(e, &what, Some(path)))?;
+        Request::from_json(&bytes, &what)
     }
 
     /// The marker prefix in force.

@@ -139,7 +139,36 @@ fn malformed_requests_are_errors_with_stable_codes() {
     assert!(e.to_string().contains("line 1"), "{e}");
 
     let e = verdict_from_request_file(c.path("absent.json")).unwrap_err();
-    assert_eq!(e.code(), "request_unreadable");
+    assert_eq!(e.code(), "io");
+}
+
+#[test]
+fn a_seam_request_is_read_up_to_its_limit_and_one_byte_more_is_refused() {
+    // Issue 20: the seam request was read with no size limit at all.
+    let c = Capture::new();
+    let text = serde_json::to_string(&good(&c)).unwrap();
+    let limit = opguard_select::MAX_REQUEST_BYTES as usize;
+    // Whitespace after the object pads the file to exactly N, then N + 1 bytes.
+    let at = |n: usize| format!("{text}{}", " ".repeat(n - text.len()));
+    std::fs::write(c.path("at_limit.json"), at(limit)).unwrap();
+    verdict_from_request_file(c.path("at_limit.json")).unwrap();
+    std::fs::write(c.path("over_limit.json"), at(limit + 1)).unwrap();
+    let e = verdict_from_request_file(c.path("over_limit.json")).unwrap_err();
+    assert_eq!(e.code(), "limit_exceeded", "{e}");
+    assert!(e.to_string().contains(&limit.to_string()), "{e}");
+}
+
+#[test]
+fn a_request_error_names_the_json_path() {
+    let c = Capture::new();
+    let mut r = good(&c);
+    r["processes"][0]["refused"] = json!([{"spec": "pkg.jit:kernel", "reason": 5}]);
+    let e = error_of(&c, &r);
+    assert_eq!(e.code(), "request_invalid");
+    assert!(
+        e.to_string().contains("processes[0].refused[0].reason"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -181,7 +210,7 @@ fn a_request_and_each_entry_in_it_is_an_object_never_fields_by_position() {
         let e = error_of(&c, &request);
         assert_eq!(e.code(), "request_invalid", "{what}: {e}");
         assert!(
-            e.to_string().contains("invalid type: sequence"),
+            e.to_string().contains("found an array, expected struct"),
             "{what}: {e}"
         );
     }

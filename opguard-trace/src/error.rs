@@ -179,28 +179,7 @@ impl Error {
 
     /// A stable, machine-readable code for the kind of error.
     pub fn code(&self) -> &'static str {
-        match &self.inner.kind {
-            ErrorKind::Io(_) => "io",
-            ErrorKind::GzipInvalid(_) => "gzip_invalid",
-            ErrorKind::GzipTruncated => "gzip_truncated",
-            ErrorKind::LimitExceeded { .. } => "limit_exceeded",
-            ErrorKind::InvalidUtf8 => "invalid_utf8",
-            ErrorKind::EmptyInput => "empty_input",
-            ErrorKind::Truncated => "json_truncated",
-            ErrorKind::Syntax(_) => "json_syntax",
-            ErrorKind::UnescapedQuote => "unescaped_quote",
-            ErrorKind::NonFiniteNumber => "non_finite_number",
-            ErrorKind::EventNotObject { .. } => "event_not_object",
-            ErrorKind::TraceEventsNotArray { .. } => "trace_events_not_array",
-            ErrorKind::TopLevelNotContainer => "top_level_not_container",
-            ErrorKind::MissingTraceEvents => "missing_trace_events",
-            ErrorKind::DuplicateKey { .. } => "duplicate_key",
-            ErrorKind::WrongType { .. } => "wrong_type",
-            ErrorKind::TrailingData => "trailing_data",
-            ErrorKind::InvalidReference(_) => "invalid_reference",
-            ErrorKind::InvalidWrite(_) => "invalid_write",
-            ErrorKind::Number(_) => "number_out_of_range",
-        }
+        self.inner.kind.code()
     }
 
     /// The message without position, e.g. for a JSON error object.
@@ -305,5 +284,37 @@ impl From<io::Error> for Error {
             Some(Err(other)) => Error::new(ErrorKind::Io(io::Error::new(kind, other))),
             None => Error::new(ErrorKind::Io(kind.into())),
         }
+    }
+}
+
+opguard_document::error_codes! {
+    /// Every code [`Error::code`] returns, with its one-line meaning (the C ABI
+    /// lists them under the `trace.` prefix).
+    pub const ERROR_CODES;
+    impl ErrorKind {
+        /// The stable code of this kind of error (see [`ERROR_CODES`]).
+        pub fn code;
+    }
+    codes {
+        ErrorKind::Io(_) => "io": "a trace file cannot be opened or read",
+        ErrorKind::GzipInvalid(_) => "gzip_invalid": "the input starts like gzip but is not a valid gzip stream",
+        ErrorKind::GzipTruncated => "gzip_truncated": "the gzip stream ends early",
+        ErrorKind::LimitExceeded { .. } => "limit_exceeded": "an encoded, decoded, depth or value-size limit was exceeded",
+        ErrorKind::InvalidUtf8 => "invalid_utf8": "the trace is not UTF-8",
+        ErrorKind::EmptyInput => "empty_input": "the trace is empty",
+        ErrorKind::Truncated => "json_truncated": "the trace ends inside a JSON value",
+        ErrorKind::Syntax(_) => "json_syntax": "the trace is not valid JSON",
+        ErrorKind::UnescapedQuote => "unescaped_quote": "a string is followed by text: probably an unescaped quote",
+        ErrorKind::NonFiniteNumber => "non_finite_number": "NaN or Infinity in the trace",
+        ErrorKind::EventNotObject { .. } => "event_not_object": "a trace event is not an object",
+        ErrorKind::TraceEventsNotArray { .. } => "trace_events_not_array": "`traceEvents` is not an array",
+        ErrorKind::TopLevelNotContainer => "top_level_not_container": "the document is neither an object nor an array",
+        ErrorKind::MissingTraceEvents => "missing_trace_events": "the top-level object has no `traceEvents`",
+        ErrorKind::DuplicateKey { .. } => "duplicate_key": "an object of the trace has the same key twice",
+        ErrorKind::WrongType { .. } => "wrong_type": "a trace field has the wrong JSON type",
+        ErrorKind::TrailingData => "trailing_data": "data after the end of the trace document",
+        ErrorKind::InvalidReference(_) => "invalid_reference": "an event reference does not parse",
+        ErrorKind::InvalidWrite(_) => "invalid_write": "the trace writer was misused",
+        ErrorKind::Number(_) => "number_out_of_range": "a number does not fit where it is used",
     }
 }

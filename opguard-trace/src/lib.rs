@@ -50,12 +50,11 @@ pub mod input;
 pub mod kineto_writer;
 pub mod model;
 mod number;
-pub mod objects;
 mod reader;
 mod scan;
 mod writer;
 
-pub use error::{Error, ErrorKind, Limit};
+pub use error::{Error, ErrorKind, Limit, ERROR_CODES};
 pub use event::{Args, ArrayIter, Event, LaunchArgs, ObjectIter, Scalar, ScalarKey, Str, Value};
 pub use field::Field;
 pub use identity::{EventRef, Sha256Digest};
@@ -67,3 +66,7 @@ pub use reader::{
 };
 pub use scan::ValueKind;
 pub use writer::{write_json_string, OwnedEvent, RawJson, TraceWriter};
+
+/// This crate's version (its Cargo.toml `version`), for tools that report what
+/// they were built with (`opguard --version`).
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");

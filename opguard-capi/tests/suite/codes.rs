@@ -31,39 +31,78 @@ fn readme_error_table_lists_every_code_once() {
     }
     let library: BTreeSet<String> = opguard_capi::CAPI_CODES
         .iter()
-        .chain(opguard_capi::LIBRARY_CODES)
         .map(|c| c.code.to_owned())
+        .chain(opguard_capi::library_codes().map(|(code, _)| code))
         .collect();
     assert_eq!(seen, library);
-    for c in opguard_capi::CAPI_CODES
-        .iter()
-        .chain(opguard_capi::LIBRARY_CODES)
-    {
+    for c in opguard_capi::CAPI_CODES {
         let (_, status) = rows.iter().find(|(code, _)| code == c.code).unwrap();
         let want = c.status.map_or("—".to_owned(), |s| s.to_string());
         assert_eq!(status, &want, "{}", c.code);
+    }
+    for (code, _) in opguard_capi::library_codes() {
+        let (_, status) = rows.iter().find(|(row, _)| *row == code).unwrap();
+        assert_eq!(status, "—", "{code}");
+    }
+}
+
+#[test]
+fn the_library_table_is_each_crates_published_list() {
+    for lib in opguard_capi::LIBRARY_CODES {
+        opguard_document::check_error_codes(lib.codes)
+            .unwrap_or_else(|e| panic!("{}: {e}", lib.prefix));
+        for code in lib.reported_as_capi {
+            assert!(lib.codes.iter().any(|(c, _)| c == code), "{code}");
+        }
+    }
+    let flat: Vec<(String, &str)> = opguard_capi::library_codes().collect();
+    assert!(flat.contains(&(
+        "census.limit_exceeded".to_owned(),
+        opguard_census::ERROR_CODES
+            .iter()
+            .find(|(c, _)| *c == "limit_exceeded")
+            .unwrap()
+            .1
+    )));
+    assert!(!flat.iter().any(|(c, _)| c == "align.invalid_request"));
+}
+
+#[test]
+fn one_meaning_has_one_code_across_crates() {
+    // The codes that once had several spellings ("too large" had four).
+    for lib in opguard_capi::LIBRARY_CODES {
+        for (code, meaning) in lib.codes {
+            let too_large = meaning.contains("larger than") || meaning.contains("limit");
+            if too_large {
+                assert_eq!(*code, "limit_exceeded", "{}.{code}: {meaning}", lib.prefix);
+            }
+            assert!(
+                !code.contains('.'),
+                "{}.{code} is prefixed twice",
+                lib.prefix
+            );
+        }
     }
 }
 
 #[test]
 fn codes_are_prefixed_and_unique() {
     let mut seen = BTreeSet::new();
-    for c in opguard_capi::CAPI_CODES
+    let all = opguard_capi::CAPI_CODES
         .iter()
-        .chain(opguard_capi::LIBRARY_CODES)
-    {
-        assert!(seen.insert(c.code), "{} twice", c.code);
-        let (prefix, rest) = c.code.split_once('.').expect("prefix.code");
+        .map(|c| c.code.to_owned())
+        .chain(opguard_capi::library_codes().map(|(code, _)| code));
+    for code in all {
+        assert!(seen.insert(code.clone()), "{code} twice");
+        let (prefix, rest) = code.split_once('.').expect("prefix.code");
         assert!(
             ["capi", "trace", "census", "align", "scaling", "select"].contains(&prefix),
-            "{}",
-            c.code
+            "{code}"
         );
         assert!(
             rest.bytes()
                 .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_'),
-            "{}",
-            c.code
+            "{code}"
         );
     }
     let statuses: Vec<i32> = opguard_capi::CAPI_CODES

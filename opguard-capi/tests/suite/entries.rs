@@ -99,7 +99,7 @@ fn a_request_is_an_object_never_fields_by_position() {
             e["message"]
                 .as_str()
                 .unwrap()
-                .ends_with("a JSON array; expected a JSON object"),
+                .contains("found an array, expected struct"),
             "{e}"
         );
     }
@@ -111,31 +111,36 @@ fn a_nested_request_is_an_object_too() {
     // (`[1024, null, null, null, null]` as `{"max_encoded_bytes": 1024}`).
     let trace = r#"{"traceEvents": []}"#;
     let limits = json!([1024, null, null, null, null]);
-    for (entry, request) in [
+    for (entry, request, path) in [
         (
             opguard_trace_info as Entry,
             json!({ "text": trace, "reader": limits }),
+            "reader",
         ),
         (
             opguard_trace_launch_regions,
             json!({ "artifacts": [[null, trace]] }),
+            "artifacts[0]",
         ),
         (
             opguard_trace_launch_regions,
             json!({ "artifacts": [{ "text": trace }], "reader": limits }),
+            "reader",
         ),
         (
             opguard_scaling_correlate,
             json!({ "trials_path": "t.json", "reader": limits }),
+            "reader",
         ),
     ] {
         let e = err(entry, &request.to_string());
         assert_eq!(e["code"], "capi.invalid_request", "{request}: {e}");
+        assert_eq!(e["json_path"], path, "{request}: {e}");
         assert!(
             e["message"]
                 .as_str()
                 .unwrap()
-                .contains("invalid type: sequence"),
+                .contains("found an array, expected struct"),
             "{e}"
         );
     }
@@ -160,9 +165,16 @@ fn repeated_request_fields_are_refused() {
     );
     assert_eq!(e["code"], "capi.invalid_request");
     assert!(
-        e["message"].as_str().unwrap().contains("duplicate field"),
+        e["message"].as_str().unwrap().contains("duplicate key"),
         "{e}"
     );
+    // At every depth, also inside a field serde would have read whole.
+    let e = err(
+        opguard_trace_info,
+        r#"{"text": "{}", "reader": {"max_depth": 4, "max_depth": 5}}"#,
+    );
+    assert_eq!(e["code"], "capi.invalid_request", "{e}");
+    assert_eq!(e["json_path"], "reader.max_depth", "{e}");
 }
 
 // ---- kernel names ---------------------------------------------------------
@@ -988,7 +1000,7 @@ fn seam_verdict_refusals() {
         opguard_seam_verdict,
         r#"{"request_path": "/nonexistent/r.json"}"#,
     );
-    assert_eq!(e["code"], "select.request_unreadable", "{e}");
+    assert_eq!(e["code"], "select.io", "{e}");
     let e = err(
         opguard_seam_verdict,
         &json!({ "request_path": select_file("0720_inner_launcher.request.json"), "base": "/" })

@@ -163,7 +163,7 @@ fn a_reader_limit_at_n_passes_and_at_n_minus_one_fails() {
     let n = bytes.len() as u64;
     assert!(Capture::from_reader(&bytes[..], n).is_ok());
     let e = Capture::from_reader(&bytes[..], n - 1).unwrap_err();
-    assert_eq!(e.code(), "too_large");
+    assert_eq!(e.code(), "limit_exceeded");
     assert_eq!(DEFAULT_MAX_BYTES, 256 * 1024 * 1024);
 }
 

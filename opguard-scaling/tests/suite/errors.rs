@@ -129,7 +129,7 @@ fn one_trace_in_two_trials_is_not_two_independent_trials() {
 fn unreadable_and_invalid_documents_have_their_codes() {
     let x = Experiment::new();
     let err = run_trials_file(x.path("absent.json"), None).expect_err("absent");
-    assert_eq!(err.code(), "trials_unreadable");
+    assert_eq!(err.code(), "io");
     std::fs::write(
         x.path("bad.json"),
         br#"{"trials": [{"id": "a", "input": 1}]}"#,
