@@ -51,6 +51,7 @@ mod number;
 pub mod objects;
 mod reader;
 mod scan;
+mod warning;
 mod writer;
 
 pub use error::{Error, ErrorKind, Limit};
@@ -65,4 +66,5 @@ pub use reader::{
     DEFAULT_MAX_VALUE_BYTES,
 };
 pub use scan::ValueKind;
+pub use warning::ReadWarning;
 pub use writer::{write_json_string, OwnedEvent, RawJson, TraceWriter};

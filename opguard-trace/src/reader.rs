@@ -19,6 +19,7 @@ use crate::error::{Error, ErrorKind, Limit};
 use crate::event::{scan_event, Event, EventSpans};
 use crate::identity::Sha256Digest;
 use crate::scan::{self, Stop, SyntaxKind, ValueKind};
+use crate::warning::ReadWarning;
 
 /// Default limit on encoded (file) bytes: 256 MiB.
 pub const DEFAULT_MAX_ENCODED_BYTES: u64 = 256 << 20;
@@ -54,6 +55,13 @@ pub struct ReaderOptions {
     /// the reader stops the thread and waits for the `read` call it has in
     /// progress, then the input is dropped too.
     pub decode_thread: bool,
+    /// Read what a lenient importer (Perfetto's) reads and keep every
+    /// complete event: a file cut mid-event or missing its closing `]}`,
+    /// trailing commas, a gzip stream cut short. Each is reported in
+    /// [`TraceSummary::warnings`]; a partial event is never returned. Off by
+    /// default: a cut file is then the `json_truncated` error, which says
+    /// how many complete events precede the cut.
+    pub salvage: bool,
 }
 
 impl Default for ReaderOptions {
@@ -65,6 +73,7 @@ impl Default for ReaderOptions {
             max_value_bytes: DEFAULT_MAX_VALUE_BYTES,
             lossy_utf8: false,
             decode_thread: false,
+            salvage: false,
         }
     }
 }
@@ -102,6 +111,11 @@ impl ReaderOptions {
     /// Sets [`ReaderOptions::decode_thread`].
     pub fn decode_thread(mut self, on: bool) -> Self {
         self.decode_thread = on;
+        self
+    }
+    /// Sets [`ReaderOptions::salvage`].
+    pub fn salvage(mut self, on: bool) -> Self {
+        self.salvage = on;
         self
     }
 }
@@ -174,6 +188,8 @@ pub struct TraceSummary {
     pub metadata: Metadata,
     /// Invalid UTF-8 sequences replaced (only in lossy mode).
     pub utf8_replacements: u64,
+    /// What the read accepted that a strict reader would not, in input order.
+    pub warnings: Vec<ReadWarning>,
 }
 
 /// Counts, hashes and limits the bytes read from the input.
@@ -461,6 +477,9 @@ pub struct TraceReader<R> {
     scratch: Vec<u8>,
     /// A failure ends the read: later calls repeat nothing and return None.
     failed: bool,
+    warnings: Vec<ReadWarning>,
+    /// Compressed offset where a gzip stream ended early (salvage only).
+    gzip_cut: Option<u64>,
 }
 
 impl TraceReader<File> {
@@ -549,6 +568,8 @@ impl<R: Read> TraceReader<R> {
             utf8_replacements: 0,
             scratch: Vec::new(),
             failed: false,
+            warnings: Vec::new(),
+            gzip_cut: None,
         }
     }
 
@@ -584,6 +605,10 @@ impl<R: Read> TraceReader<R> {
         }
         let form = self.form.unwrap_or(TopLevelForm::Array);
         let (sha256, encoded_bytes) = self.source.digest()?;
+        if let Some(at) = self.gzip_cut {
+            let gzip = ReadWarning::gzip_truncated(self.decoded, at, self.events);
+            self.warnings.insert(0, gzip);
+        }
         Ok(TraceSummary {
             sha256,
             encoded_bytes,
@@ -593,6 +618,7 @@ impl<R: Read> TraceReader<R> {
             form,
             metadata: self.metadata,
             utf8_replacements: self.utf8_replacements,
+            warnings: self.warnings,
         })
     }
 
@@ -730,8 +756,14 @@ impl<R: Read> TraceReader<R> {
 
     fn step_top_object(&mut self, expect: Expect) -> Result<(), Error> {
         let Some(c) = self.peek_non_ws(false)? else {
-            return Err(self.truncated());
+            return self.cut_short(None);
         };
+        if expect == Expect::Member && c == b'}' && self.options.salvage {
+            self.warnings
+                .push(ReadWarning::trailing_comma(self.offset(), self.events));
+            self.state = State::TopObject(Expect::CommaOrEnd);
+            return Ok(());
+        }
         if expect != Expect::Member && c == b'}' {
             self.pos += 1;
             if !self.seen_trace_events {
@@ -754,8 +786,11 @@ impl<R: Read> TraceReader<R> {
                 Ok(done) => return done,
                 Err(Stop::Incomplete) => {
                     if !self.refill()? {
-                        return Err(self.truncated());
+                        return self.cut_short(Some(self.offset()));
                     }
+                }
+                Err(Stop::Syntax { .. }) if self.cut_by_end_of_input() => {
+                    return self.cut_short(Some(self.offset()));
                 }
                 Err(Stop::Syntax { at, kind }) => return Err(self.syntax_error(at, kind)),
             }
@@ -841,8 +876,24 @@ impl<R: Read> TraceReader<R> {
 
     fn step_events(&mut self, expect: Expect) -> Result<Option<(usize, usize, EventSpans)>, Error> {
         let Some(c) = self.peek_non_ws(false)? else {
-            return Err(self.truncated());
+            // The Trace Event Format lets the array form end without `]`
+            // (a tracer killed mid-run still leaves a loadable file), with
+            // or without a comma after the last event.
+            if self.form == Some(TopLevelForm::Array) {
+                self.warnings
+                    .push(ReadWarning::array_unterminated(self.offset(), self.events));
+                self.state = State::Done;
+                return Ok(None);
+            }
+            self.cut_short(None)?;
+            return Ok(None);
         };
+        if expect == Expect::Member && c == b']' && self.options.salvage {
+            self.warnings
+                .push(ReadWarning::trailing_comma(self.offset(), self.events));
+            self.state = State::Events(Expect::CommaOrEnd);
+            return Ok(None);
+        }
         if expect != Expect::Member && c == b']' {
             self.pos += 1;
             self.state = match self.form {
@@ -870,8 +921,15 @@ impl<R: Read> TraceReader<R> {
             return Err(err.in_event(Some(self.events)));
         }
         // A refill inside may move the event to the front: read pos after.
-        let (spans, end) =
-            self.scan_with_refill(|b, pos, d, eof| scan_event(b, pos, depth, d, eof))?;
+        let scanned = self.scan_with_refill(|b, pos, d, eof| scan_event(b, pos, depth, d, eof));
+        let (spans, end) = match scanned {
+            Ok(found) => found,
+            Err(e) if self.options.salvage && matches!(e.kind(), ErrorKind::Truncated { .. }) => {
+                self.cut_short(Some(self.offset()))?;
+                return Ok(None);
+            }
+            Err(e) => return Err(e),
+        };
         let span = (self.pos, end);
         self.pos = end;
         self.events += 1;
@@ -897,6 +955,23 @@ impl<R: Read> TraceReader<R> {
                     if !self.refill()? {
                         return Err(self.truncated().in_event(Some(self.events)));
                     }
+                }
+                // A number or literal cut by the end of the file looks
+                // malformed only because nothing follows it: the file is
+                // cut, not wrong.
+                Err(Stop::Syntax { .. })
+                    if self.eof
+                        && matches!(
+                            scan(
+                                &self.buf[..self.len],
+                                self.pos,
+                                self.options.max_depth,
+                                false
+                            ),
+                            Err(Stop::Incomplete)
+                        ) =>
+                {
+                    return Err(self.truncated().in_event(Some(self.events)));
                 }
                 Err(Stop::Syntax { at, kind }) => {
                     return Err(self.syntax_error(at, kind).in_event(Some(self.events)))
@@ -957,10 +1032,16 @@ impl<R: Read> TraceReader<R> {
         let allowed = (self.options.max_decoded_bytes + 1).saturating_sub(self.decoded);
         let room = (self.buf.len() - self.len).min(usize::try_from(allowed).unwrap_or(usize::MAX));
         let dst = &mut self.buf[self.len..self.len + room];
-        let n = self
-            .source
-            .read(dst, &self.options)
-            .map_err(|e| e.in_event(self.event_in_progress()))?;
+        let n = match self.source.read(dst, &self.options) {
+            Ok(n) => n,
+            // A job killed while writing .gz leaves a stream without its
+            // end: under salvage what inflated is the input.
+            Err(e) if self.options.salvage && matches!(e.kind(), ErrorKind::GzipTruncated) => {
+                self.gzip_cut = Some(e.encoded_offset().unwrap_or(0));
+                0
+            }
+            Err(e) => return Err(e.in_event(self.event_in_progress())),
+        };
         if n == 0 {
             self.eof = true;
             return Ok(false);
@@ -990,7 +1071,36 @@ impl<R: Read> TraceReader<R> {
     }
 
     fn truncated(&self) -> Error {
-        Error::new(ErrorKind::Truncated).at(self.base + self.len as u64)
+        Error::new(ErrorKind::Truncated {
+            complete_events: self.events,
+        })
+        .at(self.base + self.len as u64)
+    }
+
+    /// The input ended before the document did. With salvage the read ends
+    /// here with a `truncated` warning (a partial value starting at
+    /// `partial_at` is dropped); otherwise it is the `json_truncated` error.
+    fn cut_short(&mut self, partial_at: Option<u64>) -> Result<(), Error> {
+        if !self.options.salvage {
+            return Err(self.truncated());
+        }
+        let end = self.base + self.len as u64;
+        self.warnings
+            .push(ReadWarning::truncated(end, partial_at, self.events));
+        self.state = State::Done;
+        Ok(())
+    }
+
+    /// Whether a top-level member that failed to scan would have been
+    /// incomplete had more input followed: then the end of input cut it.
+    fn cut_by_end_of_input(&mut self) -> bool {
+        if !self.eof {
+            return false;
+        }
+        let eof = std::mem::replace(&mut self.eof, false);
+        let incomplete = matches!(self.scan_top_member(), Err(Stop::Incomplete));
+        self.eof = eof;
+        incomplete
     }
 
     fn syntax_error(&self, at: usize, kind: SyntaxKind) -> Error {
