@@ -1,7 +1,7 @@
 //! `opguard align` and `opguard tools align`: one call each to
-//! [`opguard_align::apply`] and [`opguard_align::apply_request_file`].
+//! [`opguard_align::apply_with`] and [`opguard_align::apply_request_file`].
 
-use opguard_align::{apply, apply_request_file, Response};
+use opguard_align::{apply_request_file, apply_with, ApplyOptions, Response};
 
 use crate::cli::{AlignArgs, ToolsAlignArgs};
 use crate::error::CliError;
@@ -12,7 +12,8 @@ use crate::style::{facts, Style};
 
 /// Runs `opguard align`.
 pub fn run(args: &AlignArgs) -> Result<u8, CliError> {
-    let response = apply(&args.artifact, &args.alignment_map, &args.out)?;
+    let options = ApplyOptions::new().max_output_bytes(args.output_limit.max_output_bytes);
+    let response = apply_with(&args.artifact, &args.alignment_map, &args.out, &options)?;
     print(&response, args.output.json)
 }
 

@@ -99,6 +99,10 @@ Examples:
 pub struct ExportArgs {
     #[command(flatten)]
     pub output: OutputArgs,
+    #[command(flatten)]
+    pub reader: ReaderArgs,
+    #[command(flatten)]
+    pub output_limit: OutputLimitArgs,
     /// An opguard.records/v1 file (JSON Lines; plain or gzip).
     #[arg(long, value_name = "FILE")]
     pub records: Option<PathBuf>,
@@ -129,6 +133,8 @@ Examples:
 pub struct AlignArgs {
     #[command(flatten)]
     pub output: OutputArgs,
+    #[command(flatten)]
+    pub output_limit: OutputLimitArgs,
     /// The opguard.export/v1 view to review (never modified).
     #[arg(long, value_name = "A")]
     pub artifact: PathBuf,
@@ -244,10 +250,12 @@ Examples:
 pub struct SelectProfileArgs {
     #[command(flatten)]
     pub output: OutputArgs,
+    #[command(flatten)]
+    pub reader: ReaderArgs,
     /// Rows to list.
     #[arg(long, default_value_t = 25, value_name = "N")]
     pub top: usize,
-    /// The trace (plain or gzip JSON).
+    /// The trace (plain or gzip JSON; `-` for stdin).
     #[arg(value_name = "TRACE")]
     pub trace: PathBuf,
 }
@@ -267,6 +275,8 @@ pub struct SelectVerdictArgs {
 pub struct ScalingArgs {
     #[command(flatten)]
     pub output: OutputArgs,
+    #[command(flatten)]
+    pub reader: ReaderArgs,
     /// The trials document.
     #[arg(long, value_name = "FILE")]
     pub trials: PathBuf,
@@ -292,13 +302,15 @@ Examples:
 pub struct InspectArgs {
     #[command(flatten)]
     pub output: OutputArgs,
+    #[command(flatten)]
+    pub reader: ReaderArgs,
     /// A seam request to evaluate (its trace paths are relative to it).
     #[arg(long, value_name = "FILE")]
     pub seam_request: Option<PathBuf>,
     /// Profile rows per trace.
     #[arg(long, default_value_t = 10, value_name = "N")]
     pub top: usize,
-    /// Traces; none means the shipped default input.
+    /// Traces (`-` for stdin); none means the shipped default input.
     #[arg(value_name = "TRACE")]
     pub traces: Vec<PathBuf>,
 }
@@ -314,6 +326,75 @@ Examples:
   opguard census clean_sym_w2.json
   opguard census clean_sym_w2.json --compare clean_sym_w8.json --control clean_control_w2.json
   opguard census hostres_sym_w2.json --declared-host-resolutions declared.json --json";
+
+// --- reader flags (issue 15): one struct flattened into every command that
+// reads a trace; other reader-level flags belong here too.
+
+/// How traces are read: the flags every trace-reading command shares.
+#[derive(Debug, Args, Clone)]
+#[command(next_help_heading = "Reading traces")]
+pub struct ReaderArgs {
+    /// Keep every complete event of a damaged trace, as Perfetto's importer
+    /// does: a file cut mid-event or missing its closing `]}`, trailing commas,
+    /// a gzip stream cut short. Each is reported as a warning; a partial event
+    /// is never read. Without it such a file is error[json_truncated].
+    #[arg(long)]
+    pub salvage: bool,
+    /// Largest decoded (JSON) size of one trace: plain bytes or with a unit
+    /// (KiB, MiB, GiB, TiB), e.g. 512MiB, 4GiB.
+    #[arg(long, value_name = "SIZE", value_parser = parse_size, default_value = "256MiB")]
+    pub max_decoded_bytes: u64,
+    /// Largest encoded (file, compressed for gzip) size of one trace: plain
+    /// bytes or with a unit, e.g. 512MiB.
+    #[arg(long, value_name = "SIZE", value_parser = parse_size, default_value = "256MiB")]
+    pub max_encoded_bytes: u64,
+}
+
+impl ReaderArgs {
+    /// The reader options these flags ask for.
+    pub fn options(&self) -> opguard_trace::ReaderOptions {
+        opguard_trace::ReaderOptions::new()
+            .salvage(self.salvage)
+            .max_decoded_bytes(self.max_decoded_bytes)
+            .max_encoded_bytes(self.max_encoded_bytes)
+    }
+}
+
+/// The limit on a view a command writes.
+#[derive(Debug, Args, Clone, Copy)]
+pub struct OutputLimitArgs {
+    /// Largest view written, encoded and decoded: plain bytes or with a unit
+    /// (KiB, MiB, GiB, TiB), e.g. 1GiB.
+    #[arg(long, value_name = "SIZE", value_parser = parse_size, default_value = "256MiB")]
+    pub max_output_bytes: u64,
+}
+
+/// A byte size: `1048576`, `512KiB`, `512MiB`, `4GiB`, `1TiB` (powers of
+/// 1024; decimal units are refused rather than guessed).
+pub fn parse_size(text: &str) -> Result<u64, String> {
+    let t = text.trim();
+    let digits = t.bytes().take_while(u8::is_ascii_digit).count();
+    let (number, unit) = t.split_at(digits);
+    let n: u64 = number.parse().map_err(|_| {
+        format!("{text:?} is not a size: expected bytes such as 1048576, 512MiB or 4GiB")
+    })?;
+    let shift = match unit {
+        "" | "B" => 0,
+        "KiB" => 10,
+        "MiB" => 20,
+        "GiB" => 30,
+        "TiB" => 40,
+        _ => {
+            return Err(format!(
+                "unknown unit {unit:?} in {text:?}: use B, KiB, MiB, GiB or TiB (powers of 1024)"
+            ))
+        }
+    };
+    n.checked_mul(1u64 << shift)
+        .ok_or_else(|| format!("{text:?} does not fit in 64 bits"))
+}
+
+// --- end of reader flags
 
 /// Flags every command shares.
 #[derive(Debug, Args, Clone, Copy)]
@@ -358,6 +439,8 @@ Examples:
 pub struct TraceLaunchesArgs {
     #[command(flatten)]
     pub output: OutputArgs,
+    #[command(flatten)]
+    pub reader: ReaderArgs,
     /// The artifacts' role (e.g. inference_profile), recorded in provenance.
     #[arg(long, value_name = "ROLE")]
     pub role: Option<String>,
@@ -371,7 +454,7 @@ pub struct TraceLaunchesArgs {
     /// Kernel identities listed per region.
     #[arg(long, default_value_t = 10, value_name = "N")]
     pub top: usize,
-    /// Trace files (plain or gzip JSON).
+    /// Trace files (plain or gzip JSON; `-` for stdin).
     #[arg(required = true, value_name = "FILE")]
     pub files: Vec<PathBuf>,
 }
@@ -381,6 +464,8 @@ pub struct TraceLaunchesArgs {
 pub struct TraceInfoArgs {
     #[command(flatten)]
     pub output: OutputArgs,
+    #[command(flatten)]
+    pub reader: ReaderArgs,
     /// Trace files (plain or gzip JSON; `-` for stdin).
     #[arg(required = true, value_name = "FILE")]
     pub files: Vec<PathBuf>,
@@ -474,6 +559,19 @@ pub struct CensusArgs {
 mod tests {
     use super::*;
     use clap::CommandFactory;
+
+    #[test]
+    fn sizes_take_binary_units_and_refuse_guesses() {
+        assert_eq!(parse_size("1048576"), Ok(1 << 20));
+        assert_eq!(parse_size("512MiB"), Ok(512 << 20));
+        assert_eq!(parse_size("4GiB"), Ok(4 << 30));
+        assert_eq!(parse_size("7B"), Ok(7));
+        assert!(parse_size("4GB").unwrap_err().contains("powers of 1024"));
+        assert!(parse_size("MiB").is_err());
+        assert!(parse_size("99999999999TiB")
+            .unwrap_err()
+            .contains("64 bits"));
+    }
 
     #[test]
     fn the_command_tree_is_consistent() {

@@ -1,7 +1,6 @@
-//! `opguard export`: one call to [`opguard_align::export_records`] or
-//! [`opguard_align::export_profiles`].
+//! `opguard export`: one call to [`opguard_align::export_with`].
 
-use opguard_align::{export_profiles, export_records, ExportSummary, ProfileInput};
+use opguard_align::{export_with, ExportOptions, ExportRequest, ExportSummary, ProfileInput};
 
 use crate::cli::ExportArgs;
 use crate::error::CliError;
@@ -15,6 +14,16 @@ impl From<opguard_align::Error> for CliError {
         // so it reads the same here as in `opguard trace info`.
         let mut out = match e.kind() {
             opguard_align::ErrorKind::Trace(t) => CliError::from(t),
+            kind @ opguard_align::ErrorKind::LimitExceeded { what, .. }
+                if what.starts_with("the output view") =>
+            {
+                CliError::new(
+                    e.code(),
+                    format!(
+                        "{kind}; raise it with --max-output-bytes (e.g. --max-output-bytes 1GiB)"
+                    ),
+                )
+            }
             kind => CliError::new(e.code(), kind.to_string()),
         };
         if let Some(p) = e.path() {
@@ -26,17 +35,19 @@ impl From<opguard_align::Error> for CliError {
 
 /// Runs `opguard export`.
 pub fn run(args: &ExportArgs) -> Result<u8, CliError> {
-    let summary = match &args.records {
-        Some(records) => export_records(records, &args.out)?,
-        None => {
-            let inputs: Vec<ProfileInput> = args
-                .from_profile
-                .iter()
-                .map(|p| ProfileInput::new(p.clone()))
-                .collect();
-            export_profiles(&inputs, &args.out)?
-        }
+    let request = ExportRequest {
+        records: args.records.clone(),
+        from_profile: args
+            .from_profile
+            .iter()
+            .map(|p| ProfileInput::new(p.clone()))
+            .collect(),
+        output: args.out.clone(),
     };
+    let options = ExportOptions::new()
+        .reader(args.reader.options())
+        .max_export_bytes(args.output_limit.max_output_bytes);
+    let summary = export_with(&request, &options)?;
     let mut out = Out::new();
     if args.output.json {
         out.json_line(&summary)?;

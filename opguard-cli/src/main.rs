@@ -19,6 +19,7 @@ mod inspect;
 mod kernel_name;
 mod out;
 mod progress;
+mod read;
 mod scaling;
 mod scratch;
 mod select;
