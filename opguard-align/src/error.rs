@@ -200,6 +200,23 @@ pub enum ErrorKind {
     /// A profiler trace cannot be turned into records.
     #[error("cannot derive operation records: {0}")]
     InvalidProfile(String),
+    /// A profiler trace yields no operation (`cpu_op`) at all.
+    #[error("no operations to export: {reason}")]
+    NoOperations {
+        /// Why: not a PyTorch profiler trace, or one without `cpu_op` events.
+        reason: String,
+    },
+    /// A PyTorch profiler trace recorded without `record_shapes=True`: its
+    /// operations carry no input shapes, so every one would be unpaired.
+    #[error(
+        "the trace's {operations} operations carry no input shapes (no \"Input Dims\"): it was \
+         recorded without record_shapes=True; record it with \
+         torch.profiler.profile(record_shapes=True)"
+    )]
+    RecordedWithoutShapes {
+        /// `cpu_op` events found.
+        operations: u64,
+    },
     /// An input changed between the two passes over it.
     #[error("the input changed while it was being read (SHA-256 {first} then {second})")]
     SourceChanged {
@@ -271,6 +288,8 @@ impl Error {
             ErrorKind::RunCount(_) => "run_count",
             ErrorKind::DuplicateRunRank { .. } => "duplicate_run_rank",
             ErrorKind::InvalidProfile(_) => "invalid_profile",
+            ErrorKind::NoOperations { .. } => "no_operations",
+            ErrorKind::RecordedWithoutShapes { .. } => "recorded_without_shapes",
             ErrorKind::SourceChanged { .. } => "source_changed",
         }
     }

@@ -294,8 +294,12 @@ fn alignment(
     let computed = (|| {
         let profiles = inputs
             .iter()
-            .map(|input| records_from_profile(input, reader))
-            .collect::<Result<Vec<_>, _>>()?;
+            .map(|input| {
+                let records = records_from_profile(input, reader)?;
+                records.check_exportable(&input.path)?;
+                Ok(records)
+            })
+            .collect::<Result<Vec<_>, opguard_align::Error>>()?;
         let runs = profiles
             .iter()
             .map(|p| AlignedRun {
