@@ -789,9 +789,6 @@ impl<R: Read> TraceReader<R> {
                         return self.cut_short(Some(self.offset()));
                     }
                 }
-                Err(Stop::Syntax { .. }) if self.cut_by_end_of_input() => {
-                    return self.cut_short(Some(self.offset()));
-                }
                 Err(Stop::Syntax { at, kind }) => return Err(self.syntax_error(at, kind)),
             }
         }
@@ -956,23 +953,6 @@ impl<R: Read> TraceReader<R> {
                         return Err(self.truncated().in_event(Some(self.events)));
                     }
                 }
-                // A number or literal cut by the end of the file looks
-                // malformed only because nothing follows it: the file is
-                // cut, not wrong.
-                Err(Stop::Syntax { .. })
-                    if self.eof
-                        && matches!(
-                            scan(
-                                &self.buf[..self.len],
-                                self.pos,
-                                self.options.max_depth,
-                                false
-                            ),
-                            Err(Stop::Incomplete)
-                        ) =>
-                {
-                    return Err(self.truncated().in_event(Some(self.events)));
-                }
                 Err(Stop::Syntax { at, kind }) => {
                     return Err(self.syntax_error(at, kind).in_event(Some(self.events)))
                 }
@@ -1089,18 +1069,6 @@ impl<R: Read> TraceReader<R> {
             .push(ReadWarning::truncated(end, partial_at, self.events));
         self.state = State::Done;
         Ok(())
-    }
-
-    /// Whether a top-level member that failed to scan would have been
-    /// incomplete had more input followed: then the end of input cut it.
-    fn cut_by_end_of_input(&mut self) -> bool {
-        if !self.eof {
-            return false;
-        }
-        let eof = std::mem::replace(&mut self.eof, false);
-        let incomplete = matches!(self.scan_top_member(), Err(Stop::Incomplete));
-        self.eof = eof;
-        incomplete
     }
 
     fn syntax_error(&self, at: usize, kind: SyntaxKind) -> Error {
