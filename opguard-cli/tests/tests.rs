@@ -9,6 +9,7 @@ mod framework;
 mod inspect;
 mod kernel_name;
 mod reader_flags;
+mod report;
 mod scaling;
 mod select;
 mod trace_info;
