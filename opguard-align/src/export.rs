@@ -239,9 +239,10 @@ pub fn export_with(
 /// Exports the records already taken from two or more profiler traces
 /// ([`records_from_profile`](crate::records_from_profile)), so a caller
 /// that wants the records (to count or inspect them) and the export reads
-/// each trace once. The answer is [`export_profiles`]' for the same traces;
-/// records that could pair nothing are refused as there
-/// ([`ProfileRecords::check_exportable`]).
+/// each trace once. The answer is [`export_profiles`]' for the same traces,
+/// except that records without shapes are not refused here (`inspect`
+/// aligns such traces by operator and callsite); call
+/// [`ProfileRecords::check_exportable`] to refuse them as the export does.
 pub fn export_profile_records(
     profiles: Vec<ProfileRecords>,
     output: &Path,
@@ -254,8 +255,6 @@ pub fn export_profile_records(
         )));
     }
     for (i, p) in profiles.iter().enumerate() {
-        // Named by its run label: these records no longer know their file.
-        p.check_exportable(Path::new(&p.run))?;
         if profiles[..i]
             .iter()
             .any(|o| o.run == p.run && o.rank == p.rank)

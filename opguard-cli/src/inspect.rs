@@ -303,12 +303,8 @@ pub(crate) fn alignment(
     let computed = (|| {
         let profiles = inputs
             .iter()
-            .map(|input| {
-                let records = records_from_profile(input, reader)?;
-                records.check_exportable(&input.path)?;
-                Ok(records)
-            })
-            .collect::<Result<Vec<_>, opguard_align::Error>>()?;
+            .map(|input| records_from_profile(input, reader))
+            .collect::<Result<Vec<_>, _>>()?;
         let runs = profiles
             .iter()
             .map(|p| AlignedRun {
