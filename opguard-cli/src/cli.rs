@@ -349,7 +349,7 @@ pub struct ReaderArgs {
     /// Keep every complete event of a damaged trace, as Perfetto's importer
     /// does: a file cut mid-event or missing its closing `]}`, trailing commas,
     /// a gzip stream cut short. Each is reported as a warning; a partial event
-    /// is never read. Without it such a file is error[json_truncated].
+    /// is never read. Without it such a file is `error[json_truncated]`.
     #[arg(long)]
     pub salvage: bool,
     /// Largest decoded (JSON) size of one trace: plain bytes or with a unit
