@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # The bindings' test: build the C library, run the C test against the shared
-# and the static library, then the Python (pytest) and Node (node --test)
-# parity runners, and a multi-threaded stress of every entry point under
-# LeakSanitizer. Needs only Rust, a C compiler with AddressSanitizer (gcc or
+# and the static library and, installed by scripts/install-capi, through
+# pkg-config from outside the checkout; a multi-threaded stress of every entry
+# point under LeakSanitizer; then the Python (pytest) and Node (node --test)
+# parity runners, in the source tree and again against the built wheel and
+# npm tarball installed into fresh places outside the checkout; the marker
+# installer under real torch. Needs only Rust, a C compiler with AddressSanitizer (gcc or
 # clang), Python >= 3.9 (3.11 in CI) and Node >= 20; the Python venv and
 # node_modules are created when missing. Every fixture case is reported by name: <file>::<id>.
 set -euo pipefail
@@ -42,6 +45,38 @@ for kind in shared static; do
     [ "$status" -eq 0 ] || { echo "error: the C test ($kind) failed; full log: $out/$kind.log" >&2; exit 1; }
 done
 
+step "C: scripts/install-capi into a fresh prefix; a consumer outside the checkout builds through pkg-config"
+scratch="$(mktemp -d)"
+bash "$root/scripts/install-capi" "$scratch/prefix" | tail -n 1
+export PKG_CONFIG_PATH="$scratch/prefix/lib/pkgconfig"
+capi_version="$(sed -n '/^\[package\]/,/^\[/s/^version = "\(.*\)"/\1/p' "$root/opguard-capi/Cargo.toml")"
+[ "$(pkg-config --modversion opguard)" = "$capi_version" ] \
+    || { echo "error: opguard.pc says $(pkg-config --modversion opguard), opguard-capi is $capi_version" >&2; exit 1; }
+mkdir "$scratch/consumer"
+cp "$src" "$scratch/consumer/app.c"
+libdir_installed="$(pkg-config --variable=libdir opguard)"
+# shellcheck disable=SC2046 # pkg-config's output is a list of flags
+(cd "$scratch/consumer" \
+    && "$cc" -std=c99 -Wall -Wextra -Werror -pedantic -o app_shared app.c \
+        $(pkg-config --cflags --libs opguard) -Wl,-rpath,"$libdir_installed" \
+    && "$cc" -std=c99 -Wall -Wextra -Werror -pedantic -o app_static app.c \
+        $(pkg-config --cflags opguard) "$libdir_installed/libopguard_capi.a" \
+        $(pkg-config --static --libs-only-l opguard | sed 's/-lopguard_capi//'))
+for kind in shared static; do
+    status=0
+    mkdir "$scratch/work-$kind"
+    (cd / && env -i "$scratch/consumer/app_$kind" "$root/fixtures" "$scratch/work-$kind") \
+        >"$scratch/$kind.log" 2>&1 || status=$?
+    echo "installed C consumer ($kind): $(grep -c '^ok ' "$scratch/$kind.log") checks ok, exit $status"
+    [ "$status" -eq 0 ] || { grep -v '^ok ' "$scratch/$kind.log"; echo "error: the installed C consumer ($kind) failed" >&2; exit 1; }
+done
+if [ "$shared" = libopguard_capi.so ]; then
+    ldd "$scratch/consumer/app_shared" | grep -q "$libdir_installed/$shared" \
+        || { echo "error: the shared consumer does not load the installed library" >&2; exit 1; }
+fi
+unset PKG_CONFIG_PATH
+rm -rf "$scratch"
+
 step "C stress: every entry point from 8 threads, valid and invalid input, under LeakSanitizer"
 # AddressSanitizer's leak check runs at exit: anything the library returned
 # and the program released with opguard_string_free, or allocated and kept,
@@ -66,9 +101,79 @@ if [ ! -x "$venv/bin/python" ]; then
 fi
 (cd "$here/python" && "$venv/bin/python" -m pytest -v -p no:cacheprovider)
 
+step "Python: pip wheel, installed into a fresh venv outside the checkout, used from / with no environment"
+# The wheel's cargo build reuses the release build above (same target
+# directory; only opguard-capi itself is relinked without debug info).
+scratch="$(mktemp -d)"
+started=$SECONDS
+CARGO_TARGET_DIR="$target" "$venv/bin/python" -m pip wheel --quiet --no-deps \
+    --disable-pip-version-check -w "$scratch/dist" "$here/python"
+rm -rf "$here/python/build" "$here/python/opguard.egg-info"
+wheel="$(ls "$scratch"/dist/opguard-*.whl)"
+echo "built $(basename "$wheel") in $((SECONDS - started)) s"
+"${PYTHON:-python3}" -m venv "$scratch/venv"
+"$scratch/venv/bin/python" -m pip install --quiet --disable-pip-version-check "$wheel" \
+    -r "$here/python/requirements-test.txt"
+# env -i: no OPGUARD_LIB, no CARGO_TARGET_DIR; from /: nothing of the checkout
+# on sys.path. Only the tests and fixtures are read from the checkout.
+(cd / && env -i PATH="$scratch/venv/bin:/usr/bin:/bin" \
+    "$scratch/venv/bin/python" -m pytest -q -p no:cacheprovider --installed "$here/python/tests")
+rm -rf "$scratch"
+
+step "Python: the marker installer (opguard.seam) under real torch (CPU)"
+# torch from PyPI is the CUDA build: `import torch` needs its NVIDIA wheels
+# even on a CPU-only machine (--no-deps fails on libcudart), about 5 GB.
+# So it lives in a venv outside the checkout that later runs reuse; CI
+# (CI=true) creates it when missing, elsewhere a missing one is a loud skip.
+torch_venv="${OPGUARD_TORCH_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/opguard/torch-venv-2.15.0}"
+if [ ! -x "$torch_venv/bin/python" ] && [ "${CI:-}" = "true" ]; then
+    started=$SECONDS
+    rm -rf "$torch_venv.partial"
+    "${PYTHON:-python3}" -m venv "$torch_venv.partial"
+    "$torch_venv.partial/bin/python" -m pip install --quiet --disable-pip-version-check \
+        torch==2.15.0 -r "$here/python/requirements-test.txt"
+    mv "$torch_venv.partial" "$torch_venv"
+    echo "installed torch into $torch_venv in $((SECONDS - started)) s"
+fi
+if [ -x "$torch_venv/bin/python" ]; then
+    (cd "$here/python" && OPGUARD_REQUIRE_TORCH=1 "$torch_venv/bin/python" -m pytest -v \
+        -p no:cacheprovider tests/test_seam.py tests/test_seam_torch.py)
+else
+    echo "SKIPPED: the marker installer's torch test: no $torch_venv (CI=true creates it;"
+    echo "         or point OPGUARD_TORCH_VENV at a venv with torch and pytest)"
+fi
+
 step "Node: npm ci and node --test in bindings/js"
 # --ignore-scripts: koffi's native module comes from its prebuilt platform
 # package in the lockfile; no install script needs to run.
 (cd "$here/js" && npm ci --ignore-scripts --no-audit --no-fund && node --test)
+
+step "Node: npm pack, npm install of the tarball into a fresh folder, used from there with no environment"
+scratch="$(mktemp -d)"
+started=$SECONDS
+# prepack bundles the release build above into native/<platform>-<arch>/;
+# postpack removes it from the source tree again.
+(cd "$here/js" && OPGUARD_LIB="$OPGUARD_LIB" npm pack --silent --pack-destination "$scratch" >/dev/null)
+tarball="$(ls "$scratch"/opguard-*.tgz)"
+tar -tzf "$tarball" | grep -q "native/$(node -p 'process.platform + "-" + process.arch')/$shared\$" \
+    || { echo "error: $tarball does not carry $shared" >&2; exit 1; }
+mkdir "$scratch/app"
+(cd "$scratch/app" && npm init -y >/dev/null && npm install --no-audit --no-fund --silent "$tarball")
+# The tests run beside the installed package: require('opguard') resolves to
+# app/node_modules/opguard. OPGUARD_REPO names the checkout for fixtures only.
+cp -r "$here/js/test" "$scratch/app/test"
+# A test that still says require('..') gets the installed package too.
+echo "module.exports = require('opguard');" >"$scratch/app/index.js"
+(cd / && env -i PATH="$PATH" HOME="$scratch" OPGUARD_REPO="$root" \
+    node --test "$scratch"/app/test/*.test.js) >"$scratch/node.log" 2>&1 || {
+    grep -E '^not ok|# (pass|fail)' "$scratch/node.log"; echo "error: the installed Node package failed" >&2; exit 1; }
+grep -E '^# (tests|pass|fail|skipped)' "$scratch/node.log"
+# index.d.ts, as a TypeScript user of the installed package sees it.
+(cd "$scratch/app" && npm install --no-audit --no-fund --silent typescript@5.9.3 \
+    && npx tsc --noEmit --strict --module node16 --moduleResolution node16 --target es2022 \
+        --lib es2022,dom test/types/check.ts) \
+    && echo "index.d.ts: test/types/check.ts compiles against the installed package"
+echo "npm pack + install + tests in $((SECONDS - started)) s"
+rm -rf "$scratch"
 
 step "bindings: all passed"

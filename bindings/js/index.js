@@ -2,8 +2,10 @@
 /**
  * Node bindings for opguard's C ABI, through koffi.
  *
- * The shared library is found through $OPGUARD_LIB or the workspace's
- * target/{release,debug} ($CARGO_TARGET_DIR first) and loaded on first use.
+ * The shared library is the one the package carries for this platform
+ * (native/<platform>-<arch>/, put there by `npm pack`), else $OPGUARD_LIB,
+ * else the workspace's target/{release,debug} ($CARGO_TARGET_DIR first; for
+ * development). It is loaded on first use; `libraryPath()` says which file.
  * Every function returns the envelope's `value` or throws the typed error of
  * its code. Returned strings are a koffi disposable type whose dispose
  * function is `opguard_string_free`: koffi copies the envelope into a JS
@@ -13,6 +15,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const koffi = require('koffi');
+const { libName, bundledDir } = require('./platform');
 
 const ABI_VERSION = 1;
 
@@ -77,15 +80,14 @@ function errorFromEnvelope(error = {}) {
 
 // ---- loading ---------------------------------------------------------------
 
-function libName() {
-  if (process.platform === 'darwin') return 'libopguard_capi.dylib';
-  if (process.platform === 'win32') return 'opguard_capi.dll';
-  return 'libopguard_capi.so';
-}
-
 /** Where the library is looked for, in order. */
 function candidates() {
-  if (process.env.OPGUARD_LIB) return [process.env.OPGUARD_LIB];
+  const out = [path.join(bundledDir(__dirname), libName())];
+  if (process.env.OPGUARD_LIB) {
+    // An explicit choice: the workspace is not searched behind it.
+    out.push(process.env.OPGUARD_LIB);
+    return out;
+  }
   const roots = [];
   if (process.env.CARGO_TARGET_DIR) roots.push(process.env.CARGO_TARGET_DIR);
   let dir = __dirname;
@@ -98,7 +100,7 @@ function candidates() {
     if (parent === dir) break;
     dir = parent;
   }
-  return roots.flatMap((root) => ['release', 'debug'].map((p) => path.join(root, p, libName())));
+  return out.concat(roots.flatMap((root) => ['release', 'debug'].map((p) => path.join(root, p, libName()))));
 }
 
 let native = null;
@@ -146,8 +148,9 @@ function library() {
     }
     if (native === null) {
       throw new LibraryNotFoundError(
-        'opguard shared library not found; build it with `cargo build --release -p opguard-capi` '
-        + `or set OPGUARD_LIB. Tried: ${tried.join(', ')}`);
+        'opguard shared library not found: this package carries none for '
+        + `${process.platform}-${process.arch}, OPGUARD_LIB is unset, and no workspace build exists `
+        + `(\`cargo build --release -p opguard-capi\`). Tried: ${tried.join(', ')}`);
     }
   }
   return native;

@@ -110,3 +110,7 @@ pub use record::{
     read_records, Callsite, Frame, Io, Record, RecordsWriter, TensorSummary, RECORDS_FORMAT,
 };
 pub use validate::{validate_export, ValidationReport};
+
+/// This crate's version (its Cargo.toml `version`), for tools that report what
+/// they were built with (`opguard --version`).
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");

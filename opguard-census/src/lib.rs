@@ -101,3 +101,7 @@ pub use families::{
 };
 pub use host::{DeclaredHostResolutions, HostResolutionDiff, LineDiff};
 pub use json::DEFAULT_MAX_BYTES;
+
+/// This crate's version (its Cargo.toml `version`), for tools that report what
+/// they were built with (`opguard --version`).
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -84,6 +84,44 @@ pub enum Group {
     /// alignment, the seam verdict and scaling. With no TRACE, the shipped default input.
     #[command(after_help = REPORT_AFTER_HELP)]
     Report(ReportArgs),
+    // ---- installing the command (completions, man page) ----
+    /// Print a shell completion script for opguard (bash, zsh or fish).
+    #[command(after_help = COMPLETIONS_AFTER_HELP, arg_required_else_help = true)]
+    Completions(CompletionsArgs),
+    /// Print opguard's man page (roff) on stdout.
+    #[command(after_help = MAN_AFTER_HELP)]
+    Man,
+}
+
+const COMPLETIONS_AFTER_HELP: &str = "\
+Install the script where your shell looks for completions.
+
+Examples:
+  opguard completions bash > ~/.local/share/bash-completion/completions/opguard
+  opguard completions zsh > \"${fpath[1]}/_opguard\"
+  opguard completions fish > ~/.config/fish/completions/opguard.fish";
+
+const MAN_AFTER_HELP: &str = "\
+Examples:
+  opguard man > ~/.local/share/man/man1/opguard.1 && man opguard";
+
+/// `opguard completions`.
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell to complete for.
+    #[arg(value_enum)]
+    pub shell: Shell,
+}
+
+/// A shell `opguard completions` writes for.
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub enum Shell {
+    /// GNU bash (bash-completion).
+    Bash,
+    /// Z shell.
+    Zsh,
+    /// fish.
+    Fish,
 }
 
 const EXPORT_AFTER_HELP: &str = "\

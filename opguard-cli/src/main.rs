@@ -16,6 +16,7 @@ mod exit;
 mod export;
 mod fixtures;
 mod inspect;
+mod install;
 mod kernel_name;
 mod out;
 mod progress;
@@ -32,7 +33,7 @@ use std::ffi::OsString;
 use std::process::ExitCode;
 
 use clap::error::ErrorKind as ClapErrorKind;
-use clap::Parser;
+use clap::FromArgMatches;
 
 use crate::cli::{
     Cli, FixturesCommand, Group, KernelNameCommand, SelectCommand, ToolsCommand, TraceCommand,
@@ -58,7 +59,10 @@ fn main() -> ExitCode {
 /// Parses `args` and runs the command; returns the exit status.
 fn run(args: Vec<OsString>) -> u8 {
     let json = wants_json(&args);
-    let cli = match Cli::try_parse_from(&args) {
+    let parsed = install::command()
+        .try_get_matches_from(&args)
+        .and_then(|matches| Cli::from_arg_matches(&matches));
+    let cli = match parsed {
         Ok(cli) => cli,
         Err(e) => return usage(e, json),
     };
@@ -78,6 +82,8 @@ fn run(args: Vec<OsString>) -> u8 {
         Group::Tools(ToolsCommand::Align(a)) => align::run_request(a),
         Group::Fixtures(FixturesCommand::Run(a)) => fixtures::run(a),
         Group::Report(a) => report::run(a),
+        Group::Completions(a) => install::run_completions(a),
+        Group::Man => install::run_man(),
     };
     match result {
         Ok(status) => status,

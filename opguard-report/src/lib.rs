@@ -59,3 +59,7 @@ pub use report::{
     MAX_LIST_ROWS, MAX_SCATTERS,
 };
 pub use timeline::{Lane, LaneKind, Timeline, MAX_LANES, TIMELINE_BINS};
+
+/// This crate's version (its Cargo.toml `version`), for tools that report what
+/// they were built with (`opguard --version`).
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");

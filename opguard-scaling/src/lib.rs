@@ -69,3 +69,7 @@ pub use report::{
 };
 pub use run::{run_trials, run_trials_file};
 pub use trials::{TrialSpec, TrialsDocument, MAX_TRIALS_DOCUMENT_BYTES, TRIALS_FORMAT};
+
+/// This crate's version (its Cargo.toml `version`), for tools that report what
+/// they were built with (`opguard --version`).
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -105,3 +105,7 @@ pub use verdict::{
     BestProcess, CandidateEvidence, Failure, MatchedKernelName, ProcessVerdict, RefusedCandidate,
     Verdict, VERDICT_FORMAT,
 };
+
+/// This crate's version (its Cargo.toml `version`), for tools that report what
+/// they were built with (`opguard --version`).
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");

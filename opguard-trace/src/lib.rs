@@ -68,3 +68,7 @@ pub use reader::{
 pub use scan::ValueKind;
 pub use warning::ReadWarning;
 pub use writer::{write_json_string, OwnedEvent, RawJson, TraceWriter};
+
+/// This crate's version (its Cargo.toml `version`), for tools that report what
+/// they were built with (`opguard --version`).
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -8,7 +8,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { test, after } = require('node:test');
-const opguard = require('..');
+const opguard = require('opguard');
 const { FIXTURES, loadJson, caseTests } = require('./support');
 
 const FILE = 'align/map_cases.json';

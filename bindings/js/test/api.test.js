@@ -5,7 +5,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { test } = require('node:test');
-const opguard = require('..');
+const opguard = require('opguard');
 const { ROOT, FIXTURES, loadJson } = require('./support');
 
 const W2 = path.join(FIXTURES, 'census', 'hint_guard_w2.capture.json');
@@ -143,4 +143,30 @@ test('salvage reads the complete events of a cut real trace', (t) => {
   assert.equal(info.events, want);
   assert.equal(info.warnings[0].code, 'truncated');
   fs.rmSync(dir, { recursive: true });
+
+// ---- packaging ---------------------------------------------------------------
+
+test('the package reports the version of the library it carries (opguard-capi)', () => {
+  assert.equal(require('opguard/package.json').version, cargoVersion());
+});
+
+test('an installed package loads the library it carries, with no environment', (t) => {
+  const entry = require.resolve('opguard');
+  if (!entry.split(path.sep).includes('node_modules')) {
+    t.skip('source-tree run; bindings/test.sh runs the tests beside an installed package');
+    return;
+  }
+  assert.equal(process.env.OPGUARD_LIB, undefined);
+  assert.equal(process.env.CARGO_TARGET_DIR, undefined);
+  const pkg = path.dirname(entry);
+  assert.ok(!pkg.startsWith(ROOT + path.sep), `loaded from the checkout: ${pkg}`);
+  const lib = opguard.libraryPath();
+  assert.equal(path.dirname(path.dirname(path.dirname(lib))), pkg);
+  assert.equal(path.basename(path.dirname(lib)), `${process.platform}-${process.arch}`);
+});
+
+test('index.d.ts declares every export of index.js, and nothing else', () => {
+  const dts = fs.readFileSync(require.resolve('opguard').replace(/index\.js$/, 'index.d.ts'), 'utf8');
+  const declared = [...dts.matchAll(/^export (?:declare )?(?:function|class|const) (\w+)/gm)].map((m) => m[1]);
+  assert.deepStrictEqual([...new Set(declared)].sort(), Object.keys(opguard).sort());
 });

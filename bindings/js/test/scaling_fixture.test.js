@@ -3,7 +3,7 @@
 const assert = require('node:assert/strict');
 const path = require('node:path');
 const { test } = require('node:test');
-const opguard = require('..');
+const opguard = require('opguard');
 const { FIXTURES, loadJson, caseTests } = require('./support');
 
 const FILE = 'scaling/cases.json';

@@ -3,7 +3,10 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { test } = require('node:test');
 
-const ROOT = path.resolve(__dirname, '..', '..', '..');
+// The checkout whose fixtures and Cargo.toml files the tests read. The tests
+// run from bindings/js/test, or copied beside an installed package (then
+// OPGUARD_REPO names the checkout; it never locates the library).
+const ROOT = process.env.OPGUARD_REPO || path.resolve(__dirname, '..', '..', '..');
 const FIXTURES = path.join(ROOT, 'fixtures');
 
 const loadJson = (file) => JSON.parse(fs.readFileSync(file, 'utf8'));

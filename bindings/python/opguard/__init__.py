@@ -1,8 +1,9 @@
 """Python bindings for opguard's C ABI (ctypes; no compiler needed).
 
-The shared library is found through ``$OPGUARD_LIB`` or the workspace's
-``target/{release,debug}`` (``$CARGO_TARGET_DIR`` first) and loaded on first
-use. Every function returns the envelope's ``value`` (plain ``dict``/``list``)
+A wheel carries the shared library inside the package; without one (a source
+checkout) it is found through ``$OPGUARD_LIB`` or the workspace's
+``target/{release,debug}`` (``$CARGO_TARGET_DIR`` first). It is loaded on
+first use; ``library_path()`` says which file. Every function returns the envelope's ``value`` (plain ``dict``/``list``)
 or raises the typed error of its code (see ``opguard.errors``); every string
 the library returns is released with ``opguard_string_free``.
 
@@ -13,6 +14,11 @@ the library returns is released with ``opguard_string_free``.
 False
 """
 
+from __future__ import annotations
+
+import os
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
+
 from . import _native
 from .errors import (AlignError, CensusError, InternalError, LibraryNotFoundError,
                      OpguardError, RequestError, ScalingError, SelectError, TraceError)
@@ -20,7 +26,7 @@ from .errors import (AlignError, CensusError, InternalError, LibraryNotFoundErro
 __all__ = [
     "AlignError", "CensusError", "InternalError", "LibraryNotFoundError", "OpguardError",
     "RequestError", "ScalingError", "SelectError", "TraceError",
-    "version", "abi_version", "library_path", "call",
+    "Json", "PathLike", "version", "abi_version", "library_path", "call",
     "kernel_canonicalize", "kernel_canonicalize_batch", "kernel_short_name", "kernel_match",
     "kernel_verdict", "kernel_match_batch",
     "trace_info", "trace_launch_regions", "census", "census_compare_widths",
@@ -28,44 +34,71 @@ __all__ = [
 ]
 
 
-def _lib():
+#: A JSON value as the library returns it (``dict``/``list``/``str``/...).
+Json = Any
+#: A file path.
+PathLike = Union[str, "os.PathLike[str]"]
+#: A document given inline (a ``dict``) or as a file path.
+DocOrPath = Union[Mapping[str, Any], str, "os.PathLike[str]"]
+
+
+def _lib() -> _native.Library:
     return _native.library()
 
 
-def version():
-    """The library's version (its Cargo.toml version)."""
+def __getattr__(name: str) -> str:
+    # The package's version is the library's (opguard-capi's): read lazily,
+    # so importing never loads the library.
+    if name == "__version__":
+        return version()
+    raise AttributeError(f"module 'opguard' has no attribute {name!r}")
+
+
+def version() -> str:
+    """The library's version: opguard-capi's Cargo.toml version, which is also
+    this package's.
+
+    >>> opguard.version()  # doctest: +SKIP
+    '0.1.0'
+    """
     return _lib().version
 
 
-def abi_version():
+def abi_version() -> int:
     """The library's ABI version (checked at load: this package needs 1)."""
     return _lib().abi_version
 
 
-def library_path():
-    """The path of the loaded shared library."""
-    return _lib().path
+def library_path() -> str:
+    """The path of the loaded shared library: inside the package for an
+    installed wheel.
+
+    >>> opguard.library_path()  # doctest: +SKIP
+    '.../site-packages/opguard/libopguard_capi.so'
+    """
+    return str(_lib().path)
 
 
-def call(entry_point, request):
+def call(entry_point: str, request: Union[Mapping[str, Any], str, bytes]) -> Json:
     """Calls any JSON entry point by its C symbol with a dict (or JSON text)."""
     return _lib().call(entry_point, request)
 
 
-def _drop_none(**fields):
+def _drop_none(**fields: Any) -> Dict[str, Any]:
     return {k: v for k, v in fields.items() if v is not None}
 
 
 # ---- kernel names ----------------------------------------------------------
 
-def kernel_canonicalize(symbol, fields=None):
+def kernel_canonicalize(symbol: str, fields: Optional[Iterable[str]] = None) -> Dict[str, Any]:
     """The canonical form of a kernel symbol (the parity fixture's fields), or
     only the named ``fields`` (e.g. ``("identity", "short_name")``)."""
     return call("opguard_kernel_canonicalize",
                 _drop_none(symbol=symbol, fields=None if fields is None else list(fields)))
 
 
-def kernel_canonicalize_batch(symbols, fields=None):
+def kernel_canonicalize_batch(symbols: Iterable[str],
+                              fields: Optional[Iterable[str]] = None) -> List[Dict[str, Any]]:
     """Canonical forms of many symbols in one call, in order; ``fields`` as in
     ``kernel_canonicalize`` (fewer fields: less JSON to decode)."""
     return call("opguard_kernel_canonicalize_batch",
@@ -73,17 +106,17 @@ def kernel_canonicalize_batch(symbols, fields=None):
                            fields=None if fields is None else list(fields)))
 
 
-def kernel_short_name(symbol):
+def kernel_short_name(symbol: str) -> str:
     """The display name used in profile tables."""
     return call("opguard_kernel_short_name", {"symbol": symbol})["short_name"]
 
 
-def kernel_verdict(want, got):
+def kernel_verdict(want: str, got: str) -> Dict[str, Any]:
     """``{"is_match", "reason", "basis"}`` for two symbols."""
     return call("opguard_kernel_match_json", {"want": want, "got": got})
 
 
-def kernel_match(want, got):
+def kernel_match(want: str, got: str) -> bool:
     """Whether two symbols name the same kernel (the direct call: no JSON)."""
     if "\0" in want or "\0" in got:
         # The direct call takes C strings; the JSON call carries U+0000 exactly.
@@ -102,20 +135,23 @@ def kernel_match(want, got):
     return r == 1
 
 
-def kernel_match_batch(pairs):
+def kernel_match_batch(pairs: Iterable[Tuple[str, str]]) -> List[Dict[str, Any]]:
     """Verdicts for many ``(want, got)`` pairs in one call, in order."""
     return call("opguard_kernel_match_batch", {"pairs": [[w, g] for w, g in pairs]})
 
 
 # ---- traces ----------------------------------------------------------------
 
-def trace_info(path=None, *, text=None, reader=None):
+def trace_info(path: Optional[PathLike] = None, *, text: Optional[str] = None,
+               reader: Optional[Mapping[str, Any]] = None) -> Dict[str, Any]:
     """What the reader established about a trace file (or JSON text)."""
     return call("opguard_trace_info",
                 _drop_none(path=None if path is None else str(path), text=text, reader=reader))
 
 
-def trace_launch_regions(artifacts, *, top=None, reader=None):
+def trace_launch_regions(artifacts: Sequence[Union[Mapping[str, Any], PathLike]], *,
+                         top: Optional[int] = None,
+                         reader: Optional[Mapping[str, Any]] = None) -> Dict[str, Any]:
     """Launch regions, one per artifact (``{"path"|"text", "role", "stage",
     "provider"}`` dicts, or paths), and their aggregate."""
     arts = [a if isinstance(a, dict) else {"path": str(a)} for a in artifacts]
@@ -124,7 +160,7 @@ def trace_launch_regions(artifacts, *, top=None, reader=None):
 
 # ---- census ----------------------------------------------------------------
 
-def _doc(name, value):
+def _doc(name: str, value: Optional[DocOrPath]) -> Dict[str, Any]:
     """``name`` for an inline document (a dict), ``name_path`` for a path."""
     if value is None:
         return {}
@@ -133,8 +169,10 @@ def _doc(name, value):
     return {f"{name}_path": str(value)}
 
 
-def census(capture, *, families=None, declared_host_resolutions=None,
-           require_classified=False, require_host_resolutions=False):
+def census(capture: DocOrPath, *, families: Optional[DocOrPath] = None,
+           declared_host_resolutions: Optional[DocOrPath] = None,
+           require_classified: bool = False,
+           require_host_resolutions: bool = False) -> Dict[str, Any]:
     """The census of one capture (a dict, or a path)."""
     request = {}
     request.update(_doc("capture", capture))
@@ -147,7 +185,8 @@ def census(capture, *, families=None, declared_host_resolutions=None,
     return call("opguard_census", request)
 
 
-def census_compare_widths(first, second, control=None):
+def census_compare_widths(first: DocOrPath, second: DocOrPath,
+                          control: Optional[DocOrPath] = None) -> Dict[str, Any]:
     """The two-width comparison of two captures (dicts or paths)."""
     request = {}
     request.update(_doc("first", first))
@@ -158,13 +197,13 @@ def census_compare_widths(first, second, control=None):
 
 # ---- selection -------------------------------------------------------------
 
-def profile_top_n(path, top):
+def profile_top_n(path: PathLike, top: int) -> Dict[str, Any]:
     """The Top-``top`` profile of a trace: device rows with their entity kind
     and evidence, dispatcher aggregates expanded."""
     return call("opguard_profile_top_n", {"path": str(path), "top": top})
 
 
-def seam_verdict(request, *, base=None):
+def seam_verdict(request: DocOrPath, *, base: Optional[PathLike] = None) -> Dict[str, Any]:
     """The seam verdict for a seam request (a dict, whose trace paths resolve
     against ``base``, default the working directory; or a request file, whose
     trace paths resolve against its folder)."""
@@ -176,7 +215,9 @@ def seam_verdict(request, *, base=None):
 
 # ---- alignment and scaling -------------------------------------------------
 
-def export_build(output, *, records=None, from_profile=None):
+def export_build(output: PathLike, *, records: Optional[PathLike] = None,
+                 from_profile: Optional[Sequence[Union[Mapping[str, Any], PathLike]]] = None,
+                 ) -> Dict[str, Any]:
     """Writes an ``opguard.export/v1`` view to ``output`` (which must not exist)
     from a records file or two or more profiler traces."""
     request = {"output": str(output)}
@@ -188,14 +229,17 @@ def export_build(output, *, records=None, from_profile=None):
     return call("opguard_export_build", request)
 
 
-def alignment_map_apply(artifact, alignment_map, output):
+def alignment_map_apply(artifact: PathLike, alignment_map: PathLike,
+                        output: PathLike) -> Dict[str, Any]:
     """Applies an alignment map to an export view, writing ``output``."""
     return call("opguard_alignment_map_apply", {
         "protocol_version": 1, "artifact": str(artifact),
         "alignment_map": str(alignment_map), "output": str(output)})
 
 
-def scaling_correlate(trials, *, base=None, metric=None, reader=None):
+def scaling_correlate(trials: DocOrPath, *, base: Optional[PathLike] = None,
+                      metric: Optional[str] = None,
+                      reader: Optional[Mapping[str, Any]] = None) -> Dict[str, Any]:
     """The scaling report for a trials document (a dict or a path)."""
     request = _doc("trials", trials)
     request.update(_drop_none(base=None if base is None else str(base), metric=metric,

@@ -37,14 +37,25 @@ JSON_ENTRY_POINTS = (
 )
 
 
+
+
+def bundled():
+    """The library inside the installed package (a wheel carries one; see
+    setup.py), whether or not it is there."""
+    return [Path(__file__).resolve().parent / LIB_NAME]
+
+
 def candidates():
-    """Where the library is looked for, in order: ``$OPGUARD_LIB``, then the
-    workspace's target directories (``$CARGO_TARGET_DIR``, ``target/``),
+    """Where the library is looked for, in order: the one bundled in the
+    package (an installed wheel), then ``$OPGUARD_LIB``, then the workspace's
+    target directories (``$CARGO_TARGET_DIR``, ``target/``; development),
     release before debug."""
+    out = bundled()
     env = os.environ.get("OPGUARD_LIB")
     if env:
-        return [Path(env)]
-    out = []
+        # An explicit choice: the workspace is not searched behind it.
+        out.append(Path(env))
+        return out
     roots = []
     if os.environ.get("CARGO_TARGET_DIR"):
         roots.append(Path(os.environ["CARGO_TARGET_DIR"]))
@@ -146,7 +157,8 @@ def library():
                     tried.append(str(path))
                 else:
                     raise LibraryNotFoundError(
-                        "opguard shared library not found; build it with "
-                        "`cargo build --release -p opguard-capi` or set OPGUARD_LIB. Tried: "
+                        "opguard shared library not found: this installation carries none "
+                        "(install a platform wheel), OPGUARD_LIB is unset, and no workspace "
+                        "build exists (`cargo build --release -p opguard-capi`). Tried: "
                         + ", ".join(tried))
     return _library

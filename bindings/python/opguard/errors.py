@@ -4,18 +4,28 @@ Every error carries the library's stable ``code`` (``capi.invalid_request``,
 ``trace.json_syntax``, ``census.step_axis_not_symbolic``, ...), its ``message``
 and any extra fields of the envelope in ``details``. The class follows the
 code's prefix, so callers can catch a family (``TraceError``) or everything
-(``OpguardError``).
+(``OpguardError``)::
+
+    >>> import opguard
+    >>> try:
+    ...     opguard.call("opguard_kernel_canonicalize", {"sym": "x"})
+    ... except opguard.RequestError as e:
+    ...     print(e.code)
+    capi.invalid_request
 """
+
+from typing import Any, Dict, Mapping, Optional, Type
 
 
 class OpguardError(Exception):
     """An error envelope from the library: ``code``, ``message``, ``details``."""
 
-    def __init__(self, code, message, details=None):
+    def __init__(self, code: str, message: str,
+                 details: Optional[Mapping[str, Any]] = None) -> None:
         super().__init__(f"{code}: {message}")
         self.code = code
         self.message = message
-        self.details = dict(details or {})
+        self.details: Dict[str, Any] = dict(details or {})
 
 
 class RequestError(OpguardError):
@@ -52,11 +62,11 @@ class LibraryNotFoundError(OSError):
     """The shared library could not be found or loaded, or its ABI differs."""
 
 
-_BY_CODE = {
+_BY_CODE: Dict[str, Type[OpguardError]] = {
     "capi.internal_panic": InternalError,
     "capi.internal_error": InternalError,
 }
-_BY_PREFIX = {
+_BY_PREFIX: Dict[str, Type[OpguardError]] = {
     "capi": RequestError,
     "trace": TraceError,
     "census": CensusError,
@@ -66,7 +76,7 @@ _BY_PREFIX = {
 }
 
 
-def error_from_envelope(error):
+def error_from_envelope(error: Mapping[str, Any]) -> OpguardError:
     """The typed exception for an envelope's ``error`` object."""
     code = error.get("code", "capi.internal_error")
     message = error.get("message", "")

@@ -1,10 +1,31 @@
 import json
+import sys
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[3]
 FIXTURES = ROOT / "fixtures"
+SOURCE = Path(__file__).resolve().parents[1]
+
+
+def pytest_addoption(parser):
+    parser.addoption(
+        "--installed", action="store_true",
+        help="test the opguard package installed in this interpreter (a wheel), not the "
+             "source tree; the library must be the one the package carries")
+
+
+def pytest_configure(config):
+    # The source tree is imported only when the installed package is not under test.
+    if not config.getoption("installed"):
+        sys.path.insert(0, str(SOURCE))
+
+
+@pytest.fixture(scope="session")
+def installed(request):
+    """Whether the run tests an installed wheel (``--installed``)."""
+    return request.config.getoption("installed")
 
 
 def load_json(path):

@@ -1,0 +1,91 @@
+"""Request-protocol entry points for agents and scripts (seed 000's own).
+
+``python -m opguard.tools align --request FILE`` applies an alignment map
+through the C ABI (``opguard_alignment_map_apply``): one request document
+``{"protocol_version": 1, "artifact", "alignment_map", "output"}`` in, its
+paths relative to the request file's folder; one JSON response out on
+stdout. Exit status: 0 ok, 2 error (the response is then
+``{"error": {"code", "message", ...}}``), 64 usage error. It is the same
+contract as ``opguard tools align --request FILE --json``.
+
+>>> import subprocess, sys
+>>> subprocess.run([sys.executable, "-m", "opguard.tools", "align",
+...                 "--request", "review.request.json"])  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+from . import alignment_map_apply
+from .errors import OpguardError, RequestError
+
+__all__ = ["main", "align_request"]
+
+_PATH_FIELDS = ("artifact", "alignment_map", "output")
+
+
+def _refuse_repeated_keys(pairs: List[Tuple[str, Any]]) -> Dict[str, Any]:
+    seen: Dict[str, Any] = {}
+    for key, value in pairs:
+        if key in seen:
+            raise RequestError("capi.invalid_request", f"key {key!r} is given twice")
+        seen[key] = value
+    return seen
+
+
+def align_request(request_file: Path) -> Dict[str, Any]:
+    """Applies the alignment map a request file names; returns the response."""
+    try:
+        text = Path(request_file).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise RequestError("capi.invalid_request", f"cannot read {request_file}: {e}") from e
+    try:
+        request = json.loads(text, object_pairs_hook=_refuse_repeated_keys)
+    except ValueError as e:
+        raise RequestError("capi.invalid_json", f"{request_file}: {e}") from e
+    if not isinstance(request, dict):
+        raise RequestError("capi.invalid_request", f"{request_file}: the request is not an object")
+    if request.get("protocol_version") != 1:
+        raise RequestError("capi.invalid_request",
+                           f"{request_file}: protocol_version must be 1, "
+                           f"not {request.get('protocol_version')!r}")
+    extra = sorted(set(request) - {"protocol_version", *_PATH_FIELDS})
+    if extra:
+        raise RequestError("capi.invalid_request", f"{request_file}: unknown field {extra[0]!r}")
+    base = Path(request_file).resolve().parent
+    paths = []
+    for field in _PATH_FIELDS:
+        value = request.get(field)
+        if not isinstance(value, str) or not value:
+            raise RequestError("capi.invalid_request",
+                               f"{request_file}: {field} must be a non-empty path string")
+        paths.append(base / value)
+    return alignment_map_apply(*paths)
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    """The command line; returns the exit status."""
+    parser = argparse.ArgumentParser(prog="python -m opguard.tools")
+    commands = parser.add_subparsers(dest="command", required=True)
+    align = commands.add_parser("align", help="apply an alignment map from a request file")
+    align.add_argument("--request", required=True, type=Path, metavar="FILE")
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as e:
+        return 0 if e.code == 0 else 64
+    try:
+        response = align_request(args.request)
+    except OpguardError as e:
+        print(json.dumps({"error": {"code": e.code, "message": e.message, **e.details}}))
+        return 2
+    print(json.dumps(response))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
