@@ -143,6 +143,7 @@ test('salvage reads the complete events of a cut real trace', (t) => {
   assert.equal(info.events, want);
   assert.equal(info.warnings[0].code, 'truncated');
   fs.rmSync(dir, { recursive: true });
+});
 
 // ---- packaging ---------------------------------------------------------------
 
