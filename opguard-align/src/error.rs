@@ -200,6 +200,23 @@ pub enum ErrorKind {
     /// A profiler trace cannot be turned into records.
     #[error("cannot derive operation records: {0}")]
     InvalidProfile(String),
+    /// A profiler trace yields no operation (`cpu_op`) at all.
+    #[error("no operations to export: {reason}")]
+    NoOperations {
+        /// Why: not a PyTorch profiler trace, or one without `cpu_op` events.
+        reason: String,
+    },
+    /// A PyTorch profiler trace recorded without `record_shapes=True`: its
+    /// operations carry no input shapes, so every one would be unpaired.
+    #[error(
+        "the trace's {operations} operations carry no input shapes (no \"Input Dims\"): it was \
+         recorded without record_shapes=True; record it with \
+         torch.profiler.profile(record_shapes=True)"
+    )]
+    RecordedWithoutShapes {
+        /// `cpu_op` events found.
+        operations: u64,
+    },
     /// An input changed between the two passes over it.
     #[error("the input changed while it was being read (SHA-256 {first} then {second})")]
     SourceChanged {
@@ -345,6 +362,8 @@ opguard_document::error_codes! {
         ErrorKind::RunCount(_) => "run_count": "an export compares exactly two runs",
         ErrorKind::DuplicateRunRank { .. } => "duplicate_run_rank": "two profiler traces claim the same run and rank",
         ErrorKind::InvalidProfile(_) => "invalid_profile": "a profiler trace cannot be turned into records",
+        ErrorKind::NoOperations { .. } => "no_operations": "an export input yields no operations (not a PyTorch trace, or no cpu_op events)",
+        ErrorKind::RecordedWithoutShapes { .. } => "recorded_without_shapes": "a PyTorch trace recorded without record_shapes cannot be exported",
         ErrorKind::SourceChanged { .. } => "source_changed": "an input changed between the two passes over it",
     }
 }

@@ -247,7 +247,10 @@ pub fn export_with(
 /// Exports the records already taken from two or more profiler traces
 /// ([`records_from_profile`](crate::records_from_profile)), so a caller
 /// that wants the records (to count or inspect them) and the export reads
-/// each trace once. The answer is [`export_profiles`]' for the same traces.
+/// each trace once. The answer is [`export_profiles`]' for the same traces,
+/// except that records without shapes are not refused here (`inspect`
+/// aligns such traces by operator and callsite); call
+/// [`ProfileRecords::check_exportable`] to refuse them as the export does.
 pub fn export_profile_records(
     profiles: Vec<ProfileRecords>,
     output: &Path,

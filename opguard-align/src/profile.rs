@@ -25,6 +25,7 @@
 use std::collections::HashMap;
 use std::path::PathBuf;
 
+use opguard_trace::model::{Provider, ProviderDetector};
 use opguard_trace::{EventRef, ReaderOptions, Scalar, ScalarKey, TraceReader, Value};
 use serde::{Deserialize, Serialize};
 
@@ -88,6 +89,41 @@ pub struct ProfileRecords {
     /// Tensor-typed inputs that could not be summarised (e.g. a
     /// `TensorList` without per-element dims).
     pub unsummarized_inputs: u64,
+    /// Operations whose event carries `Input Dims` (0 when the trace was
+    /// recorded without `record_shapes=True`).
+    pub operations_with_shapes: u64,
+    /// The trace's detected provider.
+    pub provider: Provider,
+}
+
+impl ProfileRecords {
+    /// Whether an export can pair these records: a trace that yields no
+    /// operation, or whose operations carry no shapes, would silently pair
+    /// nothing. The error names the file and the reason.
+    pub fn check_exportable(&self, path: &std::path::Path) -> Result<(), Error> {
+        if self.records.is_empty() {
+            let reason = if self.provider.is_kineto() {
+                format!(
+                    "a PyTorch profiler trace ({}) without cpu_op events: it was recorded \
+                     without CPU activity (activities=[ProfilerActivity.CPU])",
+                    self.provider.as_str()
+                )
+            } else {
+                format!(
+                    "not a PyTorch profiler trace (provider {}): it has no cpu_op events",
+                    self.provider.as_str()
+                )
+            };
+            return Err(Error::new(ErrorKind::NoOperations { reason }).with_path(path));
+        }
+        if self.operations_with_shapes == 0 {
+            return Err(Error::new(ErrorKind::RecordedWithoutShapes {
+                operations: self.records.len() as u64,
+            })
+            .with_path(path));
+        }
+        Ok(())
+    }
 }
 
 struct PyFrame {
@@ -227,10 +263,13 @@ pub fn records_from_profile(
     let mut ops = Vec::new();
     let mut frames: HashMap<(Option<ScalarKey>, Option<ScalarKey>), Vec<PyFrame>> = HashMap::new();
     let mut unsummarized = 0;
+    let mut detector = ProviderDetector::new();
+    let mut with_shapes = 0u64;
     while let Some(e) = reader
         .next_event()
         .map_err(|e| Error::from(e).with_path(path))?
     {
+        detector.observe(&e);
         let Some(ph) = e.ph() else { continue };
         if ph != "X" {
             continue;
@@ -261,6 +300,9 @@ pub fn records_from_profile(
             });
             continue;
         }
+        if e.arg("Input Dims").is_some() {
+            with_shapes += 1;
+        }
         let mut summaries = Vec::new();
         unsummarized += inputs(&e, &mut summaries);
         let legacy_stack = e
@@ -286,6 +328,7 @@ pub fn records_from_profile(
     let summary = reader
         .finish()
         .map_err(|e| Error::from(e).with_path(path))?;
+    let provider = detector.provider(&summary.metadata);
     let rank = match input.rank {
         Some(r) => r,
         None => match summary.metadata.get_json("distributedInfo") {
@@ -374,6 +417,8 @@ pub fn records_from_profile(
         sha256: summary.sha256,
         records,
         unsummarized_inputs: unsummarized,
+        operations_with_shapes: with_shapes,
+        provider,
     })
 }
 
@@ -430,6 +475,7 @@ pub(crate) fn records_from_profiles(
     let mut out: Vec<ProfileRecords> = Vec::with_capacity(inputs.len());
     for input in inputs {
         let recs = records_from_profile(input, options)?;
+        recs.check_exportable(&input.path)?;
         if out.iter().any(|o| o.run == recs.run && o.rank == recs.rank) {
             return Err(Error::new(ErrorKind::DuplicateRunRank {
                 run: recs.run,

@@ -323,7 +323,16 @@ fn an_operation_without_a_name_is_refused_at_its_record() {
     // The second operation of the test run has no name: it would be the
     // record on line 3 of a records file (the header is line 1).
     let mut t = KinetoTrace::new();
-    t.cpu_op((PID, TID), "aten::mm", 0, 1_000, None);
+    t.cpu_op_with_shapes(
+        (PID, TID),
+        "aten::mm",
+        0,
+        1_000,
+        None,
+        None,
+        serde_json::json!([[2, 2]]),
+        serde_json::json!(["float"]),
+    );
     t.push(OwnedEvent {
         name: None,
         ..slice("cpu_op", "X", "", 2_000, 1_000, "{}")

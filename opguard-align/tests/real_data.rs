@@ -461,3 +461,58 @@ fn every_hta_trace_turns_into_records() {
         assert_eq!(recs.records.len(), n, "{}", path.display());
     }
 }
+
+/// Issue 15 item 7: an input that would pair nothing is named, with why,
+/// before anything is written.
+#[test]
+fn an_input_without_operations_or_shapes_is_named_with_the_reason() {
+    let (Some(base), Some(alexnet), Some(old_kineto)) = (
+        opguard_testdata::shared_file("traces/hta/trace_compare__base__base.json.gz"),
+        opguard_testdata::shared_file(
+            "traces/hta/critical_path__alexnet__benchmark_result_2869224_1695835535_trace.json.gz",
+        ),
+        opguard_testdata::shared_file("traces/hta/trace_file_list__inference_rank_1.json.gz"),
+    ) else {
+        return;
+    };
+    let test =
+        opguard_testdata::shared_file("traces/hta/trace_compare__test__test.json.gz").unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("view.json");
+
+    // Real torch profile recorded without record_shapes (359 cpu_op, no
+    // "Input Dims"): its own code, its file named.
+    let err = export_profiles(
+        &[ProfileInput::new(&base), ProfileInput::new(&alexnet)],
+        &out,
+    )
+    .unwrap_err();
+    assert_eq!(err.code(), "recorded_without_shapes", "{err}");
+    assert_eq!(err.path(), Some(alexnet.as_path()));
+    assert!(err.to_string().contains("359 operations"), "{err}");
+    assert!(!out.exists());
+
+    // A real trace with no cpu_op at all.
+    let err = export_profiles(
+        &[ProfileInput::new(&old_kineto), ProfileInput::new(&base)],
+        &out,
+    )
+    .unwrap_err();
+    assert_eq!(err.code(), "no_operations", "{err}");
+    assert_eq!(err.path(), Some(old_kineto.as_path()));
+    assert!(!out.exists());
+
+    // opguard's own export is a real trace, but not a PyTorch profile.
+    let view = dir.path().join("first.json");
+    export_profiles(&[ProfileInput::new(&base), ProfileInput::new(&test)], &view).unwrap();
+    let err =
+        export_profiles(&[ProfileInput::new(&base), ProfileInput::new(&view)], &out).unwrap_err();
+    assert_eq!(err.code(), "no_operations", "{err}");
+    assert_eq!(err.path(), Some(view.as_path()));
+    assert!(
+        err.to_string()
+            .contains("not a PyTorch profiler trace (provider opguard_export)"),
+        "{err}"
+    );
+    assert!(!out.exists());
+}

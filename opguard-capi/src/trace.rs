@@ -20,6 +20,7 @@ pub(crate) struct Reader {
     max_depth: Option<usize>,
     max_value_bytes: Option<usize>,
     lossy_utf8: Option<bool>,
+    salvage: Option<bool>,
 }
 
 impl Reader {
@@ -39,6 +40,9 @@ impl Reader {
         }
         if let Some(on) = self.lossy_utf8 {
             o = o.lossy_utf8(on);
+        }
+        if let Some(on) = self.salvage {
+            o = o.salvage(on);
         }
         o
     }

@@ -12,7 +12,8 @@ use crate::style::{facts, Style};
 
 /// Runs `opguard align`.
 pub fn run(args: &AlignArgs) -> Result<u8, CliError> {
-    let response = apply_with(&args.artifact, &args.alignment_map, &args.out, &options())?;
+    let options = options().max_output_bytes(args.output_limit.max_output_bytes);
+    let response = apply_with(&args.artifact, &args.alignment_map, &args.out, &options)?;
     print(&response, args.output.json)
 }
 

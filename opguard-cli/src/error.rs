@@ -176,7 +176,19 @@ impl CliError {
 
 impl From<&opguard_trace::Error> for CliError {
     fn from(e: &opguard_trace::Error) -> Self {
-        let mut out = CliError::new(e.code(), e.message());
+        let mut message = e.message();
+        // A limit is a flag away: say which.
+        if let opguard_trace::ErrorKind::LimitExceeded { which, .. } = e.kind() {
+            let flag = match which {
+                opguard_trace::Limit::DecodedBytes => Some("--max-decoded-bytes"),
+                opguard_trace::Limit::EncodedBytes => Some("--max-encoded-bytes"),
+                _ => None,
+            };
+            if let Some(flag) = flag {
+                message.push_str(&format!("; raise it with {flag} (e.g. {flag} 1GiB)"));
+            }
+        }
+        let mut out = CliError::new(e.code(), message);
         out.offset = e.offset();
         out.encoded_offset = e.encoded_offset();
         out.event_index = e.event_index();

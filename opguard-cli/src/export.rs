@@ -16,6 +16,16 @@ impl From<opguard_align::Error> for CliError {
         // so it reads the same here as in `opguard trace info`.
         let mut out = match e.kind() {
             opguard_align::ErrorKind::Trace(t) => CliError::from(t),
+            kind @ opguard_align::ErrorKind::LimitExceeded { what, .. }
+                if what.starts_with("the output view") =>
+            {
+                CliError::new(
+                    e.code(),
+                    format!(
+                        "{kind}; raise it with --max-output-bytes (e.g. --max-output-bytes 1GiB)"
+                    ),
+                )
+            }
             kind => CliError::new(e.code(), kind.to_string()),
         };
         if let Some(p) = e.path() {
@@ -36,7 +46,10 @@ pub fn run(args: &ExportArgs) -> Result<u8, CliError> {
             .collect(),
         output: args.out.clone(),
     };
-    let summary = export_with(&request, &options())?;
+    let options = options()
+        .reader(args.reader.options().decode_thread(true))
+        .max_export_bytes(args.output_limit.max_output_bytes);
+    let summary = export_with(&request, &options)?;
     let mut out = Out::new();
     if args.output.json {
         out.json_line(&summary)?;

@@ -9,8 +9,8 @@ use opguard_align::{
 };
 use opguard_select::{profile_model, verdict_from_request_file, ProfileDocument, Verdict};
 use opguard_trace::analysis::{launch_region, LaunchRegion};
-use opguard_trace::model::{ArtifactSpec, ModelOptions, TraceModel};
-use opguard_trace::ReaderOptions;
+use opguard_trace::model::{ArtifactSpec, ModelOptions};
+use opguard_trace::{ReadWarning, ReaderOptions};
 use serde::Serialize;
 
 use crate::cli::InspectArgs;
@@ -18,7 +18,6 @@ use crate::error::CliError;
 use crate::exit;
 use crate::export::{first_differences_text, statuses_text};
 use crate::out::Out;
-use crate::progress::Progress;
 use crate::scratch::ScratchDir;
 use crate::select::{profile_table, verdict_text};
 use crate::style::{facts, Style};
@@ -72,6 +71,18 @@ pub struct TraceSection {
     pub launches: LaunchRegion,
     /// Profile Top-N.
     pub profile: ProfileDocument,
+    /// What the reader accepted in this trace (e.g. `truncated` under
+    /// `--salvage`); empty for an exact read.
+    pub read_warnings: Vec<ReadWarning>,
+}
+
+/// A trace that is not part of the alignment, and why.
+#[derive(Debug, Serialize)]
+pub struct NotAligned {
+    /// The trace, as given.
+    pub file: String,
+    /// Why it was not aligned.
+    pub reason: String,
 }
 
 /// The `--json` document.
@@ -79,10 +90,14 @@ pub struct TraceSection {
 pub struct InspectDocument {
     /// `default` or `given`.
     pub input: &'static str,
-    /// One section per trace.
+    /// One section per readable trace (an unreadable one is reported on
+    /// stderr and listed in `not_aligned`).
     pub traces: Vec<TraceSection>,
-    /// The automatic alignment of the first two traces (`null` with one).
+    /// The automatic alignment of the first two readable traces (`null`
+    /// with fewer).
     pub alignment: Option<AlignmentSection>,
+    /// Every trace given that is not in the alignment, with the reason.
+    pub not_aligned: Vec<NotAligned>,
     /// The seam verdict, when a request was evaluated.
     pub seam_verdict: Option<Verdict>,
 }
@@ -94,6 +109,8 @@ pub struct InspectDocument {
 pub struct AlignmentSection {
     /// The two traces, as in `traces[].file`.
     pub files: [String; 2],
+    /// Why this pair: inspect aligns the first two readable traces.
+    pub reason: String,
     /// Per trace: its run label and its operations (`cpu_op` records);
     /// `null` when the alignment failed.
     pub runs: Option<Vec<AlignedRun>>,
@@ -142,8 +159,12 @@ pub fn run(args: &InspectArgs) -> Result<u8, CliError> {
     } else {
         ("given", args.traces.clone(), args.seam_request.clone())
     };
-    let options = ModelOptions::new().reader(ReaderOptions::new().decode_thread(true));
+    let options = ModelOptions::new().reader(args.reader.options().decode_thread(true));
+    let mut status = exit::OK;
     let mut sections = Vec::new();
+    let mut not_aligned = Vec::new();
+    // Traces the alignment may read again: readable, and not stdin.
+    let mut alignable: Vec<(&PathBuf, String)> = Vec::new();
     for path in &traces {
         let label = if input == "default" {
             path.file_name()
@@ -151,13 +172,59 @@ pub fn run(args: &InspectArgs) -> Result<u8, CliError> {
         } else {
             path.display().to_string()
         };
-        sections.push(section(path, label, &options, args.top)?);
+        match section(path, label.clone(), &options, args.top) {
+            Ok(s) => {
+                crate::read::report_warnings(&label, &s.read_warnings, args.output.json);
+                sections.push(s);
+                if crate::read::is_stdin(path) {
+                    // Alone it has nothing to be aligned with anyway.
+                    if traces.len() < 2 {
+                        continue;
+                    }
+                    not_aligned.push(NotAligned {
+                        file: label,
+                        reason: "read from stdin, which cannot be read a second time to align it"
+                            .into(),
+                    });
+                } else {
+                    alignable.push((path, label));
+                }
+            }
+            Err(e) => {
+                not_aligned.push(NotAligned {
+                    file: label.clone(),
+                    reason: format!("unreadable: error[{}]: {}", e.code, e.message),
+                });
+                e.in_input(label).report(args.output.json);
+                status = exit::ERROR;
+            }
+        }
     }
-    let alignment = match (traces.first(), traces.get(1)) {
-        (Some(a), Some(b)) => Some(alignment(
-            [a, b],
-            [sections[0].file.clone(), sections[1].file.clone()],
-        )?),
+    let alignment = match alignable.as_slice() {
+        [(a, la), (b, lb), rest @ ..] => {
+            for (_, label) in rest {
+                not_aligned.push(NotAligned {
+                    file: label.clone(),
+                    reason: format!(
+                        "inspect aligns one pair, the first two readable traces ({la} and {lb}); \
+                         align this one with: opguard export --from-profile {la} --from-profile \
+                         {label} --out view.json"
+                    ),
+                });
+            }
+            Some(alignment(
+                [a, b],
+                [la.clone(), lb.clone()],
+                &args.reader.options(),
+            )?)
+        }
+        [(_, only)] if traces.len() > 1 => {
+            not_aligned.push(NotAligned {
+                file: only.clone(),
+                reason: "no second readable trace to align it with".into(),
+            });
+            None
+        }
         _ => None,
     };
     let seam_verdict = match &request {
@@ -172,6 +239,7 @@ pub fn run(args: &InspectArgs) -> Result<u8, CliError> {
         input,
         traces: sections,
         alignment,
+        not_aligned,
         seam_verdict,
     };
     let mut out = Out::new();
@@ -181,7 +249,14 @@ pub fn run(args: &InspectArgs) -> Result<u8, CliError> {
         out.text(&human(&doc, Style::for_stdout()))?;
     }
     out.flush()?;
-    Ok(if refused { exit::NEGATIVE } else { exit::OK })
+    // An unreadable trace outranks a refused verdict: the answer is partial.
+    Ok(if status != exit::OK {
+        status
+    } else if refused {
+        exit::NEGATIVE
+    } else {
+        exit::OK
+    })
 }
 
 fn section(
@@ -190,18 +265,13 @@ fn section(
     options: &ModelOptions,
     top: usize,
 ) -> Result<TraceSection, CliError> {
-    let total = std::fs::metadata(path).ok().map(|m| m.len());
-    let mut progress = Progress::new(&label, total);
     let spec = ArtifactSpec::new().source(label.clone());
-    let model = TraceModel::read_with_progress(path, spec, options, &mut |encoded, _| {
-        progress.update(encoded)
-    })
-    .map_err(|e| CliError::from(e).in_input(label.clone()))?;
-    progress.finish();
+    let model = crate::read::model(path, &label, spec, options)?;
     Ok(TraceSection {
         file: label,
         launches: launch_region(&model, top),
         profile: profile_model(&model, top),
+        read_warnings: model.summary().warnings.clone(),
     })
 }
 
@@ -214,7 +284,9 @@ fn section(
 pub(crate) fn alignment(
     paths: [&PathBuf; 2],
     files: [String; 2],
+    reader: &ReaderOptions,
 ) -> Result<AlignmentSection, CliError> {
+    let reason = "the first two readable traces given".to_owned();
     let mut inputs = paths.map(|p| {
         let mut input = ProfileInput::new(p.clone());
         // One run per trace: two ranks of one job are aligned as two runs.
@@ -230,7 +302,7 @@ pub(crate) fn alignment(
     let computed = (|| {
         let profiles = inputs
             .iter()
-            .map(|input| records_from_profile(input, &ReaderOptions::new().decode_thread(true)))
+            .map(|input| records_from_profile(input, &reader.clone().decode_thread(true)))
             .collect::<Result<Vec<_>, _>>()?;
         let runs = profiles
             .iter()
@@ -247,6 +319,7 @@ pub(crate) fn alignment(
     Ok(match computed {
         Ok((runs, s)) => AlignmentSection {
             files,
+            reason,
             runs: Some(runs),
             operations: Some(s.operations),
             pairs: Some(s.pairs),
@@ -257,6 +330,7 @@ pub(crate) fn alignment(
         },
         Err(e) => AlignmentSection {
             files,
+            reason,
             runs: None,
             operations: None,
             pairs: None,
@@ -272,7 +346,10 @@ pub(crate) fn alignment(
 }
 
 fn alignment_text(a: &AlignmentSection, style: Style) -> String {
-    let mut out = style.bold(&format!("== alignment: {} vs {}", a.files[0], a.files[1]));
+    let mut out = style.bold(&format!(
+        "== alignment: {} vs {} ({})",
+        a.files[0], a.files[1], a.reason
+    ));
     out.push('\n');
     let lines = match (&a.error, &a.runs, &a.statuses) {
         (Some(e), _, _) => vec![("not aligned", format!("error[{}]: {}", e.code, e.message))],
@@ -350,6 +427,17 @@ fn human(doc: &InspectDocument, style: Style) -> String {
     }
     if let Some(a) = &doc.alignment {
         out.push_str(&alignment_text(a, style));
+        out.push('\n');
+    }
+    if !doc.not_aligned.is_empty() {
+        out.push_str(&style.bold("== not aligned"));
+        out.push('\n');
+        let lines: Vec<(&str, String)> = doc
+            .not_aligned
+            .iter()
+            .map(|n| (n.file.as_str(), n.reason.clone()))
+            .collect();
+        out.push_str(&facts(&lines, style, ""));
         out.push('\n');
     }
     if let Some(v) = &doc.seam_verdict {

@@ -20,6 +20,7 @@ mod install;
 mod kernel_name;
 mod out;
 mod progress;
+mod read;
 mod report;
 mod scaling;
 mod scratch;

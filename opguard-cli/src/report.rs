@@ -10,7 +10,6 @@ use opguard_report::{
 };
 use opguard_select::verdict_from_request_file;
 use opguard_trace::model::{ArtifactSpec, ModelOptions, TraceModel};
-use opguard_trace::ReaderOptions;
 use serde::Serialize;
 
 use crate::cli::ReportArgs;
@@ -18,7 +17,6 @@ use crate::error::CliError;
 use crate::exit;
 use crate::inspect::{alignment, default_input, AlignmentSection};
 use crate::out::Out;
-use crate::progress::Progress;
 
 impl From<opguard_report::Error> for CliError {
     fn from(e: opguard_report::Error) -> Self {
@@ -56,7 +54,7 @@ pub fn run(args: &ReportArgs) -> Result<u8, CliError> {
     } else {
         (false, args.traces.clone(), args.request.clone())
     };
-    let options = ModelOptions::new().reader(ReaderOptions::new().decode_thread(true));
+    let options = ModelOptions::new().reader(args.reader.options().decode_thread(true));
     let mut artifacts = Vec::new();
     for path in &traces {
         let label = if default {
@@ -65,7 +63,7 @@ pub fn run(args: &ReportArgs) -> Result<u8, CliError> {
         } else {
             path.display().to_string()
         };
-        let model = read(path, &label, &options)?;
+        let model = read(path, &label, &options, args.output.json)?;
         artifacts.push(ArtifactReport::from_model(label, &model, args.top));
     }
     let mut report = Report::new(artifacts);
@@ -80,7 +78,7 @@ pub fn run(args: &ReportArgs) -> Result<u8, CliError> {
             report.artifacts[0].file.clone(),
             report.artifacts[1].file.clone(),
         ];
-        report = report.alignment(summary(alignment([a, b], files)?));
+        report = report.alignment(summary(alignment([a, b], files, &args.reader.options())?));
     }
     if let Some(r) = &request {
         let verdict = verdict_from_request_file(r)
@@ -112,15 +110,15 @@ pub fn run(args: &ReportArgs) -> Result<u8, CliError> {
     Ok(exit::OK)
 }
 
-fn read(path: &Path, label: &str, options: &ModelOptions) -> Result<TraceModel, CliError> {
-    let total = std::fs::metadata(path).ok().map(|m| m.len());
-    let mut progress = Progress::new(label, total);
+fn read(
+    path: &Path,
+    label: &str,
+    options: &ModelOptions,
+    json: bool,
+) -> Result<TraceModel, CliError> {
     let spec = ArtifactSpec::new().source(label);
-    let model = TraceModel::read_with_progress(path, spec, options, &mut |encoded, _| {
-        progress.update(encoded)
-    })
-    .map_err(|e| CliError::from(e).in_input(label))?;
-    progress.finish();
+    let model = crate::read::model(path, label, spec, options).map_err(|e| e.in_input(label))?;
+    crate::read::report_warnings(label, &model.summary().warnings, json);
     Ok(model)
 }
 

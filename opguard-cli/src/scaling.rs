@@ -1,6 +1,8 @@
-//! `opguard scaling`: one call to [`opguard_scaling::run_trials_file`].
+//! `opguard scaling`: one call to [`opguard_scaling::run_trials`] over the
+//! trials document, with the reader flags.
 
-use opguard_scaling::{run_trials_file, Metric, ScalingReport};
+use opguard_scaling::{run_trials, Metric, ScalingReport, TrialsDocument};
+use opguard_trace::model::ModelOptions;
 
 use crate::cli::ScalingArgs;
 use crate::error::CliError;
@@ -24,7 +26,9 @@ pub fn run(args: &ScalingArgs) -> Result<u8, CliError> {
             ))
         })?),
     };
-    let report = run_trials_file(&args.trials, metric)
+    let options = ModelOptions::new().reader(args.reader.options());
+    let report = TrialsDocument::read(&args.trials)
+        .and_then(|doc| run_trials(&doc, metric, &options))
         .map_err(|e| CliError::from(e).in_input(args.trials.display().to_string()))?;
     let mut out = Out::new();
     if args.output.json {

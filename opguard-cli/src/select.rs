@@ -1,7 +1,9 @@
 //! `opguard select profile` and `opguard select verdict`: one call each to
-//! [`opguard_select::profile`] and [`opguard_select::verdict_from_request_file`].
+//! [`opguard_select::profile_model`] (over a trace read with the reader
+//! flags) and [`opguard_select::verdict_from_request_file`].
 
-use opguard_select::{profile, verdict_from_request_file, ProfileDocument, Verdict};
+use opguard_select::{profile_model, verdict_from_request_file, ProfileDocument, Verdict};
+use opguard_trace::model::{ArtifactSpec, ModelOptions};
 
 use crate::cli::{SelectProfileArgs, SelectVerdictArgs};
 use crate::error::CliError;
@@ -20,8 +22,13 @@ impl From<opguard_select::Error> for CliError {
 
 /// Runs `opguard select profile`.
 pub fn run_profile(args: &SelectProfileArgs) -> Result<u8, CliError> {
-    let doc = profile(&args.trace, args.top)
-        .map_err(|e| CliError::from(e).in_input(args.trace.display().to_string()))?;
+    let label = args.trace.display().to_string();
+    let options = ModelOptions::new().reader(args.reader.options().decode_thread(true));
+    let spec = ArtifactSpec::new().source(label.clone());
+    let model = crate::read::model(&args.trace, &label, spec, &options)
+        .map_err(|e| e.in_input(label.clone()))?;
+    crate::read::report_warnings(&label, &model.summary().warnings, args.output.json);
+    let doc = profile_model(&model, args.top);
     let mut out = Out::new();
     if args.output.json {
         out.json_line(&doc)?;

@@ -39,6 +39,11 @@ impl Style {
         self.paint("\x1b[1;31m", text)
     }
 
+    /// `text` in bold yellow (warning labels).
+    pub fn warning(self, text: &str) -> String {
+        self.paint("\x1b[1;33m", text)
+    }
+
     /// `text` in bold (table headers, labels).
     pub fn bold(self, text: &str) -> String {
         self.paint("\x1b[1m", text)

@@ -2,15 +2,13 @@
 //! [`opguard_trace::analysis::launch_region`], and their explicit aggregate.
 
 use opguard_trace::analysis::{aggregate, launch_region, LaunchRegion, RegionAggregate};
-use opguard_trace::model::{ArtifactSpec, ModelOptions, Provider, TraceModel};
-use opguard_trace::ReaderOptions;
+use opguard_trace::model::{ArtifactSpec, ModelOptions, Provider};
 use serde::Serialize;
 
 use crate::cli::TraceLaunchesArgs;
 use crate::error::CliError;
 use crate::exit;
 use crate::out::Out;
-use crate::progress::Progress;
 use crate::style::{facts, Align, Style, Table};
 
 /// One region and the path it was read from.
@@ -42,7 +40,7 @@ pub fn run(args: &TraceLaunchesArgs) -> Result<u8, CliError> {
             ))
         })?),
     };
-    let options = ModelOptions::launches_only().reader(ReaderOptions::new().decode_thread(true));
+    let options = ModelOptions::launches_only().reader(args.reader.options().decode_thread(true));
     let mut status = exit::OK;
     let mut regions = Vec::new();
     for file in &args.files {
@@ -51,19 +49,16 @@ pub fn run(args: &TraceLaunchesArgs) -> Result<u8, CliError> {
         spec.role = args.role.clone();
         spec.stage = args.stage.clone();
         spec.provider = provider;
-        let total = std::fs::metadata(file).ok().map(|m| m.len());
-        let mut progress = Progress::new(&label, total);
-        let read = TraceModel::read_with_progress(file, spec, &options, &mut |encoded, _| {
-            progress.update(encoded)
-        });
-        progress.finish();
-        match read {
-            Ok(model) => regions.push(FileRegion {
-                file: label,
-                region: launch_region(&model, args.top),
-            }),
+        match crate::read::model(file, &label, spec, &options) {
+            Ok(model) => {
+                crate::read::report_warnings(&label, &model.summary().warnings, args.output.json);
+                regions.push(FileRegion {
+                    file: label,
+                    region: launch_region(&model, args.top),
+                })
+            }
             Err(e) => {
-                CliError::from(e).in_input(label).report(args.output.json);
+                e.in_input(label).report(args.output.json);
                 status = exit::ERROR;
             }
         }

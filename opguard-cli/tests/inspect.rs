@@ -137,7 +137,8 @@ fn inspect_on_a_given_trace_has_no_verdict_and_a_bad_one_exits_2() {
     assert!(a["error"]["code"].is_string(), "{a}");
     assert!(a["pairs"].is_null());
     let bad = dir.path().join("bad.json");
-    std::fs::write(&bad, "[").unwrap();
+    // Cut inside its first event (a lone `[` is a valid, empty trace).
+    std::fs::write(&bad, r#"[{"ph":"X""#).unwrap();
     let out = Command::new(env!("CARGO_BIN_EXE_opguard"))
         .arg("inspect")
         .arg(&bad)

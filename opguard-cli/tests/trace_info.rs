@@ -32,7 +32,8 @@ fn expected(path: &Path) -> Expected {
             e.cat().map(|s| s.as_cow().into_owned()),
         );
         *counts.entry(key).or_insert(0u64) += 1;
-        if let Ok(Some(ts)) = e.ts_ns() {
+        let metadata = e.ph().is_some_and(|p| p == "M");
+        if let (Ok(Some(ts)), false) = (e.ts_ns(), metadata) {
             let end = ts + e.dur_ns().unwrap().unwrap_or(0);
             span = Some(match span {
                 None => (ts, end),

@@ -73,7 +73,11 @@ pub enum ErrorKind {
     /// The input is empty (or only whitespace).
     EmptyInput,
     /// The JSON ends in the middle of a value.
-    Truncated,
+    Truncated {
+        /// Complete events before the cut ([`crate::ReaderOptions::salvage`]
+        /// reads them).
+        complete_events: u64,
+    },
     /// The JSON is malformed.
     Syntax(&'static str),
     /// A string was closed by a quote that should have been escaped (old
@@ -193,7 +197,10 @@ impl Error {
             }
             ErrorKind::InvalidUtf8 => "invalid UTF-8".into(),
             ErrorKind::EmptyInput => "empty input: expected a JSON object or array".into(),
-            ErrorKind::Truncated => "unexpected end of input inside a JSON value".into(),
+            ErrorKind::Truncated { complete_events } => format!(
+                "unexpected end of input inside a JSON value; {complete_events} complete events \
+                 precede the cut (salvage, --salvage, reads them)"
+            ),
             ErrorKind::Syntax(what) => format!("invalid JSON: {what}"),
             ErrorKind::UnescapedQuote => "a string is followed by text instead of ',' or a \
                  closing bracket: probably an unescaped quote inside the string"
@@ -302,7 +309,7 @@ opguard_document::error_codes! {
         ErrorKind::LimitExceeded { .. } => "limit_exceeded": "an encoded, decoded, depth or value-size limit was exceeded",
         ErrorKind::InvalidUtf8 => "invalid_utf8": "the trace is not UTF-8",
         ErrorKind::EmptyInput => "empty_input": "the trace is empty",
-        ErrorKind::Truncated => "json_truncated": "the trace ends inside a JSON value",
+        ErrorKind::Truncated { .. } => "json_truncated": "the trace ends inside a JSON value",
         ErrorKind::Syntax(_) => "json_syntax": "the trace is not valid JSON",
         ErrorKind::UnescapedQuote => "unescaped_quote": "a string is followed by text: probably an unescaped quote",
         ErrorKind::NonFiniteNumber => "non_finite_number": "NaN or Infinity in the trace",

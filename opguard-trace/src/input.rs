@@ -182,6 +182,13 @@ impl<R: Read> DecodedInput<R> {
         Ok(n)
     }
 
+    /// Treats the input as ended where it stands: a reader salvaging a
+    /// gzip stream cut short keeps what inflated, and [`DecodedInput::finish`]
+    /// then hashes what was read instead of failing on the cut again.
+    pub(crate) fn end_at_cut(&mut self) {
+        self.eof = true;
+    }
+
     fn decoded_limit_error(&self) -> Error {
         Error::new(ErrorKind::LimitExceeded {
             which: Limit::DecodedBytes,

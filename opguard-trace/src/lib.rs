@@ -52,6 +52,7 @@ pub mod model;
 mod number;
 mod reader;
 mod scan;
+mod warning;
 mod writer;
 
 pub use error::{Error, ErrorKind, Limit, ERROR_CODES};
@@ -65,6 +66,7 @@ pub use reader::{
     DEFAULT_MAX_DEPTH, DEFAULT_MAX_ENCODED_BYTES, DEFAULT_MAX_VALUE_BYTES,
 };
 pub use scan::ValueKind;
+pub use warning::ReadWarning;
 pub use writer::{write_json_string, OwnedEvent, RawJson, TraceWriter};
 
 /// This crate's version (its Cargo.toml `version`), for tools that report what

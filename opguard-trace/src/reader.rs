@@ -15,6 +15,7 @@ use crate::event::{scan_event, Event, EventSpans};
 use crate::identity::Sha256Digest;
 use crate::input::{Compression, DecodedInput};
 use crate::scan::{self, Stop, SyntaxKind, ValueKind};
+use crate::warning::ReadWarning;
 
 /// Default limit on encoded (file) bytes: 256 MiB.
 pub const DEFAULT_MAX_ENCODED_BYTES: u64 = 256 << 20;
@@ -50,6 +51,13 @@ pub struct ReaderOptions {
     /// the reader stops the thread and waits for the `read` call it has in
     /// progress, then the input is dropped too.
     pub decode_thread: bool,
+    /// Read what a lenient importer (Perfetto's) reads and keep every
+    /// complete event: a file cut mid-event or missing its closing `]}`,
+    /// trailing commas, a gzip stream cut short. Each is reported in
+    /// [`TraceSummary::warnings`]; a partial event is never returned. Off by
+    /// default: a cut file is then the `json_truncated` error, which says
+    /// how many complete events precede the cut.
+    pub salvage: bool,
 }
 
 impl Default for ReaderOptions {
@@ -61,6 +69,7 @@ impl Default for ReaderOptions {
             max_value_bytes: DEFAULT_MAX_VALUE_BYTES,
             lossy_utf8: false,
             decode_thread: false,
+            salvage: false,
         }
     }
 }
@@ -98,6 +107,11 @@ impl ReaderOptions {
     /// Sets [`ReaderOptions::decode_thread`].
     pub fn decode_thread(mut self, on: bool) -> Self {
         self.decode_thread = on;
+        self
+    }
+    /// Sets [`ReaderOptions::salvage`].
+    pub fn salvage(mut self, on: bool) -> Self {
+        self.salvage = on;
         self
     }
 }
@@ -160,6 +174,8 @@ pub struct TraceSummary {
     pub metadata: Metadata,
     /// Invalid UTF-8 sequences replaced (only in lossy mode).
     pub utf8_replacements: u64,
+    /// What the read accepted that a strict reader would not, in input order.
+    pub warnings: Vec<ReadWarning>,
 }
 
 /// Where the top-level state machine stands.
@@ -220,6 +236,9 @@ pub struct TraceReader<R> {
     scratch: Vec<u8>,
     /// A failure ends the read: later calls repeat nothing and return None.
     failed: bool,
+    warnings: Vec<ReadWarning>,
+    /// Compressed offset where a gzip stream ended early (salvage only).
+    gzip_cut: Option<u64>,
 }
 
 impl TraceReader<File> {
@@ -275,6 +294,8 @@ impl<R: Read> TraceReader<R> {
             utf8_replacements: 0,
             scratch: Vec::new(),
             failed: false,
+            warnings: Vec::new(),
+            gzip_cut: None,
         }
     }
 
@@ -310,6 +331,10 @@ impl<R: Read> TraceReader<R> {
         }
         let form = self.form.unwrap_or(TopLevelForm::Array);
         let input = self.input.finish()?;
+        if let Some(at) = self.gzip_cut {
+            let gzip = ReadWarning::gzip_truncated(input.decoded_bytes, at, self.events);
+            self.warnings.insert(0, gzip);
+        }
         Ok(TraceSummary {
             sha256: input.sha256,
             encoded_bytes: input.encoded_bytes,
@@ -319,6 +344,7 @@ impl<R: Read> TraceReader<R> {
             form,
             metadata: self.metadata,
             utf8_replacements: self.utf8_replacements,
+            warnings: self.warnings,
         })
     }
 
@@ -431,8 +457,14 @@ impl<R: Read> TraceReader<R> {
 
     fn step_top_object(&mut self, expect: Expect) -> Result<(), Error> {
         let Some(c) = self.peek_non_ws(false)? else {
-            return Err(self.truncated());
+            return self.cut_short(None);
         };
+        if expect == Expect::Member && c == b'}' && self.options.salvage {
+            self.warnings
+                .push(ReadWarning::trailing_comma(self.offset(), self.events));
+            self.state = State::TopObject(Expect::CommaOrEnd);
+            return Ok(());
+        }
         if expect != Expect::Member && c == b'}' {
             self.pos += 1;
             if !self.seen_trace_events {
@@ -455,7 +487,7 @@ impl<R: Read> TraceReader<R> {
                 Ok(done) => return done,
                 Err(Stop::Incomplete) => {
                     if !self.refill()? {
-                        return Err(self.truncated());
+                        return self.cut_short(Some(self.offset()));
                     }
                 }
                 Err(Stop::Syntax { at, kind }) => return Err(self.syntax_error(at, kind)),
@@ -542,8 +574,24 @@ impl<R: Read> TraceReader<R> {
 
     fn step_events(&mut self, expect: Expect) -> Result<Option<(usize, usize, EventSpans)>, Error> {
         let Some(c) = self.peek_non_ws(false)? else {
-            return Err(self.truncated());
+            // The Trace Event Format lets the array form end without `]`
+            // (a tracer killed mid-run still leaves a loadable file), with
+            // or without a comma after the last event.
+            if self.form == Some(TopLevelForm::Array) {
+                self.warnings
+                    .push(ReadWarning::array_unterminated(self.offset(), self.events));
+                self.state = State::Done;
+                return Ok(None);
+            }
+            self.cut_short(None)?;
+            return Ok(None);
         };
+        if expect == Expect::Member && c == b']' && self.options.salvage {
+            self.warnings
+                .push(ReadWarning::trailing_comma(self.offset(), self.events));
+            self.state = State::Events(Expect::CommaOrEnd);
+            return Ok(None);
+        }
         if expect != Expect::Member && c == b']' {
             self.pos += 1;
             self.state = match self.form {
@@ -571,8 +619,15 @@ impl<R: Read> TraceReader<R> {
             return Err(err.in_event(Some(self.events)));
         }
         // A refill inside may move the event to the front: read pos after.
-        let (spans, end) =
-            self.scan_with_refill(|b, pos, d, eof| scan_event(b, pos, depth, d, eof))?;
+        let scanned = self.scan_with_refill(|b, pos, d, eof| scan_event(b, pos, depth, d, eof));
+        let (spans, end) = match scanned {
+            Ok(found) => found,
+            Err(e) if self.options.salvage && matches!(e.kind(), ErrorKind::Truncated { .. }) => {
+                self.cut_short(Some(self.offset()))?;
+                return Ok(None);
+            }
+            Err(e) => return Err(e),
+        };
         let span = (self.pos, end);
         self.pos = end;
         self.events += 1;
@@ -656,10 +711,17 @@ impl<R: Read> TraceReader<R> {
             self.buf.resize(grown, 0);
         }
         // The input enforces the decoded limit (one byte past it fails).
-        let n = self
-            .input
-            .read_decoded(&mut self.buf[self.len..])
-            .map_err(|e| e.in_event(self.event_in_progress()))?;
+        let n = match self.input.read_decoded(&mut self.buf[self.len..]) {
+            Ok(n) => n,
+            // A job killed while writing .gz leaves a stream without its
+            // end: under salvage what inflated is the input.
+            Err(e) if self.options.salvage && matches!(e.kind(), ErrorKind::GzipTruncated) => {
+                self.gzip_cut = Some(e.encoded_offset().unwrap_or(0));
+                self.input.end_at_cut();
+                0
+            }
+            Err(e) => return Err(e.in_event(self.event_in_progress())),
+        };
         if n == 0 {
             self.eof = true;
             return Ok(false);
@@ -680,7 +742,24 @@ impl<R: Read> TraceReader<R> {
     }
 
     fn truncated(&self) -> Error {
-        Error::new(ErrorKind::Truncated).at(self.base + self.len as u64)
+        Error::new(ErrorKind::Truncated {
+            complete_events: self.events,
+        })
+        .at(self.base + self.len as u64)
+    }
+
+    /// The input ended before the document did. With salvage the read ends
+    /// here with a `truncated` warning (a partial value starting at
+    /// `partial_at` is dropped); otherwise it is the `json_truncated` error.
+    fn cut_short(&mut self, partial_at: Option<u64>) -> Result<(), Error> {
+        if !self.options.salvage {
+            return Err(self.truncated());
+        }
+        let end = self.base + self.len as u64;
+        self.warnings
+            .push(ReadWarning::truncated(end, partial_at, self.events));
+        self.state = State::Done;
+        Ok(())
     }
 
     fn syntax_error(&self, at: usize, kind: SyntaxKind) -> Error {

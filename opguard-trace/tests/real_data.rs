@@ -140,3 +140,26 @@ fn string_pids_and_tids_are_read() {
     assert!(numeric > 0);
     eprintln!("numeric pids: {numeric}, string pids: {textual}");
 }
+
+/// Defect 9 of issue 15: the MTIA trace's 310,046 metadata events carry ts 0,
+/// which made the span 41.7 days. The figures are Python's (json with
+/// `parse_float=Decimal`, min ts and max ts+dur over events whose ph is not
+/// "M", times 1000), not ours.
+#[test]
+fn metadata_events_do_not_stretch_the_time_span() {
+    let Some(path) =
+        opguard_testdata::shared_file("traces/hta/mtia_trace_single_rank__mtia_rank_0.json.gz")
+    else {
+        return;
+    };
+    let reader = TraceReader::open(path).unwrap();
+    let info = opguard_trace::analysis::trace_info(reader, &mut |_| {}).unwrap();
+    let span = info.time_span.expect("timed events");
+    assert_eq!(span.start_ns, 3_605_054_728_338_344);
+    assert_eq!(span.end_ns, 3_605_068_349_996_792);
+    assert_eq!(
+        span.duration_ns, 13_621_658_448,
+        "about 14 s, not 41.7 days"
+    );
+    assert_eq!(span.timed_events, 145_693);
+}

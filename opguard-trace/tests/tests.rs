@@ -6,6 +6,7 @@ mod limits;
 mod model;
 mod real_data;
 mod round_trip;
+mod salvage;
 mod threaded;
 
 use std::io::Write;

@@ -114,6 +114,37 @@ test('a missing library is a clear error', () => {
     (e) => e instanceof opguard.LibraryNotFoundError);
 });
 
+test('salvage reads the complete events of a cut real trace', (t) => {
+  const zlib = require('node:zlib');
+  const real = path.join(ROOT, '..', 'shared', 'data', 'traces', 'hta', 'trace_compare__base__base.json.gz');
+  if (!fs.existsSync(real)) {
+    t.skip('shared data not present');
+    return;
+  }
+  const text = zlib.gunzipSync(fs.readFileSync(real)).toString('utf8');
+  const cutText = text.slice(0, Math.floor(text.length / 2));
+  // Complete events counted by JSON.parse on growing prefixes of the array.
+  const body = cutText.slice(cutText.indexOf('[', cutText.indexOf('"traceEvents"')) + 1);
+  let want = 0;
+  for (let end = body.indexOf('}'); end !== -1; end = body.indexOf('}', end + 1)) {
+    try {
+      want = JSON.parse(`[${body.slice(0, end + 1)}]`).length;
+    } catch {
+      // not at the end of an event
+    }
+  }
+  assert.ok(want > 0);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'opguard-salvage-'));
+  const cut = path.join(dir, 'cut.json');
+  fs.writeFileSync(cut, cutText);
+  assert.throws(() => opguard.traceInfo(cut),
+    (e) => e instanceof opguard.TraceError && e.code === 'trace.json_truncated' && e.message.includes(`${want} complete events`));
+  const info = opguard.traceInfo(cut, { reader: { salvage: true } });
+  assert.equal(info.events, want);
+  assert.equal(info.warnings[0].code, 'truncated');
+  fs.rmSync(dir, { recursive: true });
+});
+
 // ---- packaging ---------------------------------------------------------------
 
 test('the package reports the version of the library it carries (opguard-capi)', () => {

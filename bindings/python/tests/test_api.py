@@ -157,3 +157,37 @@ def test_concurrent_calls_agree_with_a_lone_caller():
 def test_a_missing_library_is_a_clear_error(tmp_path):
     with pytest.raises(opguard.LibraryNotFoundError):
         _native.Library(tmp_path / "libopguard_capi.so")
+
+
+def complete_events(text):
+    """Complete events of a cut trace, counted by Python's own json decoder."""
+    decoder = json.JSONDecoder()
+    i = text.index("[", text.index('"traceEvents"')) + 1
+    count = 0
+    while True:
+        while i < len(text) and text[i] in " \t\r\n,":
+            i += 1
+        try:
+            _, i = decoder.raw_decode(text, i)
+        except json.JSONDecodeError:
+            return count
+        count += 1
+
+
+def test_salvage_reads_the_complete_events_of_a_cut_real_trace(tmp_path):
+    import gzip
+    real = ROOT.parent / "shared" / "data" / "traces" / "hta" / "trace_compare__base__base.json.gz"
+    if not real.exists():
+        pytest.skip("shared data not present")
+    text = gzip.decompress(real.read_bytes()).decode("utf-8")
+    cut = tmp_path / "cut.json"
+    cut.write_text(text[: len(text) // 2], encoding="utf-8")
+    want = complete_events(text[: len(text) // 2])
+    assert want > 0
+    with pytest.raises(opguard.TraceError) as e:
+        opguard.trace_info(cut)
+    assert e.value.code == "trace.json_truncated"
+    assert f"{want} complete events" in str(e.value)
+    info = opguard.trace_info(cut, reader={"salvage": True})
+    assert info["events"] == want
+    assert info["warnings"][0]["code"] == "truncated"

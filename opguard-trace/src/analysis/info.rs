@@ -1,7 +1,8 @@
 //! Analysis stage: the plain facts of one trace file, from one read.
 //!
 //! [`trace_info`] counts events by `(ph, cat)`, finds the time span of the
-//! timed events in the file's own clock domain, detects the provider, and
+//! timed events (metadata `M` events are not timed) in the file's own clock
+//! domain, detects the provider, and
 //! warns about input that is valid JSON but odd as a trace: negative
 //! durations (an `X` event that ends before it starts), flow ends whose start
 //! never appears, and timestamps that go backwards in file order.
@@ -26,7 +27,8 @@ pub struct Count {
     pub count: u64,
 }
 
-/// The span of a file's timestamps, in its own clock domain.
+/// The span of a file's timestamps, in its own clock domain. Metadata
+/// (`ph: "M"`) events are not timed events: their `ts` is a convention.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 pub struct TimeSpan {
     /// Smallest `ts`, ns.
@@ -42,7 +44,9 @@ pub struct TimeSpan {
 /// Something valid but odd about a trace, counted once per kind.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Warning {
-    /// Stable code: `negative_duration`, `flow_end_without_start`,
+    /// Stable code: the reader's ([`crate::ReadWarning`]: `array_unterminated`,
+    /// `truncated`, `trailing_comma`, `gzip_truncated`), then
+    /// `negative_duration`, `flow_end_without_start`,
     /// `timestamps_out_of_order`, `time_out_of_range`, `utf8_replaced`.
     pub code: &'static str,
     /// Events affected.
@@ -121,7 +125,11 @@ pub fn trace_info<R: Read>(
         );
         *counts.entry(key).or_default() += 1;
         let index = e.index();
-        if e.ts().is_some() {
+        // Metadata (`M`) events carry ts 0 or the capture's start by
+        // convention, not a time something happened: they would stretch
+        // the span to the epoch (41.7 days on the MTIA trace).
+        let metadata = e.ph().is_some_and(|p| p == "M");
+        if e.ts().is_some() && !metadata {
             match (e.ts_ns(), e.dur_ns()) {
                 (Ok(Some(ts)), Ok(dur)) => match ts.checked_add(dur.unwrap_or(0)) {
                     Some(end) => {
@@ -137,14 +145,10 @@ pub fn trace_info<R: Read>(
                         if dur.is_some_and(|d| d < 0) {
                             negative.hit(index);
                         }
-                        // Metadata events carry ts 0 by convention; they do
-                        // not make the order go backwards.
-                        if e.ph().is_none_or(|p| p != "M") {
-                            if last_ts.is_some_and(|l| ts < l) {
-                                backwards.hit(index);
-                            }
-                            last_ts = Some(ts);
+                        if last_ts.is_some_and(|l| ts < l) {
+                            backwards.hit(index);
                         }
+                        last_ts = Some(ts);
                     }
                     None => out_of_range.hit(index),
                 },
@@ -187,7 +191,17 @@ pub fn trace_info<R: Read>(
             .then_with(|| a.cat.cmp(&b.cat))
     });
     let out_of_range_events = out_of_range.count;
-    let mut warnings = Vec::new();
+    // What the reader accepted comes first: it is about the file itself.
+    let mut warnings: Vec<Warning> = summary
+        .warnings
+        .iter()
+        .map(|w| Warning {
+            code: w.code,
+            count: 1,
+            first_event_index: None,
+            message: w.message.clone(),
+        })
+        .collect();
     let mut warn = |code, t: Tally, message: &str| {
         if t.count > 0 {
             warnings.push(Warning {

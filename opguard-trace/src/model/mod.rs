@@ -18,8 +18,7 @@ mod frame;
 mod provider;
 
 pub use frame::{FrameIdentity, SemanticFrame, SemanticFrameId, SEMANTIC_FRAME_VERSION};
-pub use provider::Provider;
-pub(crate) use provider::ProviderDetector;
+pub use provider::{Provider, ProviderDetector};
 
 use std::collections::HashMap;
 use std::io::Read;
