@@ -3,6 +3,7 @@ mod bad_catalogue;
 mod bad_input;
 mod limits;
 mod model;
+mod producers;
 mod real_data;
 mod round_trip;
 mod threaded;
