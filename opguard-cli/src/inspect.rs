@@ -143,7 +143,7 @@ pub fn run(args: &InspectArgs) -> Result<u8, CliError> {
         } else {
             path.display().to_string()
         };
-        sections.push(section(path, label, &options, args.top)?);
+        sections.push(section(path, label, &options, args)?);
     }
     let alignment = match (traces.first(), traces.get(1)) {
         (Some(a), Some(b)) => Some(alignment(
@@ -180,11 +180,13 @@ fn section(
     path: &Path,
     label: String,
     options: &ModelOptions,
-    top: usize,
+    args: &InspectArgs,
 ) -> Result<TraceSection, CliError> {
+    let top = args.top;
     let total = std::fs::metadata(path).ok().map(|m| m.len());
     let mut progress = Progress::new(&label, total);
-    let spec = ArtifactSpec::new().source(label.clone());
+    let mut spec = ArtifactSpec::new().source(label.clone());
+    spec.provider = args.provider.provider;
     let model = TraceModel::read_with_progress(path, spec, options, &mut |encoded, _| {
         progress.update(encoded)
     })
