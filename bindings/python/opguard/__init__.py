@@ -158,10 +158,15 @@ def census_compare_widths(first, second, control=None):
 
 # ---- selection -------------------------------------------------------------
 
-def profile_top_n(path, top):
+def profile_top_n(path, top, provider=None):
     """The Top-``top`` profile of a trace: device rows with their entity kind
-    and evidence, dispatcher aggregates expanded."""
-    return call("opguard_profile_top_n", {"path": str(path), "top": top})
+    and evidence, dispatcher aggregates expanded; a capture without device
+    activity also gets ``host`` (host operations by self time, regions).
+    ``provider`` overrides detection (e.g. ``"jax"``, ``"unknown"``)."""
+    request = {"path": str(path), "top": top}
+    if provider is not None:
+        request["provider"] = provider
+    return call("opguard_profile_top_n", request)
 
 
 def seam_verdict(request, *, base=None):
