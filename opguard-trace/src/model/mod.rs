@@ -528,8 +528,9 @@ impl TraceModel {
     }
 
     /// Every slice's self time in nanoseconds, by slice position: its
-    /// counted duration minus what the slices nested directly inside it on
-    /// its own thread cover. Device slices and runtime calls get 0.
+    /// counted duration minus the union of the slices of its own thread
+    /// that start inside it, clipped to its end. Device slices, runtime
+    /// calls and markers get 0.
     pub fn host_self_times(&self) -> Vec<i64> {
         host::host_self_times(self)
     }
@@ -615,18 +616,21 @@ impl Builder {
         })
     }
 
-    fn host_detail(&mut self, e: &Event<'_>) -> HostDetail {
-        let mut text = |key: &str| {
-            let v = e.arg(key)?;
+    fn host_detail(&mut self, e: &Event<'_>, class: SliceClass) -> HostDetail {
+        let mut text = |v: Option<crate::event::Value<'_>>| {
+            let v = v?;
             let owned = v
                 .as_str()
                 .map_or_else(|| v.raw().to_owned(), |s| s.into_owned());
             Some(self.names.intern(&owned))
         };
+        // Only slices of no known category can be XLA's: a `cpu_op`'s args
+        // are not searched for HLO names.
+        let xla = class == SliceClass::Other;
         HostDetail {
-            input_dims: text("Input Dims"),
-            hlo_op: text("hlo_op"),
-            hlo_module: text("hlo_module"),
+            input_dims: text(e.input_dims()),
+            hlo_op: if xla { text(e.arg("hlo_op")) } else { None },
+            hlo_module: if xla { text(e.arg("hlo_module")) } else { None },
         }
     }
 
@@ -669,7 +673,7 @@ impl Builder {
                     stream: self.id(args.stream),
                 };
                 if self.host_ops && !class.is_device() && !class.is_runtime() {
-                    let detail = self.host_detail(e);
+                    let detail = self.host_detail(e, class);
                     if !detail.is_empty() {
                         self.host_details.insert(self.slices.len(), detail);
                     }

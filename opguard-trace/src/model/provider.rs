@@ -166,8 +166,15 @@ impl ProviderDetector {
 
     /// Looks at one event.
     pub fn observe(&mut self, e: &Event<'_>) {
-        self.observe_xla(e);
-        let Some(cat) = e.cat() else { return };
+        let Some(cat) = e.cat() else {
+            // XLA's events carry no category; one is proof enough, and
+            // searching `args` of every event of a large Kineto trace is not
+            // free.
+            if self.xla_events == 0 {
+                self.observe_xla(e);
+            }
+            return;
+        };
         let cat = cat.raw();
         if KINETO_CATEGORIES.contains(&cat) {
             self.kineto_events += 1;
