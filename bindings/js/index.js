@@ -229,7 +229,8 @@ const api = {
   }),
 
   /** The Top-`top` profile of a trace (entity kinds, evidence, expanded aggregates). */
-  profileTopN: (file, top) => call('opguard_profile_top_n', { path: String(file), top }),
+  profileTopN: (file, top, provider) => call('opguard_profile_top_n',
+    provider === undefined ? { path: String(file), top } : { path: String(file), top, provider }),
   /** The seam verdict for a seam request (an object, trace paths against `base`; or a request file). */
   seamVerdict: (request, { base } = {}) => call('opguard_seam_verdict', {
     ...doc('request', request), ...dropUndefined({ base: base === undefined ? undefined : String(base) }),

@@ -103,8 +103,10 @@ char *opguard_census_compare_widths(const char *request);
 
 /* ---- selection -------------------------------------------------------- */
 
-/* {"path": trace, "top": n} -> the Top-N profile: device rows with their
- * entity_kind and evidence, dispatcher aggregates expanded. */
+/* {"path": trace, "top": n, "provider"?: name} -> the Top-N profile: device
+ * rows with their entity_kind and evidence, dispatcher aggregates expanded;
+ * a capture without device activity also gets "host": its host operations
+ * by self time, and its regions. */
 char *opguard_profile_top_n(const char *request);
 
 /* {"request": {seam request} | "request_path": file, "base"?: dir} -> the

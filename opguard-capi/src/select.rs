@@ -5,6 +5,7 @@ use std::borrow::Cow;
 use std::path::Path;
 
 use opguard_select::Request;
+use opguard_trace::model::{ArtifactSpec, ModelOptions, Provider};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
@@ -26,13 +27,26 @@ struct ProfileRequest<'a> {
     #[serde(borrow)]
     path: Cow<'a, str>,
     top: usize,
+    #[serde(borrow, default)]
+    provider: Option<Cow<'a, str>>,
 }
 
-/// `{"path": trace, "top": n}` → the Top-N profile (rows with their entity
-/// kind and evidence; dispatcher aggregates expanded).
+/// `{"path": trace, "top": n, "provider"?: name}` → the Top-N profile (rows
+/// with their entity kind and evidence; dispatcher aggregates expanded; a
+/// capture without device activity gets its host profile).
 pub(crate) fn profile_top_n(request: &str) -> Result<String, Error> {
     let r: ProfileRequest<'_> = parse("profile_top_n", request)?;
-    let doc = opguard_select::profile(r.path.as_ref(), r.top).map_err(|e| select_error(&e))?;
+    let mut spec = ArtifactSpec::new();
+    if let Some(name) = r.provider.as_deref() {
+        spec.provider = Some(Provider::from_name(name).ok_or_else(|| {
+            Error::invalid_request(format!(
+                "provider is {name:?}; expected one of {}",
+                Provider::names()
+            ))
+        })?);
+    }
+    let doc = opguard_select::profile_with(r.path.as_ref(), r.top, spec, &ModelOptions::new())
+        .map_err(|e| select_error(&e))?;
     Ok(ok(&doc))
 }
 

@@ -124,9 +124,6 @@ struct RegionsRequest<'a> {
     reader: Reader,
 }
 
-const PROVIDERS: &str =
-    "kineto_cuda, kineto_rocm, kineto_other, perfetto_json, opguard_export, unknown";
-
 /// `{"artifacts": [{"path"|"text", "role"?, "stage"?, "provider"?}], "top"?, "reader"?}`
 /// → `{"regions": [one per artifact], "aggregate": …}`.
 pub(crate) fn launch_regions(request: &str) -> Result<String, Error> {
@@ -151,7 +148,8 @@ pub(crate) fn launch_regions(request: &str) -> Result<String, Error> {
         if let Some(name) = &a.provider {
             let provider = Provider::from_name(name).ok_or_else(|| {
                 Error::invalid_request(format!(
-                    "{input}.provider is {name:?}; expected one of {PROVIDERS}"
+                    "{input}.provider is {name:?}; expected one of {}",
+                    Provider::names()
                 ))
                 .with("input", input.clone())
             })?;

@@ -6,6 +6,27 @@
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
+use opguard_trace::model::Provider;
+
+/// `--provider`, on every command that analyses a trace.
+#[derive(Debug, Args, Clone, Copy, Default)]
+pub struct ProviderArgs {
+    /// Override provider detection: kineto_cuda, kineto_rocm, kineto_other,
+    /// perfetto_json, opguard_export, viztracer, jax, chrome or unknown. The
+    /// provider decides which correlation namespaces exist (unknown claims
+    /// none) and what host slices are.
+    #[arg(long, value_name = "PROVIDER", value_parser = parse_provider)]
+    pub provider: Option<Provider>,
+}
+
+fn parse_provider(name: &str) -> Result<Provider, String> {
+    Provider::from_name(name).ok_or_else(|| {
+        format!(
+            "unknown provider {name:?}: expected one of {}",
+            Provider::names()
+        )
+    })
+}
 
 const ROOT_AFTER_HELP: &str = "\
 Output: human-readable tables by default; --json prints stable machine output (README.md).
@@ -265,14 +286,23 @@ Examples:
 #[derive(Debug, Subcommand)]
 pub enum SelectCommand {
     /// Device rows by total device time, each declaring its entity kind (gpu_kernel,
-    /// memory_op, dispatcher_op, python_launcher, unresolved) and its evidence.
+    /// memory_op, dispatcher_op, python_launcher, unresolved) and its evidence; a
+    /// capture without device activity lists its host operations by self time.
     #[command(after_help = "\
 Dispatcher aggregates are expanded into the device kernels they launched (External-id
 edges), so an aggregate never hides the kernel underneath.
 
+A capture with no device rows (torch.profiler on CPU, viztracer, JAX on CPU) says so and
+lists host operations instead: torch cpu_op (with their input shapes), XLA ops by
+hlo_op/hlo_module, Python functions, by self and total time, each with its entity kind
+and evidence; record_function regions and ProfilerStep#N are listed as regions. JAX's
+`end: X` markers are never operations.
+
 Examples:
   opguard select profile trace.json.gz --top 25
-  opguard select profile --json trace.json.gz | jq '.rows[] | {short_name, entity_kind}'")]
+  opguard select profile --json trace.json.gz | jq '.rows[] | {short_name, entity_kind}'
+  opguard select profile cpu_only.json.gz --json | jq '.host.rows[] | {name, self_ns, entity_kind}'
+  opguard select profile --provider jax perfetto_trace.json.gz")]
     Profile(SelectProfileArgs),
     /// The seam verdict for a request: the selected target, its device kernel, the
     /// declared probe candidates, and per capture process its trace and install log.
@@ -300,6 +330,8 @@ pub struct SelectProfileArgs {
     /// Rows to list.
     #[arg(long, default_value_t = 25, value_name = "N")]
     pub top: usize,
+    #[command(flatten)]
+    pub provider: ProviderArgs,
     /// The trace (plain or gzip JSON; `-` for stdin).
     #[arg(value_name = "TRACE")]
     pub trace: PathBuf,
@@ -360,6 +392,8 @@ pub struct InspectArgs {
     /// Profile rows per trace.
     #[arg(long, default_value_t = 10, value_name = "N")]
     pub top: usize,
+    #[command(flatten)]
+    pub provider: ProviderArgs,
     /// Traces (`-` for stdin); none means the shipped default input.
     #[arg(value_name = "TRACE")]
     pub traces: Vec<PathBuf>,
@@ -500,10 +534,8 @@ pub struct TraceLaunchesArgs {
     /// The artifacts' stage (e.g. prefill, decode); stages stay distinct.
     #[arg(long, value_name = "STAGE")]
     pub stage: Option<String>,
-    /// Override provider detection: kineto_cuda, kineto_rocm, kineto_other,
-    /// perfetto_json, opguard_export, unknown.
-    #[arg(long, value_name = "PROVIDER")]
-    pub provider: Option<String>,
+    #[command(flatten)]
+    pub provider: ProviderArgs,
     /// Kernel identities listed per region.
     #[arg(long, default_value_t = 10, value_name = "N")]
     pub top: usize,

@@ -172,7 +172,7 @@ pub fn run(args: &InspectArgs) -> Result<u8, CliError> {
         } else {
             path.display().to_string()
         };
-        match section(path, label.clone(), &options, args.top) {
+        match section(path, label.clone(), &options, args) {
             Ok(s) => {
                 crate::read::report_warnings(&label, &s.read_warnings, args.output.json);
                 sections.push(s);
@@ -263,9 +263,11 @@ fn section(
     path: &Path,
     label: String,
     options: &ModelOptions,
-    top: usize,
+    args: &InspectArgs,
 ) -> Result<TraceSection, CliError> {
-    let spec = ArtifactSpec::new().source(label.clone());
+    let top = args.top;
+    let mut spec = ArtifactSpec::new().source(label.clone());
+    spec.provider = args.provider.provider;
     let model = crate::read::model(path, &label, spec, options)?;
     Ok(TraceSection {
         file: label,

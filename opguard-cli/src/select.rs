@@ -2,7 +2,9 @@
 //! [`opguard_select::profile_model`] (over a trace read with the reader
 //! flags) and [`opguard_select::verdict_from_request_file`].
 
-use opguard_select::{profile_model, verdict_from_request_file, ProfileDocument, Verdict};
+use opguard_select::{
+    profile_model, verdict_from_request_file, HostProfile, ProfileDocument, Verdict,
+};
 use opguard_trace::model::{ArtifactSpec, ModelOptions};
 
 use crate::cli::{SelectProfileArgs, SelectVerdictArgs};
@@ -24,7 +26,8 @@ impl From<opguard_select::Error> for CliError {
 pub fn run_profile(args: &SelectProfileArgs) -> Result<u8, CliError> {
     let label = args.trace.display().to_string();
     let options = ModelOptions::new().reader(args.reader.options().decode_thread(true));
-    let spec = ArtifactSpec::new().source(label.clone());
+    let mut spec = ArtifactSpec::new().source(label.clone());
+    spec.provider = args.provider.provider;
     let model = crate::read::model(&args.trace, &label, spec, &options)
         .map_err(|e| e.in_input(label.clone()))?;
     crate::read::report_warnings(&label, &model.summary().warnings, args.output.json);
@@ -76,11 +79,95 @@ pub fn profile_table(doc: &ProfileDocument, style: Style) -> String {
             r.short_name.clone(),
         ]);
     }
-    let mut out = t.render(style, "");
+    let mut out = String::new();
+    if !doc.rows.is_empty() {
+        out.push_str(&t.render(style, ""));
+        out.push('\n');
+    }
     out.push_str(&format!(
-        "\n{} device rows, {} ns, {} distinct entities; entity_kind_contract {}\n",
+        "{} device rows, {} ns, {} distinct entities; entity_kind_contract {}\n",
         doc.device_rows, doc.device_time_ns, doc.distinct_entities, doc.entity_kind_contract
     ));
+    if doc.negative_duration_rows > 0 {
+        out.push_str(&format!(
+            "{} device rows have a negative duration and add 0 ns\n",
+            doc.negative_duration_rows
+        ));
+    }
+    if let Some(host) = &doc.host {
+        out.push_str(&host_table(host, style));
+    }
+    out
+}
+
+/// A host name for a table cell: Python frames and operator names are not
+/// kernel symbols, so they are cut at a width, not canonicalized.
+fn display_name(name: &str) -> String {
+    const WIDTH: usize = 80;
+    match name.char_indices().nth(WIDTH) {
+        Some((cut, _)) => format!("{}...", &name[..cut]),
+        None => name.to_owned(),
+    }
+}
+
+/// The host profile of a capture without device activity.
+fn host_table(host: &HostProfile, style: Style) -> String {
+    let mut out = format!("{}\n\n", host.note);
+    let mut t = Table::new(&[
+        ("#", Align::Right),
+        ("self ns", Align::Right),
+        ("total ns", Align::Right),
+        ("calls", Align::Right),
+        ("entity kind", Align::Left),
+        ("evidence", Align::Left),
+        ("name", Align::Left),
+    ]);
+    for r in &host.rows {
+        let mut evidence = r.evidence.basis.to_owned();
+        if let Some(module) = &r.evidence.hlo_module {
+            evidence.push_str(&format!(" ({module})"));
+        }
+        if let Some(shapes) = r.evidence.input_shapes.first() {
+            let more = r.evidence.input_shapes.len() - 1;
+            evidence.push_str(&format!(" {}", shapes.input_dims));
+            if more > 0 {
+                evidence.push_str(&format!(" +{more} shapes"));
+            }
+        }
+        t.row(vec![
+            r.rank.to_string(),
+            r.self_ns.to_string(),
+            r.total_ns.to_string(),
+            r.calls.to_string(),
+            r.entity_kind.as_str().to_owned(),
+            evidence,
+            display_name(&r.name),
+        ]);
+    }
+    out.push_str(&t.render(style, ""));
+    out.push_str(&format!(
+        "\n{} host operations, {} ns self time, {} distinct; {} markers left out\n",
+        host.operations, host.self_time_ns, host.distinct_operations, host.markers
+    ));
+    if !host.regions.is_empty() {
+        out.push('\n');
+        let mut t = Table::new(&[
+            ("calls", Align::Right),
+            ("total ns", Align::Right),
+            ("category", Align::Left),
+            ("region", Align::Left),
+        ]);
+        for r in &host.regions {
+            t.row(vec![
+                r.calls.to_string(),
+                r.total_ns.to_string(),
+                r.category.clone(),
+                r.name.clone(),
+            ]);
+        }
+        out.push_str(&t.render(style, ""));
+        out.push_str(&format!("\n{} distinct regions\n", host.distinct_regions));
+    }
     out
 }
 

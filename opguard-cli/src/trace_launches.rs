@@ -2,7 +2,7 @@
 //! [`opguard_trace::analysis::launch_region`], and their explicit aggregate.
 
 use opguard_trace::analysis::{aggregate, launch_region, LaunchRegion, RegionAggregate};
-use opguard_trace::model::{ArtifactSpec, ModelOptions, Provider};
+use opguard_trace::model::{ArtifactSpec, ModelOptions};
 use serde::Serialize;
 
 use crate::cli::TraceLaunchesArgs;
@@ -19,6 +19,23 @@ pub struct FileRegion {
     /// The library's region.
     #[serde(flatten)]
     pub region: LaunchRegion,
+    /// Why the region counts nothing, when the file has no device activity.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+/// Why a region with no launches and no device activity reports zeros.
+fn no_device_activity(region: &LaunchRegion) -> Option<String> {
+    let empty = region.kernel_count == 0
+        && region.memory_op_count == 0
+        && region.direct_launch_count == 0
+        && region.graph_launch_count == 0;
+    empty.then(|| {
+        format!(
+            "no device activity: the trace ({}) has no kernel, memory or launch rows, so every launch count is 0; `opguard select profile` lists its host operations",
+            region.provider.as_str()
+        )
+    })
 }
 
 /// The `--json` document.
@@ -32,14 +49,7 @@ pub struct LaunchesDocument {
 
 /// Runs `opguard trace launches`.
 pub fn run(args: &TraceLaunchesArgs) -> Result<u8, CliError> {
-    let provider = match args.provider.as_deref() {
-        None => None,
-        Some(name) => Some(Provider::from_name(name).ok_or_else(|| {
-            CliError::usage(format!(
-                "unknown provider {name:?}: expected kineto_cuda, kineto_rocm, kineto_other, perfetto_json, opguard_export or unknown"
-            ))
-        })?),
-    };
+    let provider = args.provider.provider;
     let options = ModelOptions::launches_only().reader(args.reader.options().decode_thread(true));
     let mut status = exit::OK;
     let mut regions = Vec::new();
@@ -52,9 +62,11 @@ pub fn run(args: &TraceLaunchesArgs) -> Result<u8, CliError> {
         match crate::read::model(file, &label, spec, &options) {
             Ok(model) => {
                 crate::read::report_warnings(&label, &model.summary().warnings, args.output.json);
+                let region = launch_region(&model, args.top);
                 regions.push(FileRegion {
                     file: label,
-                    region: launch_region(&model, args.top),
+                    note: no_device_activity(&region),
+                    region,
                 })
             }
             Err(e) => {
@@ -144,6 +156,9 @@ fn human(doc: &LaunchesDocument, style: Style) -> String {
         ];
         if let Some(d) = &r.coverage.disagreement {
             lines.push(("note", d.clone()));
+        }
+        if let Some(n) = &f.note {
+            lines.push(("note", n.clone()));
         }
         out.push_str(&facts(&lines, style, ""));
         if !r.top_kernels.is_empty() {

@@ -146,3 +146,28 @@ fn inspect_on_a_given_trace_has_no_verdict_and_a_bad_one_exits_2() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn inspect_lists_host_operations_of_captures_without_device_activity() {
+    let torch = opguard_testdata::producer_trace("torch_cpu.json.gz");
+    let jax = opguard_testdata::producer_trace("jax_tensorboard.trace.json.gz");
+    let r = crate::common::run(&[
+        "inspect",
+        "--json",
+        "--top",
+        "3",
+        torch.to_str().unwrap(),
+        jax.to_str().unwrap(),
+    ]);
+    assert_eq!(r.status, 0, "{}", r.stderr);
+    let doc = &r.json_lines()[0];
+    for (i, provider) in [(0, "kineto_other"), (1, "jax")] {
+        let profile = &doc["traces"][i]["profile"];
+        assert_eq!(profile["trace"]["provider"], provider);
+        assert_eq!(profile["device_activity"], false);
+        assert_eq!(profile["host"]["rows"].as_array().unwrap().len(), 3);
+    }
+    let r = crate::common::run(&["inspect", "--top", "3", torch.to_str().unwrap()]);
+    assert!(r.stdout.contains("no device activity"), "{}", r.stdout);
+    assert!(r.stdout.contains("ProfilerStep#2"), "{}", r.stdout);
+}

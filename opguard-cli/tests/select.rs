@@ -113,3 +113,64 @@ fn profile_rows_declare_entity_kinds_and_short_names() {
     assert_eq!(rows[0]["short_name"], "paged_attention_v2_kernel");
     assert_eq!(rows[0]["entity_kind"], "gpu_kernel");
 }
+
+fn producer_trace(name: &str) -> String {
+    opguard_testdata::producer_trace(name).display().to_string()
+}
+
+#[test]
+fn a_cpu_only_capture_says_so_and_lists_its_host_operations() {
+    let trace = producer_trace("torch_cpu.json.gz");
+    let out = opguard()
+        .args(["select", "profile", "--top", "5", &trace])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("the capture has no device activity"),
+        "{text}"
+    );
+    assert!(text.contains("self ns"), "{text}");
+    assert!(text.contains("ProfilerStep#2"), "{text}");
+
+    let out = opguard()
+        .args(["select", "profile", "--json", "--top", "500", &trace])
+        .output()
+        .unwrap();
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["device_activity"], false);
+    let rows = doc["host"]["rows"].as_array().unwrap();
+    let addmm = rows.iter().find(|r| r["name"] == "aten::addmm").unwrap();
+    assert_eq!(addmm["entity_kind"], "dispatcher_op");
+    assert!(!addmm["evidence"]["input_shapes"]
+        .as_array()
+        .unwrap()
+        .is_empty());
+}
+
+#[test]
+fn the_provider_flag_changes_what_host_slices_are() {
+    let trace = producer_trace("jax_perfetto_trace.json.gz");
+    let kinds = |provider: Option<&str>| {
+        let mut cmd = opguard();
+        cmd.args(["select", "profile", "--json", "--top", "500"]);
+        if let Some(p) = provider {
+            cmd.args(["--provider", p]);
+        }
+        let out = cmd.arg(&trace).output().unwrap();
+        assert_eq!(out.status.code(), Some(0));
+        let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(doc["trace"]["provider"], provider.unwrap_or("jax"));
+        doc["host"]["markers"].as_u64().unwrap()
+    };
+    // Detected as JAX, its `end: X` markers are left out; declared unknown,
+    // nothing says they are markers.
+    assert!(kinds(None) > 0);
+    assert_eq!(kinds(Some("unknown")), 0);
+    let out = opguard()
+        .args(["select", "profile", "--provider", "nsys", &trace])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(64));
+}

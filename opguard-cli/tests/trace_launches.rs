@@ -123,3 +123,39 @@ fn an_unknown_provider_name_is_a_usage_error_and_unknown_claims_nothing() {
         true
     );
 }
+
+#[test]
+fn a_capture_without_device_activity_says_why_it_counts_zero() {
+    let trace = opguard_testdata::producer_trace("viztracer.json.gz");
+    let out = opguard()
+        .args(["trace", "launches", "--json"])
+        .arg(&trace)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let region = &doc["regions"][0];
+    assert_eq!(region["provider"], "viztracer");
+    assert_eq!(region["kernel_count"], 0);
+    assert!(region["note"]
+        .as_str()
+        .is_some_and(|n| n.starts_with("no device activity")));
+    let text = opguard()
+        .args(["trace", "launches"])
+        .arg(&trace)
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&text.stdout).contains("no device activity"));
+    // A trace with kernels gets no such note.
+    let Some(cuda) = opguard_testdata::shared_file("traces/hta/trace_compare__base__base.json.gz")
+    else {
+        return;
+    };
+    let out = opguard()
+        .args(["trace", "launches", "--json"])
+        .arg(&cuda)
+        .output()
+        .unwrap();
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(doc["regions"][0].get("note").is_none());
+}

@@ -2,6 +2,7 @@
 mod admission;
 mod evidence;
 mod fixtures;
+mod producers;
 mod profile;
 mod profile_contract;
 mod real_traces;

@@ -4,6 +4,7 @@ mod bad_input;
 mod input;
 mod limits;
 mod model;
+mod producers;
 mod real_data;
 mod round_trip;
 mod salvage;

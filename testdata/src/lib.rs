@@ -59,3 +59,16 @@ pub fn hta_traces() -> Vec<PathBuf> {
     assert!(!files.is_empty(), "traces/hta holds no traces");
     files
 }
+
+/// A real-producer trace committed under `fixtures/producers/traces/`
+/// (recorded by `fixtures/producers/record.sh`; always present).
+///
+/// # Panics
+/// When the file is not there: the committed fixture set is incomplete.
+pub fn producer_trace(name: &str) -> PathBuf {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../fixtures/producers/traces")
+        .join(name);
+    assert!(path.is_file(), "{} is not committed", path.display());
+    path
+}

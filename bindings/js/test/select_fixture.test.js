@@ -53,3 +53,16 @@ test('profile rows declare their entity kind', () => {
   assert.throws(() => opguard.profileTopN(path.join(DIR, 'no-such-trace.json'), 5),
     (e) => e instanceof opguard.SelectError && e.code === 'select.trace_unreadable');
 });
+
+test('a capture without device activity gets its host profile', () => {
+  const trace = path.join(DIR, '..', 'producers', 'traces', 'jax_perfetto_trace.json.gz');
+  const doc = opguard.profileTopN(trace, 100);
+  assert.equal(doc.device_activity, false);
+  assert.equal(doc.trace.provider, 'jax');
+  const xla = doc.host.rows.filter((r) => r.evidence.basis === 'xla_hlo_op');
+  assert.ok(xla.length > 0);
+  for (const r of xla) assert.equal(r.evidence.hlo_module, 'jit_layer');
+  assert.ok(doc.host.rows.every((r) => !r.name.startsWith('end: ')));
+  assert.ok(doc.host.markers > 0);
+  assert.equal(opguard.profileTopN(trace, 100, 'unknown').host.markers, 0);
+});

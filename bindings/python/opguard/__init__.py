@@ -197,10 +197,15 @@ def census_compare_widths(first: DocOrPath, second: DocOrPath,
 
 # ---- selection -------------------------------------------------------------
 
-def profile_top_n(path: PathLike, top: int) -> Dict[str, Any]:
+def profile_top_n(path: PathLike, top: int, provider: Optional[str] = None) -> Dict[str, Any]:
     """The Top-``top`` profile of a trace: device rows with their entity kind
-    and evidence, dispatcher aggregates expanded."""
-    return call("opguard_profile_top_n", {"path": str(path), "top": top})
+    and evidence, dispatcher aggregates expanded; a capture without device
+    activity also gets ``host`` (host operations by self time, regions).
+    ``provider`` overrides detection (e.g. ``"jax"``, ``"unknown"``)."""
+    request = {"path": str(path), "top": top}
+    if provider is not None:
+        request["provider"] = provider
+    return call("opguard_profile_top_n", request)
 
 
 def seam_verdict(request: DocOrPath, *, base: Optional[PathLike] = None) -> Dict[str, Any]:

@@ -49,3 +49,17 @@ def test_profile_rows_declare_their_entity_kind():
     with pytest.raises(opguard.SelectError) as e:
         opguard.profile_top_n(DIR / "no-such-trace.json", 5)
     assert e.value.code == "select.trace_unreadable"
+
+
+def test_a_capture_without_device_activity_gets_its_host_profile():
+    trace = FIXTURES / "producers" / "traces" / "jax_perfetto_trace.json.gz"
+    doc = opguard.profile_top_n(trace, 100)
+    assert doc["device_activity"] is False and doc["trace"]["provider"] == "jax"
+    rows = doc["host"]["rows"]
+    xla = [r for r in rows if r["evidence"]["basis"] == "xla_hlo_op"]
+    assert xla and all(r["evidence"]["hlo_module"] == "jit_layer" for r in xla)
+    assert not any(r["name"].startswith("end: ") for r in rows)
+    assert doc["host"]["markers"] > 0
+    # Declared unknown, nothing says the `end: X` events are markers.
+    assert opguard.profile_top_n(trace, 100, provider="unknown")["host"]["markers"] == 0
+

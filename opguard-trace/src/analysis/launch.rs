@@ -216,7 +216,7 @@ pub fn launch_region(model: &TraceModel, top: usize) -> LaunchRegion {
     for (i, s) in slices.iter().enumerate() {
         // A negative duration (an event that ends before it starts) adds
         // nothing to a total; it is counted in coverage instead.
-        let dur = s.dur_ns.max(0);
+        let dur = s.counted_dur_ns();
         let counted = match s.class {
             SliceClass::Launch(LaunchKind::Direct) => {
                 r.direct_launch_count += 1;
@@ -319,7 +319,7 @@ pub fn launch_region(model: &TraceModel, top: usize) -> LaunchRegion {
                     st.idle_gap_count += 1;
                     st.idle_gap_total_ns = st.idle_gap_total_ns.saturating_add(gap);
                     st.idle_gap_max_ns = st.idle_gap_max_ns.max(gap);
-                    st.busy_ns = st.busy_ns.saturating_add(s.dur_ns.max(0));
+                    st.busy_ns = st.busy_ns.saturating_add(s.counted_dur_ns());
                     covered_until = Some(s.end_ns());
                 }
                 Some(until) => {
@@ -329,7 +329,7 @@ pub fn launch_region(model: &TraceModel, top: usize) -> LaunchRegion {
                     covered_until = Some(until.max(s.end_ns()));
                 }
                 None => {
-                    st.busy_ns = st.busy_ns.saturating_add(s.dur_ns.max(0));
+                    st.busy_ns = st.busy_ns.saturating_add(s.counted_dur_ns());
                     covered_until = Some(s.end_ns());
                 }
             }

@@ -15,9 +15,11 @@
 //! artifact is its own clock domain.
 
 mod frame;
+mod host;
 mod provider;
 
 pub use frame::{FrameIdentity, SemanticFrame, SemanticFrameId, SEMANTIC_FRAME_VERSION};
+pub use host::{HostDetail, HostKind, INDUCTOR_PLACEHOLDER, JAX_END_MARKER_PREFIX};
 pub use provider::{Provider, ProviderDetector};
 
 use std::collections::HashMap;
@@ -198,6 +200,18 @@ impl Slice {
     pub fn end_ns(&self) -> i64 {
         self.ts_ns.saturating_add(self.dur_ns)
     }
+
+    /// The duration every analysis adds up: `dur`, or 0 when it is negative
+    /// (an event that ends before it starts adds no time anywhere; analyses
+    /// count such slices instead).
+    pub fn counted_dur_ns(&self) -> i64 {
+        self.dur_ns.max(0)
+    }
+
+    /// `ts` plus [`Slice::counted_dur_ns`].
+    pub fn counted_end_ns(&self) -> i64 {
+        self.ts_ns.saturating_add(self.counted_dur_ns())
+    }
 }
 
 /// Start or end of a flow arrow.
@@ -333,6 +347,9 @@ pub struct TraceModel {
     /// The host process, when exactly one process made runtime calls or ran
     /// operators.
     sole_host_pid: Option<IdValue>,
+    /// Shapes and XLA names of host slices, by slice position (only slices
+    /// that carry any).
+    host_details: HashMap<usize, HostDetail>,
 }
 
 /// A progress callback: `(encoded bytes read, decoded bytes read)`.
@@ -499,12 +516,31 @@ impl TraceModel {
     pub fn semantic_frame(&self, slice: &Slice) -> SemanticFrame {
         frame::semantic_frame(self, slice)
     }
+
+    /// What slice `slice_index` is as host work (see [`HostKind`]).
+    pub fn host_kind(&self, slice_index: usize) -> HostKind {
+        host::host_kind(self, slice_index)
+    }
+
+    /// The shapes and XLA names slice `slice_index` carries, if any.
+    pub fn host_detail(&self, slice_index: usize) -> Option<&HostDetail> {
+        self.host_details.get(&slice_index)
+    }
+
+    /// Every slice's self time in nanoseconds, by slice position: its
+    /// counted duration minus the union of the slices of its own thread
+    /// that start inside it, clipped to its end. Device slices, runtime
+    /// calls and markers get 0.
+    pub fn host_self_times(&self) -> Vec<i64> {
+        host::host_self_times(self)
+    }
 }
 
 struct Builder {
     host_ops: bool,
     names: Interner,
     slices: Vec<Slice>,
+    host_details: HashMap<usize, HostDetail>,
     flows: Vec<FlowPoint>,
     detector: ProviderDetector,
     empty: NameId,
@@ -563,6 +599,7 @@ impl Builder {
             host_ops,
             names,
             slices: Vec::new(),
+            host_details: HashMap::new(),
             flows: Vec::new(),
             detector: ProviderDetector::new(),
             empty,
@@ -577,6 +614,24 @@ impl Builder {
             },
             Scalar::String(s) => IdValue::Text(self.names.intern(&s.as_cow())),
         })
+    }
+
+    fn host_detail(&mut self, e: &Event<'_>, class: SliceClass) -> HostDetail {
+        let mut text = |v: Option<crate::event::Value<'_>>| {
+            let v = v?;
+            let owned = v
+                .as_str()
+                .map_or_else(|| v.raw().to_owned(), |s| s.into_owned());
+            Some(self.names.intern(&owned))
+        };
+        // Only slices of no known category can be XLA's: a `cpu_op`'s args
+        // are not searched for HLO names.
+        let xla = class == SliceClass::Other;
+        HostDetail {
+            input_dims: text(e.input_dims()),
+            hlo_op: if xla { text(e.arg("hlo_op")) } else { None },
+            hlo_module: if xla { text(e.arg("hlo_module")) } else { None },
+        }
     }
 
     fn observe(&mut self, e: &Event<'_>) -> Result<(), Error> {
@@ -617,6 +672,12 @@ impl Builder {
                     context: self.id(args.context),
                     stream: self.id(args.stream),
                 };
+                if self.host_ops && !class.is_device() && !class.is_runtime() {
+                    let detail = self.host_detail(e, class);
+                    if !detail.is_empty() {
+                        self.host_details.insert(self.slices.len(), detail);
+                    }
+                }
                 self.slices.push(slice);
             }
             p @ ("s" | "f") => {
@@ -705,6 +766,7 @@ impl Builder {
             launches_by_correlation,
             host_by_external_id,
             sole_host_pid: (host_pids.len() == 1).then(|| host_pids[0]),
+            host_details: self.host_details,
         }
     }
 }

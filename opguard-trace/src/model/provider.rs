@@ -18,11 +18,22 @@ pub enum Provider {
     /// PyTorch profiler (Kineto) with another accelerator (e.g. MTIA) or
     /// none (CPU only).
     KinetoOther,
-    /// Perfetto's JSON export. Never detected from content (its events look
-    /// like any Chrome trace); pass it explicitly.
+    /// Perfetto's JSON export (trace processor's exporter: metadata rows of
+    /// category `__metadata`, `metadata.trace_processor_stats`).
     PerfettoJson,
     /// opguard's own export (`opguard.export/v1`).
     OpguardExport,
+    /// viztracer (top-level `viztracer_metadata`): Python function entries
+    /// on the host; no correlation namespace.
+    Viztracer,
+    /// JAX's profiler (XLA), either file it writes: `perfetto_trace.json.gz`
+    /// or the TensorBoard `*.trace.json.gz`. Detected from XLA operations
+    /// (`args.hlo_op`, `args.hlo_module`), `PjitFunction(...)` and
+    /// `$file.py:line` Python frames. No correlation namespace is trusted.
+    Jax,
+    /// A trace Chrome itself recorded (its top-level `metadata` names the
+    /// browser, or its categories are Chrome's `disabled-by-default-*`).
+    Chrome,
     /// Anything else: no correlation namespace is trusted.
     Unknown,
 }
@@ -36,6 +47,9 @@ impl Provider {
             Provider::KinetoOther => "kineto_other",
             Provider::PerfettoJson => "perfetto_json",
             Provider::OpguardExport => "opguard_export",
+            Provider::Viztracer => "viztracer",
+            Provider::Jax => "jax",
+            Provider::Chrome => "chrome",
             Provider::Unknown => "unknown",
         }
     }
@@ -48,9 +62,31 @@ impl Provider {
             "kineto_other" => Provider::KinetoOther,
             "perfetto_json" => Provider::PerfettoJson,
             "opguard_export" => Provider::OpguardExport,
+            "viztracer" => Provider::Viztracer,
+            "jax" => Provider::Jax,
+            "chrome" => Provider::Chrome,
             "unknown" => Provider::Unknown,
             _ => return None,
         })
+    }
+
+    /// Every provider, in the order `--provider` lists them.
+    pub const ALL: [Provider; 9] = [
+        Provider::KinetoCuda,
+        Provider::KinetoRocm,
+        Provider::KinetoOther,
+        Provider::PerfettoJson,
+        Provider::OpguardExport,
+        Provider::Viztracer,
+        Provider::Jax,
+        Provider::Chrome,
+        Provider::Unknown,
+    ];
+
+    /// The names [`Provider::from_name`] accepts, comma-separated (for
+    /// error messages and `--help`).
+    pub fn names() -> String {
+        Provider::ALL.map(Provider::as_str).join(", ")
     }
 
     /// The family whose naming conventions the provider shares: all Kineto
@@ -92,13 +128,34 @@ const KINETO_CATEGORIES: &[&str] = &[
     "cuda_profiler_range",
 ];
 
+/// Categories older Kineto versions wrote (before `schemaVersion` and the
+/// snake_case categories): `Kernel`, `Runtime`, `Operator`, ... and
+/// `async_gpu` launch flows. Matched exactly: the capitals are the signal.
+const LEGACY_KINETO_CATEGORIES: &[&str] = &[
+    "Kernel",
+    "Runtime",
+    "Operator",
+    "Memcpy",
+    "Memset",
+    "async_gpu",
+    "gpu_async",
+];
+
+/// Top-level `metadata` keys Chrome's tracing writes about the browser.
+const CHROME_METADATA_KEYS: &[&str] =
+    &["product-version", "user-agent", "cpu-brand", "trace-config"];
+
 /// Detects the provider while events stream past.
 #[derive(Debug, Default, Clone)]
 pub struct ProviderDetector {
     kineto_events: u64,
+    legacy_kineto_events: u64,
     hip_calls: u64,
     cuda_calls: u64,
     device_kernels: u64,
+    xla_events: u64,
+    chrome_categories: u64,
+    perfetto_metadata_events: u64,
 }
 
 impl ProviderDetector {
@@ -109,13 +166,32 @@ impl ProviderDetector {
 
     /// Looks at one event.
     pub fn observe(&mut self, e: &Event<'_>) {
-        let Some(cat) = e.cat() else { return };
+        let Some(cat) = e.cat() else {
+            // XLA's events carry no category; one is proof enough, and
+            // searching `args` of every event of a large Kineto trace is not
+            // free.
+            if self.xla_events == 0 {
+                self.observe_xla(e);
+            }
+            return;
+        };
         let cat = cat.raw();
         if KINETO_CATEGORIES.contains(&cat) {
             self.kineto_events += 1;
         }
+        if LEGACY_KINETO_CATEGORIES.contains(&cat) {
+            self.legacy_kineto_events += 1;
+        }
+        if cat.starts_with("disabled-by-default-") {
+            self.chrome_categories += 1;
+        }
+        // Perfetto's JSON exporter writes its metadata rows with this
+        // category; nothing else does.
+        if cat == "__metadata" {
+            self.perfetto_metadata_events += 1;
+        }
         match cat {
-            "cuda_runtime" | "cuda_driver" | "hip_runtime" => {
+            "cuda_runtime" | "cuda_driver" | "hip_runtime" | "Runtime" => {
                 if let Some(name) = e.name() {
                     let name = name.raw();
                     if name.starts_with("hip") {
@@ -125,8 +201,18 @@ impl ProviderDetector {
                     }
                 }
             }
-            "kernel" => self.device_kernels += 1,
+            "kernel" | "Kernel" => self.device_kernels += 1,
             _ => {}
+        }
+    }
+
+    fn observe_xla(&mut self, e: &Event<'_>) {
+        let named = e.name().is_some_and(|n| {
+            let n = n.raw();
+            n.starts_with("PjitFunction(") || (n.starts_with('$') && n.contains(".py:"))
+        });
+        if named || e.arg("hlo_op").is_some() || e.arg("hlo_module").is_some() {
+            self.xla_events += 1;
         }
     }
 
@@ -138,9 +224,14 @@ impl ProviderDetector {
         if opguard.is_some_and(|f| f.starts_with("opguard.export/")) {
             return Provider::OpguardExport;
         }
-        let kineto = metadata.get("schemaVersion").is_some() || self.kineto_events > 0;
+        if metadata.get("viztracer_metadata").is_some() {
+            return Provider::Viztracer;
+        }
+        let kineto = metadata.get("schemaVersion").is_some()
+            || self.kineto_events > 0
+            || self.legacy_kineto_events > 0;
         if !kineto {
-            return Provider::Unknown;
+            return self.generic_provider(metadata);
         }
         if self.hip_calls > 0 && self.hip_calls >= self.cuda_calls {
             Provider::KinetoRocm
@@ -148,6 +239,29 @@ impl ProviderDetector {
             Provider::KinetoCuda
         } else {
             Provider::KinetoOther
+        }
+    }
+
+    /// A trace no profiler of a framework we know claims: JAX, Chrome,
+    /// Perfetto's exporter, or unknown.
+    fn generic_provider(&self, metadata: &Metadata) -> Provider {
+        if self.xla_events > 0 {
+            return Provider::Jax;
+        }
+        let chrome_metadata = metadata
+            .get_json("metadata")
+            .is_some_and(|m| CHROME_METADATA_KEYS.iter().any(|k| m.get(k).is_some()));
+        let perfetto_metadata = metadata
+            .get_json("metadata")
+            .is_some_and(|m| m.get("trace_processor_stats").is_some());
+        // Chrome writes its JSON through Perfetto's exporter: the browser's
+        // own metadata decides first.
+        if chrome_metadata || self.chrome_categories > 0 {
+            Provider::Chrome
+        } else if perfetto_metadata || self.perfetto_metadata_events > 0 {
+            Provider::PerfettoJson
+        } else {
+            Provider::Unknown
         }
     }
 }
