@@ -16,6 +16,7 @@ mod exit;
 mod export;
 mod fixtures;
 mod inspect;
+mod job;
 mod kernel_name;
 mod out;
 mod progress;
@@ -74,6 +75,7 @@ fn run(args: Vec<OsString>) -> u8 {
         Group::Export(a) => export::run(a),
         Group::Align(a) => align::run(a),
         Group::Tools(ToolsCommand::Align(a)) => align::run_request(a),
+        Group::Job(a) => job::run(a),
         Group::Fixtures(FixturesCommand::Run(a)) => fixtures::run(a),
     };
     match result {

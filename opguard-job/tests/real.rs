@@ -1,46 +1,13 @@
 //! Real rank traces, real cut-off and corrupt copies, a really slowed rank.
 
-use std::io::{Read, Write};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use opguard_job::{job_from_json, run_job, summarize, FrameBasis, Job, SummaryOptions};
-use opguard_testdata::shared_file;
+use opguard_testdata::{decoded as gunzip, gzip, rank_copy, shared_file};
 use opguard_trace::ReaderOptions;
 
 pub fn hta(name: &str) -> Option<PathBuf> {
     shared_file(&format!("traces/hta/{name}"))
-}
-
-pub fn gunzip(path: &Path) -> Vec<u8> {
-    let mut out = Vec::new();
-    flate2::read::GzDecoder::new(std::fs::File::open(path).unwrap())
-        .read_to_end(&mut out)
-        .unwrap();
-    out
-}
-
-pub fn gzip(bytes: &[u8]) -> Vec<u8> {
-    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
-    e.write_all(bytes).unwrap();
-    e.finish().unwrap()
-}
-
-/// A copy of a real trace with `distributedInfo.rank` set to `rank` and
-/// every kernel's `dur` multiplied by `scale`: the same program, one rank
-/// really slower.
-pub fn rank_copy(src: &Path, dst: &Path, rank: i64, scale: f64) {
-    let mut doc: serde_json::Value = serde_json::from_slice(&gunzip(src)).unwrap();
-    doc["distributedInfo"]["rank"] = rank.into();
-    if scale != 1.0 {
-        for e in doc["traceEvents"].as_array_mut().unwrap() {
-            if e["cat"] == "kernel" {
-                if let Some(d) = e["dur"].as_f64() {
-                    e["dur"] = serde_json::json!((d * scale).round());
-                }
-            }
-        }
-    }
-    std::fs::write(dst, gzip(&serde_json::to_vec(&doc).unwrap())).unwrap();
 }
 
 fn json(job: &Job) -> String {
