@@ -341,6 +341,19 @@ pub const LIBRARY_CODES: &[CodeInfo] = &[
         "scaling.unknown_metric",
         "a metric name other than inclusive_ns, self_ns, count",
     ),
+    // ---- job (opguard_job::Error::code()) ----
+    lib(
+        "job.too_large",
+        "a summary or job document is over opguard_job::MAX_DOCUMENT_BYTES",
+    ),
+    lib(
+        "job.invalid_document",
+        "a summary or job document breaks its format (unknown, repeated or mistyped field)",
+    ),
+    lib(
+        "job.wrong_format",
+        "a document's `format` is neither opguard.job.rank/v1 nor opguard.job/v1",
+    ),
 ];
 
 const fn lib(code: &'static str, meaning: &'static str) -> CodeInfo {

@@ -65,7 +65,7 @@ pub use error::{Error, CODES};
 pub use merge::{Job, JobFrame, RankCost, RankRef, JOB_FORMAT};
 pub use run::{job_inputs, run_job};
 pub use summary::{
-    is_collective, summarize, summarize_model, unreadable, Collective, FrameBasis, LaunchSummary,
-    RankError, RankFrame, RankInfo, RankSummary, SummaryOptions, TopRow, UnmatchedFrame,
-    DEFAULT_TOP, RANK_FORMAT,
+    is_collective, summarize, summarize_as, summarize_model, unreadable, Collective, FrameBasis,
+    LaunchSummary, RankError, RankFrame, RankInfo, RankSummary, SummaryOptions, TopRow,
+    UnmatchedFrame, DEFAULT_TOP, RANK_FORMAT,
 };

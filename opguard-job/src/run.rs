@@ -56,12 +56,15 @@ pub fn run_job(
 
 /// The trace files a job names: each argument that is a file, and the
 /// regular files directly inside each argument that is a directory (sorted
-/// by name; hidden files skipped). An argument that is neither is an error.
+/// by name; hidden files skipped). An argument that does not exist is kept
+/// as a rank (its summary will carry the read error); a directory that
+/// cannot be listed is an error.
 pub fn job_inputs(args: &[PathBuf]) -> Result<Vec<PathBuf>, Error> {
     let mut out = Vec::new();
     for arg in args {
-        let meta = std::fs::metadata(arg).map_err(|e| Error::input(arg, e))?;
-        if !meta.is_dir() {
+        // Anything but a directory is a rank, even when it cannot be opened:
+        // the rank then carries the reader's error instead of stopping the job.
+        if !std::fs::metadata(arg).is_ok_and(|m| m.is_dir()) {
             out.push(arg.clone());
             continue;
         }

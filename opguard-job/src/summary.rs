@@ -226,7 +226,13 @@ pub struct UnmatchedFrame {
 /// carries its [`RankError`] and nothing else.
 pub fn summarize(path: impl AsRef<Path>, options: &SummaryOptions) -> RankSummary {
     let path = path.as_ref();
-    let file = path.display().to_string();
+    summarize_as(path, path.display().to_string(), options)
+}
+
+/// [`summarize`], with the rank named `file` in the job instead of by its
+/// path (e.g. when a cluster worker reads it from another mount).
+pub fn summarize_as(path: impl AsRef<Path>, file: String, options: &SummaryOptions) -> RankSummary {
+    let path = path.as_ref();
     let model_options = ModelOptions::new().reader(options.reader.clone());
     match TraceModel::read(path, ArtifactSpec::new().role("rank"), &model_options) {
         Ok(model) => summarize_model(file, &model, options.top),

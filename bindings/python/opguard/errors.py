@@ -44,6 +44,10 @@ class ScalingError(OpguardError):
     """The scaling run refused (``scaling.*``)."""
 
 
+class JobError(OpguardError):
+    """A rank summary or job document given to the merge is refused (``job.*``)."""
+
+
 class SelectError(OpguardError):
     """The profile or seam verdict could not be computed (``select.*``)."""
 
@@ -63,6 +67,7 @@ _BY_PREFIX = {
     "align": AlignError,
     "scaling": ScalingError,
     "select": SelectError,
+    "job": JobError,
 }
 
 

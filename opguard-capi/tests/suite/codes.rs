@@ -55,7 +55,7 @@ fn codes_are_prefixed_and_unique() {
         assert!(seen.insert(c.code), "{} twice", c.code);
         let (prefix, rest) = c.code.split_once('.').expect("prefix.code");
         assert!(
-            ["capi", "trace", "census", "align", "scaling", "select"].contains(&prefix),
+            ["capi", "trace", "census", "align", "scaling", "select", "job"].contains(&prefix),
             "{}",
             c.code
         );
