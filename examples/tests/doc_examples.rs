@@ -14,6 +14,7 @@ const PAIRS: &[(&str, &str)] = &[
     ("opguard-census", "census"),
     ("opguard-scaling", "scaling"),
     ("opguard-job", "job"),
+    ("opguard-report", "report"),
 ];
 
 fn root() -> &'static Path {

@@ -20,6 +20,7 @@ mod job;
 mod kernel_name;
 mod out;
 mod progress;
+mod report;
 mod scaling;
 mod scratch;
 mod select;
@@ -77,6 +78,7 @@ fn run(args: Vec<OsString>) -> u8 {
         Group::Tools(ToolsCommand::Align(a)) => align::run_request(a),
         Group::Job(a) => job::run(a),
         Group::Fixtures(FixturesCommand::Run(a)) => fixtures::run(a),
+        Group::Report(a) => report::run(a),
     };
     match result {
         Ok(status) => status,

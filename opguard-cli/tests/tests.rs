@@ -9,6 +9,7 @@ mod framework;
 mod inspect;
 mod job;
 mod kernel_name;
+mod report;
 mod scaling;
 mod select;
 mod trace_info;
