@@ -34,6 +34,8 @@ const JSON_ENTRY_POINTS = [
   'opguard_export_build',
   'opguard_alignment_map_apply',
   'opguard_scaling_correlate',
+  'opguard_job_summary',
+  'opguard_job_merge',
 ];
 
 // ---- errors ----------------------------------------------------------------
@@ -62,12 +64,14 @@ class AlignError extends OpguardError {}
 class ScalingError extends OpguardError {}
 /** The profile or seam verdict could not be computed (`select.*`). */
 class SelectError extends OpguardError {}
+/** A rank summary or job document given to the merge is refused (`job.*`). */
+class JobError extends OpguardError {}
 /** The shared library could not be found or loaded, or its ABI differs. */
 class LibraryNotFoundError extends Error {}
 
 const BY_PREFIX = {
   capi: RequestError, trace: TraceError, census: CensusError, align: AlignError,
-  scaling: ScalingError, select: SelectError,
+  scaling: ScalingError, select: SelectError, job: JobError,
 };
 
 function errorFromEnvelope(error = {}) {
@@ -250,12 +254,21 @@ const api = {
     ...dropUndefined({ base: base === undefined ? undefined : String(base), metric, reader }),
   }),
 
+  // ---- whole jobs: map (one rank) and reduce (merge) ----
+  /** One rank's summary (`opguard.job.rank/v1`); an unreadable trace gives a summary carrying its `error`. */
+  jobSummary: (tracePath, { file, top, reader } = {}) => call('opguard_job_summary', {
+    path: String(tracePath),
+    ...dropUndefined({ file: file === undefined ? undefined : String(file), top, reader }),
+  }),
+  /** Merges rank summaries and partial jobs into one `opguard.job/v1` job, the same for any order and grouping. */
+  jobMerge: (summaries) => call('opguard_job_merge', { summaries: [...summaries] }),
+
   /** How many returned strings were released through opguard_string_free. */
   freedCount: () => freed,
   /** Loads a library file without caching it (for tests). */
   loadLibrary: load,
 
-  OpguardError, RequestError, InternalError, TraceError, CensusError, AlignError, ScalingError, SelectError,
+  OpguardError, RequestError, InternalError, TraceError, CensusError, AlignError, ScalingError, SelectError, JobError,
   LibraryNotFoundError, JSON_ENTRY_POINTS, ABI_VERSION,
 };
 

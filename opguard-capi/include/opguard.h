@@ -130,6 +130,21 @@ char *opguard_alignment_map_apply(const char *request);
  *  "inclusive_ns"|"self_ns"|"count", "reader"?: {limits}} -> the report. */
 char *opguard_scaling_correlate(const char *request);
 
+/* ---- whole jobs: map (one rank) and reduce (merge) --------------------- */
+
+/* {"path": trace, "file"?: name in the job (default: path), "top"?: n,
+ *  "reader"?: {limits}} -> one rank's summary
+ * (opguard.job.rank/v1: file, artifact, rank, launch durations, Top-N,
+ * collectives, cost per semantic frame). An unreadable trace is not a
+ * failed call: the summary carries its "error". */
+char *opguard_job_summary(const char *request);
+
+/* {"summaries": [rank summary | job, ...]} -> the merged job
+ * (opguard.job/v1: ranks, frames with per_rank, max_ns, median_ns,
+ * slowest_rank, missing). Associative and commutative: any order and
+ * grouping gives the same document. */
+char *opguard_job_merge(const char *request);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

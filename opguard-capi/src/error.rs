@@ -104,6 +104,11 @@ pub const LIBRARY_CODES: &[LibraryCodes] = &[
         codes: opguard_scaling::ERROR_CODES,
         reported_as_capi: &[],
     },
+    LibraryCodes {
+        prefix: "job",
+        codes: opguard_job::ERROR_CODES,
+        reported_as_capi: &[],
+    },
 ];
 
 /// Every library code the boundary can return, prefixed

@@ -9,7 +9,7 @@ use std::ffi::{c_char, c_int, CString};
 
 use crate::boundary::{self, arg, json_entry, status_entry};
 use crate::error::CAPI_CODES;
-use crate::{align, census, kernel, scaling, select, trace};
+use crate::{align, census, job, kernel, scaling, select, trace};
 
 /// The ABI version: bumped whenever a symbol is removed or changes meaning or
 /// signature; adding a symbol or an optional request field does not bump it.
@@ -138,6 +138,12 @@ json_entries! {
     /// `{"trials": {…} | "trials_path": file, "base"?, "metric"?, "reader"?}`
     /// → the scaling report.
     opguard_scaling_correlate => scaling::correlate;
+    /// `{"path": trace, "file"?, "top"?, "reader"?}` → one rank's summary
+    /// (`opguard.job.rank/v1`); an unreadable trace is a summary carrying its error.
+    opguard_job_summary => job::summary;
+    /// `{"summaries": [rank summary | job, …]}` → the merged `opguard.job/v1` job;
+    /// any order and grouping gives the same document.
+    opguard_job_merge => job::merge;
 }
 
 #[cfg(test)]

@@ -42,6 +42,7 @@ mod boundary;
 mod census;
 mod error;
 pub mod ffi;
+mod job;
 mod kernel;
 mod request;
 mod scaling;

@@ -97,6 +97,10 @@ pub enum Group {
     /// one JSON response out.
     #[command(subcommand, arg_required_else_help = true)]
     Tools(ToolsCommand),
+    /// A whole job: every rank's trace read in parallel, summarised, and compared
+    /// across ranks by semantic frame (durations only: each rank is its own clock).
+    #[command(after_help = JOB_AFTER_HELP, arg_required_else_help = true)]
+    Job(JobArgs),
     /// The language-neutral parity fixtures (fixtures/), run through this build.
     #[command(subcommand, arg_required_else_help = true)]
     Fixtures(FixturesCommand),
@@ -722,4 +726,42 @@ mod tests {
         }
         walk(&Cli::command(), "");
     }
+}
+
+// ---- opguard job ----------------------------------------------------------
+
+const JOB_AFTER_HELP: &str = "\
+Each worker holds one trace at a time, so memory grows with --jobs, never with the number of
+ranks; the output is the same for any --jobs. A DIR stands for the regular files directly in it.
+A rank that cannot be read (corrupt, cut off, over a limit) is listed with its error and counted
+missing in every frame; the other ranks are still reported and the exit status is 2.
+
+--json prints one opguard.job/v1 document: `ranks` (file, artifact, rank from
+distributedInfo.rank, provider, launch durations, device time, Top-N, collectives) and `frames`
+(per semantic frame: per_rank costs, max_ns, median_ns, slowest_rank, missing).
+
+Exit status: 0 ok, 2 when a rank cannot be read (the others are still reported).
+
+Examples:
+  opguard job traces/
+  opguard job --jobs 8 --json rank*.json.gz > job.json
+  opguard job --json traces/ | jq '.frames[0] | {name, max_ns, median_ns, slowest_rank}'";
+
+/// `opguard job`.
+#[derive(Debug, Args)]
+pub struct JobArgs {
+    #[command(flatten)]
+    pub output: OutputArgs,
+    /// Ranks read at once (worker threads); default: the machine's cores.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    pub jobs: Option<u16>,
+    /// Top-N device rows kept per rank.
+    #[arg(long, default_value_t = 10, value_name = "N")]
+    pub top: usize,
+    /// Frames shown in the table (the JSON has them all).
+    #[arg(long, default_value_t = 20, value_name = "N")]
+    pub frames: usize,
+    /// Rank traces (plain or gzip JSON), or directories of them.
+    #[arg(required = true, value_name = "TRACE|DIR")]
+    pub inputs: Vec<PathBuf>,
 }

@@ -18,6 +18,7 @@ pub const BUILT_WITH: &[(&str, &str)] = &[
     ("opguard-census", opguard_census::VERSION),
     ("opguard-scaling", opguard_scaling::VERSION),
     ("opguard-report", opguard_report::VERSION),
+    ("opguard-job", opguard_job::VERSION),
 ];
 
 /// `--version`'s text after the command name: the CLI crate's version, then

@@ -17,6 +17,7 @@ mod export;
 mod fixtures;
 mod inspect;
 mod install;
+mod job;
 mod kernel_name;
 mod out;
 mod progress;
@@ -80,6 +81,7 @@ fn run(args: Vec<OsString>) -> u8 {
         Group::Export(a) => export::run(a),
         Group::Align(a) => align::run(a),
         Group::Tools(ToolsCommand::Align(a)) => align::run_request(a),
+        Group::Job(a) => job::run(a),
         Group::Fixtures(FixturesCommand::Run(a)) => fixtures::run(a),
         Group::Report(a) => report::run(a),
         Group::Completions(a) => install::run_completions(a),

@@ -21,6 +21,8 @@ pub struct Progress {
     start: Instant,
     last_draw: Option<Instant>,
     drawn_len: usize,
+    /// Counted things (`ranks`) instead of bytes.
+    items: Option<&'static str>,
 }
 
 impl Progress {
@@ -34,7 +36,15 @@ impl Progress {
             start: Instant::now(),
             last_draw: None,
             drawn_len: 0,
+            items: None,
         }
+    }
+
+    /// A bar over `total` counted things, e.g. `ranks`.
+    pub fn items(label: &str, total: u64, unit: &'static str) -> Self {
+        let mut p = Progress::new(label, Some(total));
+        p.items = Some(unit);
+        p
     }
 
     /// Reports `done` bytes; draws if due.
@@ -63,6 +73,16 @@ impl Progress {
 
     fn line(&self, done: u64) -> String {
         let mib = |b: u64| b as f64 / (1024.0 * 1024.0);
+        if let (Some(unit), Some(total)) = (self.items, self.total) {
+            let frac = (done as f64 / total as f64).clamp(0.0, 1.0);
+            let filled = (frac * BAR_WIDTH as f64).round() as usize;
+            return format!(
+                "{} [{}{}] {done}/{total} {unit}",
+                self.label,
+                "#".repeat(filled),
+                ".".repeat(BAR_WIDTH - filled),
+            );
+        }
         match self.total {
             Some(total) => {
                 let frac = (done as f64 / total as f64).clamp(0.0, 1.0);
@@ -111,10 +131,17 @@ mod tests {
             start: Instant::now(),
             last_draw: None,
             drawn_len: 0,
+            items: None,
         };
         let l = p.line(1 << 20);
         assert!(l.starts_with("t.json [########"), "{l}");
         assert!(l.ends_with(" 25% 1.0/4.0 MiB"), "{l}");
         assert!(!l.contains('\x1b'));
+        let mut ranks = Progress::items("job", 16, "ranks");
+        ranks.enabled = false;
+        assert_eq!(
+            ranks.line(4),
+            format!("job [{}{}] 4/16 ranks", "#".repeat(8), ".".repeat(22))
+        );
     }
 }

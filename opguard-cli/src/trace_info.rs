@@ -151,7 +151,7 @@ fn human(file: &FileInfo, style: Style) -> String {
 }
 
 /// A duration in the largest unit that keeps it readable.
-fn duration(ns: i64) -> String {
+pub(crate) fn duration(ns: i64) -> String {
     let v = ns as f64;
     match ns.unsigned_abs() {
         0..1_000 => format!("{ns} ns"),

@@ -7,6 +7,7 @@ mod common;
 mod fixtures;
 mod framework;
 mod inspect;
+mod job;
 mod kernel_name;
 mod reader_flags;
 mod report;

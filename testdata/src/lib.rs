@@ -72,3 +72,53 @@ pub fn producer_trace(name: &str) -> PathBuf {
     assert!(path.is_file(), "{} is not committed", path.display());
     path
 }
+
+/// The decoded bytes of a trace file, plain or gzip (by magic bytes).
+///
+/// # Panics
+/// When the file cannot be read or its gzip stream is broken.
+pub fn decoded(path: &std::path::Path) -> Vec<u8> {
+    use std::io::Read;
+    let raw = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    if !raw.starts_with(&[0x1f, 0x8b]) {
+        return raw;
+    }
+    let mut out = Vec::new();
+    flate2::read::GzDecoder::new(&raw[..])
+        .read_to_end(&mut out)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    out
+}
+
+/// `bytes` gzip-compressed (fast level).
+pub fn gzip(bytes: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    e.write_all(bytes).expect("writing to memory");
+    e.finish().expect("writing to memory")
+}
+
+/// Writes to `dst` (gzip) a copy of the real rank trace `src` with
+/// `distributedInfo.rank` set to `rank` and every `kernel` event's `dur`
+/// multiplied by `kernel_scale` (rounded to whole microseconds; 1.0 leaves
+/// durations as written): the same program, one rank really slower. Nothing
+/// else changes, so each copy is still the producer's own output apart from
+/// those fields.
+///
+/// # Panics
+/// When `src` is not a readable JSON trace object.
+pub fn rank_copy(src: &std::path::Path, dst: &std::path::Path, rank: i64, kernel_scale: f64) {
+    let mut doc: serde_json::Value =
+        serde_json::from_slice(&decoded(src)).expect("the source trace is JSON");
+    doc["distributedInfo"]["rank"] = rank.into();
+    if kernel_scale != 1.0 {
+        let events = doc["traceEvents"].as_array_mut().expect("traceEvents");
+        for e in events.iter_mut().filter(|e| e["cat"] == "kernel") {
+            if let Some(d) = e["dur"].as_f64() {
+                e["dur"] = serde_json::json!((d * kernel_scale).round());
+            }
+        }
+    }
+    let text = serde_json::to_vec(&doc).expect("a JSON value serialises");
+    std::fs::write(dst, gzip(&text)).unwrap_or_else(|e| panic!("{}: {e}", dst.display()));
+}

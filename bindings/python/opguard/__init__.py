@@ -20,17 +20,18 @@ import os
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 from . import _native
-from .errors import (AlignError, CensusError, InternalError, LibraryNotFoundError,
+from .errors import (AlignError, CensusError, InternalError, JobError, LibraryNotFoundError,
                      OpguardError, RequestError, ScalingError, SelectError, TraceError)
 
 __all__ = [
     "AlignError", "CensusError", "InternalError", "LibraryNotFoundError", "OpguardError",
-    "RequestError", "ScalingError", "SelectError", "TraceError",
+    "RequestError", "ScalingError", "SelectError", "TraceError", "JobError",
     "Json", "PathLike", "version", "abi_version", "library_path", "call",
     "kernel_canonicalize", "kernel_canonicalize_batch", "kernel_short_name", "kernel_match",
     "kernel_verdict", "kernel_match_batch",
     "trace_info", "trace_launch_regions", "census", "census_compare_widths",
     "profile_top_n", "seam_verdict", "export_build", "alignment_map_apply", "scaling_correlate",
+    "job_summary", "job_merge",
 ]
 
 
@@ -250,3 +251,24 @@ def scaling_correlate(trials: DocOrPath, *, base: Optional[PathLike] = None,
     request.update(_drop_none(base=None if base is None else str(base), metric=metric,
                               reader=reader))
     return call("opguard_scaling_correlate", request)
+
+
+# ---- whole jobs: map (one rank) and reduce (merge) -------------------------
+
+def job_summary(path, *, file=None, top=None, reader=None):
+    """One rank's summary (``opguard.job.rank/v1``): the map step of a job.
+
+    ``file`` is the name the rank goes by in the job (default: ``path`` as
+    given). A trace that cannot be read does not raise: the summary carries
+    its ``error`` and the merge counts the rank missing everywhere.
+    """
+    request = {"path": str(path)}
+    request.update(_drop_none(file=None if file is None else str(file), top=top, reader=reader))
+    return call("opguard_job_summary", request)
+
+
+def job_merge(summaries):
+    """Merges rank summaries and partial jobs into one ``opguard.job/v1`` job:
+    the reduce step. Associative and commutative, so any engine may merge in
+    any order and grouping and get the same document."""
+    return call("opguard_job_merge", {"summaries": list(summaries)})

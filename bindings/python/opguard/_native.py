@@ -34,6 +34,8 @@ JSON_ENTRY_POINTS = (
     "opguard_export_build",
     "opguard_alignment_map_apply",
     "opguard_scaling_correlate",
+    "opguard_job_summary",
+    "opguard_job_merge",
 )
 
 

@@ -54,6 +54,10 @@ class ScalingError(OpguardError):
     """The scaling run refused (``scaling.*``)."""
 
 
+class JobError(OpguardError):
+    """A rank summary or job document given to the merge is refused (``job.*``)."""
+
+
 class SelectError(OpguardError):
     """The profile or seam verdict could not be computed (``select.*``)."""
 
@@ -73,6 +77,7 @@ _BY_PREFIX: Dict[str, Type[OpguardError]] = {
     "align": AlignError,
     "scaling": ScalingError,
     "select": SelectError,
+    "job": JobError,
 }
 
 

@@ -133,6 +133,7 @@ static void build_cases(void) {
         {ENTRY(opguard_census_compare_widths)}, {ENTRY(opguard_profile_top_n)},
         {ENTRY(opguard_seam_verdict)},          {ENTRY(opguard_export_build)},
         {ENTRY(opguard_alignment_map_apply)},   {ENTRY(opguard_scaling_correlate)},
+        {ENTRY(opguard_job_summary)},           {ENTRY(opguard_job_merge)},
     };
     size_t i;
     for (i = 0; i < sizeof all / sizeof all[0]; i++) {
@@ -175,6 +176,9 @@ static void build_cases(void) {
         NULL);
     add(ENTRY(opguard_scaling_correlate),
         fixture_request("{\"trials_path\":", "scaling/seed003/trials.json", "}"), NULL);
+    add(ENTRY(opguard_job_summary),
+        fixture_request("{\"top\":3,\"path\":", "select/attention.pid-4242.json.gz", "}"), NULL);
+    add(ENTRY(opguard_job_merge), dup_str("{\"summaries\":[]}"), NULL);
 
     /* Invalid requests with the library's own codes. */
     add(ENTRY(opguard_trace_info),
@@ -192,6 +196,8 @@ static void build_cases(void) {
         dup_str("{\"protocol_version\":2,\"artifact\":\"a\",\"alignment_map\":\"m\","
                 "\"output\":\"o\"}"),
         "align.unsupported_protocol_version");
+    add(ENTRY(opguard_job_merge), dup_str("{\"summaries\":[{\"format\":\"x\"}]}"),
+        "job.wrong_format");
     add(ENTRY(opguard_seam_verdict),
         fixture_request("{\"request_path\":", "select/trace_missing.request.json", "}"), NULL);
 }

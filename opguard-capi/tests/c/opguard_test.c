@@ -703,6 +703,88 @@ static void alignment_and_scaling(const char *fixtures, const char *scratch) {
     free(req);
 }
 
+/* The map and reduce of a whole job on two real rank traces (the shared
+ * data beside the checkout): each rank's summary is passed on as the text
+ * the library returned, and the merge gives the same bytes in either order. */
+static void whole_job(const char *fixtures) {
+    char *req = NULL, *merged[2] = {NULL, NULL};
+    size_t len = 0, cap = 0;
+    char path[4096];
+    const char *prefix = "{\"ok\":true,\"value\":";
+    char *values[2] = {NULL, NULL};
+    int i, order;
+    jval env;
+    FILE *f;
+
+    for (i = 0; i < 2; i++) {
+        snprintf(path, sizeof path,
+                 "%s/../../shared/data/traces/hta/trace_filter__sampled_rank-%d.json.gz",
+                 fixtures, i);
+        f = fopen(path, "rb");
+        if (!f) {
+            printf("ok opguard_job_summary (skipped: no shared data at %s)\n", path);
+            printf("ok opguard_job_merge (skipped)\n");
+            free(values[0]);
+            free(req);
+            return;
+        }
+        fclose(f);
+        len = 0;
+        escaped_request(&req, &len, &cap, "{\"top\":3,\"path\":", path, "}");
+        {
+            char *raw = opguard_job_summary(req);
+            size_t n = strlen(raw), p = strlen(prefix);
+            if (strncmp(raw, prefix, p) != 0) {
+                fail("opguard_job_summary", raw);
+            } else {
+                values[i] = malloc(n - p);
+                memcpy(values[i], raw + p, n - p - 1);
+                values[i][n - p - 1] = '\0';
+                printf("ok opguard_job_summary rank %d\n", i);
+            }
+            opguard_string_free(raw);
+        }
+    }
+    if (!values[0] || !values[1]) {
+        free(values[0]);
+        free(values[1]);
+        free(req);
+        return;
+    }
+    for (order = 0; order < 2; order++) {
+        len = 0;
+        append(&req, &len, &cap, "{\"summaries\":[");
+        append(&req, &len, &cap, values[order]);
+        append(&req, &len, &cap, ",");
+        append(&req, &len, &cap, values[1 - order]);
+        append(&req, &len, &cap, "]}");
+        merged[order] = opguard_job_merge(req);
+    }
+    if (strcmp(merged[0], merged[1]) != 0)
+        fail("opguard_job_merge", "the two orders give different bytes");
+    else
+        printf("ok opguard_job_merge is commutative\n");
+    if (take(merged[0], &env)) {
+        const jval *v = jget(&env, "value");
+        const jval *ranks = jget(v, "ranks");
+        const jval *frames = jget(v, "frames");
+        if (ranks->t != J_ARR || ranks->n != 2 || frames->t != J_ARR || frames->n < 1 ||
+            jget(&frames->items[0], "slowest_rank")->t != J_NUM)
+            fail("opguard_job_merge", "two ranks and frames with a slowest rank");
+        else
+            check_str("opguard_job_merge", jget(v, "format"), "opguard.job/v1");
+        jfree(&env);
+    } else {
+        fail("opguard_job_merge", "envelope is not JSON");
+    }
+    opguard_string_free(merged[1]);
+    call_err("opguard_job_merge(wrong format)", opguard_job_merge,
+             "{\"summaries\":[{\"format\":\"x\"}]}", "job.wrong_format");
+    free(values[0]);
+    free(values[1]);
+    free(req);
+}
+
 int main(int argc, char **argv) {
     char fixture[4096];
     if (argc != 3) {
@@ -718,6 +800,7 @@ int main(int argc, char **argv) {
     run_fixture(fixture);
     every_entry_point();
     alignment_and_scaling(argv[1], argv[2]);
+    whole_job(argv[1]);
     if (failures) {
         printf("%d failure(s)\n", failures);
         return 1;

@@ -96,7 +96,7 @@ fn codes_are_prefixed_and_unique() {
         assert!(seen.insert(code.clone()), "{code} twice");
         let (prefix, rest) = code.split_once('.').expect("prefix.code");
         assert!(
-            ["capi", "trace", "census", "align", "scaling", "select"].contains(&prefix),
+            ["capi", "trace", "census", "align", "scaling", "select", "job"].contains(&prefix),
             "{code}"
         );
         assert!(

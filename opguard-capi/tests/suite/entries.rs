@@ -32,6 +32,8 @@ const ENTRIES: &[(&str, Entry)] = &[
     ("opguard_export_build", opguard_export_build),
     ("opguard_alignment_map_apply", opguard_alignment_map_apply),
     ("opguard_scaling_correlate", opguard_scaling_correlate),
+    ("opguard_job_summary", opguard_job_summary),
+    ("opguard_job_merge", opguard_job_merge),
 ];
 
 #[test]
@@ -1031,4 +1033,88 @@ fn profile_top_n_is_the_library_answer() {
     );
     assert_eq!(e["code"], "select.trace_unreadable", "{e}");
     assert_eq!(e["trace_code"], "io");
+}
+
+// ---- whole jobs -------------------------------------------------------------
+
+#[test]
+fn job_summary_and_merge_are_the_library_answers() {
+    let names = [
+        "trace_filter__sampled_rank-0.json.gz",
+        "trace_filter__sampled_rank-1.json.gz",
+    ];
+    let Some(paths) = names
+        .iter()
+        .map(|n| opguard_testdata::shared_file(&format!("traces/hta/{n}")))
+        .collect::<Option<Vec<_>>>()
+    else {
+        return;
+    };
+    let mut summaries = Vec::new();
+    for p in &paths {
+        let got = ok(
+            opguard_job_summary,
+            &json!({ "path": p, "top": 3 }).to_string(),
+        );
+        let want = opguard_job::summarize(p, &opguard_job::SummaryOptions::new().top(3));
+        assert_eq!(got, serde_json::to_value(&want).unwrap());
+        summaries.push(got);
+    }
+    let missing = ok(
+        opguard_job_summary,
+        &json!({ "path": "/nonexistent/rank.json.gz" }).to_string(),
+    );
+    assert_eq!(missing["rank"]["error"]["code"], "trace.io");
+    summaries.push(missing);
+
+    let merged = ok(
+        opguard_job_merge,
+        &json!({ "summaries": summaries }).to_string(),
+    );
+    assert_eq!(merged["format"], "opguard.job/v1");
+    assert_eq!(merged["ranks"].as_array().unwrap().len(), 3);
+    // Reversed, and as a merge of a partial job with the rest: the same.
+    let mut reversed = summaries.clone();
+    reversed.reverse();
+    assert_eq!(
+        ok(
+            opguard_job_merge,
+            &json!({ "summaries": reversed }).to_string()
+        ),
+        merged
+    );
+    let partial = ok(
+        opguard_job_merge,
+        &json!({ "summaries": [summaries[2], summaries[0]] }).to_string(),
+    );
+    assert_eq!(
+        ok(
+            opguard_job_merge,
+            &json!({ "summaries": [summaries[1], partial] }).to_string()
+        ),
+        merged
+    );
+}
+
+#[test]
+fn job_merge_refuses_what_is_not_a_summary() {
+    let e = err(
+        opguard_job_merge,
+        r#"{"summaries": [{"format": "opguard.job/v1", "ranks": [], "frames": []}, {"format": "x"}]}"#,
+    );
+    assert_eq!(e["code"], "job.wrong_format", "{e}");
+    assert!(
+        e["message"].as_str().unwrap().contains("summaries[1]"),
+        "{e}"
+    );
+    let e = err(
+        opguard_job_merge,
+        r#"{"summaries": [{"format": "opguard.job/v1", "ranks": [], "frames": [], "extra": 1}]}"#,
+    );
+    assert_eq!(e["code"], "job.invalid_document", "{e}");
+    let empty = ok(opguard_job_merge, r#"{"summaries": []}"#);
+    assert_eq!(
+        empty,
+        json!({"format": "opguard.job/v1", "ranks": [], "frames": []})
+    );
 }

@@ -1,0 +1,135 @@
+//! `opguard job`: one call to [`opguard_job::run_job`] over the ranks named
+//! on the command line.
+
+use std::sync::Mutex;
+
+use opguard_job::{job_inputs, run_job, Job, SummaryOptions};
+
+use crate::cli::JobArgs;
+use crate::error::CliError;
+use crate::exit;
+use crate::out::Out;
+use crate::progress::Progress;
+use crate::style::{Align, Style, Table};
+use crate::trace_info::duration;
+
+impl From<opguard_job::Error> for CliError {
+    fn from(e: opguard_job::Error) -> Self {
+        CliError::new(e.code(), e.to_string())
+    }
+}
+
+/// Runs `opguard job`. Every rank is read; an unreadable one is reported on
+/// stderr and in the output, and the status is 2.
+pub fn run(args: &JobArgs) -> Result<u8, CliError> {
+    let paths = job_inputs(&args.inputs)?;
+    if paths.is_empty() {
+        return Err(CliError::new(
+            "no_ranks",
+            "the job names no trace files (the directories given are empty)",
+        ));
+    }
+    let workers = match args.jobs {
+        Some(n) => usize::from(n),
+        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+    };
+    // The reader engineer's shared reader-flags struct (`--salvage`, limits)
+    // plugs in here: `SummaryOptions::reader` applies to every rank.
+    let options = SummaryOptions::new().top(args.top);
+    let progress = Mutex::new(Progress::items("job", paths.len() as u64, "ranks"));
+    let job = run_job(&paths, workers, &options, &|done, _| {
+        if let Ok(mut p) = progress.lock() {
+            p.update(done as u64);
+        }
+    });
+    if let Ok(mut p) = progress.lock() {
+        p.finish();
+    }
+    let mut out = Out::new();
+    if args.output.json {
+        out.json_line(&job)?;
+    } else {
+        out.text(&human(&job, args.frames, Style::for_stdout()))?;
+    }
+    out.flush()?;
+    let mut status = exit::OK;
+    for rank in job.unreadable() {
+        if let Some(e) = &rank.error {
+            let mut err =
+                CliError::new(e.code.clone(), e.message.clone()).in_input(rank.file.clone());
+            err.offset = e.offset;
+            err.event_index = e.event_index;
+            err.report(args.output.json);
+        }
+        status = exit::ERROR;
+    }
+    Ok(status)
+}
+
+fn rank_label(rank: Option<i64>) -> String {
+    rank.map_or_else(|| "-".to_owned(), |r| r.to_string())
+}
+
+fn human(job: &Job, frames: usize, style: Style) -> String {
+    let mut t = Table::new(&[
+        ("rank", Align::Right),
+        ("provider", Align::Left),
+        ("device time", Align::Right),
+        ("region", Align::Right),
+        ("collectives", Align::Right),
+        ("file", Align::Left),
+    ]);
+    for r in &job.ranks {
+        let (provider, device, region, coll) = match &r.error {
+            Some(e) => (
+                format!("error[{}]", e.code),
+                "-".into(),
+                "-".into(),
+                "-".into(),
+            ),
+            None => (
+                r.provider.clone().unwrap_or_default(),
+                duration(r.device_time_ns),
+                r.launch
+                    .as_ref()
+                    .and_then(|l| l.region_duration_ns)
+                    .map_or_else(|| "-".to_owned(), duration),
+                duration(r.collectives.iter().map(|c| c.total_ns).sum()),
+            ),
+        };
+        t.row(vec![
+            rank_label(r.rank),
+            provider,
+            device,
+            region,
+            coll,
+            r.file.clone(),
+        ]);
+    }
+    let mut out = t.render(style, "");
+    out.push('\n');
+    let mut f = Table::new(&[
+        ("max", Align::Right),
+        ("median", Align::Right),
+        ("slowest", Align::Right),
+        ("ranks", Align::Right),
+        ("frame", Align::Left),
+    ]);
+    for frame in job.frames.iter().take(frames) {
+        f.row(vec![
+            duration(frame.max_ns),
+            duration(frame.median_ns),
+            rank_label(frame.slowest_rank),
+            format!("{}/{}", frame.per_rank.len(), job.ranks.len()),
+            opguard_kernel_name::short_name(&frame.name).into_owned(),
+        ]);
+    }
+    out.push_str(&f.render(style, ""));
+    if job.frames.len() > frames {
+        out.push_str(&format!(
+            "... {} more frames (--frames N, or --json for all)\n",
+            job.frames.len() - frames
+        ));
+    }
+    out
+}

@@ -1,0 +1,178 @@
+//! `opguard job`, on real rank traces and real damaged copies of them.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use opguard_testdata::{rank_copy, shared_file};
+
+use crate::common::run;
+
+fn hta(name: &str) -> Option<PathBuf> {
+    shared_file(&format!("traces/hta/{name}"))
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+#[test]
+fn output_is_identical_for_any_jobs_and_a_directory_is_its_files() {
+    let names = [
+        "trace_filter__sampled_rank-0.json.gz",
+        "trace_filter__sampled_rank-1.json.gz",
+        "nccl_parser_config__nccl_data.json.gz",
+        "cpu_only__rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz",
+    ];
+    let Some(files) = names.iter().map(|n| hta(n)).collect::<Option<Vec<_>>>() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    for f in &files {
+        std::fs::copy(f, dir.path().join(f.file_name().unwrap())).unwrap();
+    }
+    let d = s(dir.path());
+    let one = run(&["job", "--json", "--jobs", "1", d]);
+    assert_eq!(one.status, 0, "{}", one.stderr);
+    assert_eq!(one.stderr, "");
+    for jobs in ["2", "3", "16"] {
+        let other = run(&["job", "--json", "--jobs", jobs, d]);
+        assert_eq!(other.status, 0, "{}", other.stderr);
+        assert_eq!(
+            other.stdout, one.stdout,
+            "--jobs {jobs} differs from --jobs 1"
+        );
+    }
+    // The directory stands for its files, given in any order.
+    let listed: Vec<PathBuf> = files
+        .iter()
+        .rev()
+        .map(|f| dir.path().join(f.file_name().unwrap()))
+        .collect();
+    let mut args = vec!["job", "--json"];
+    args.extend(listed.iter().map(|p| s(p)));
+    assert_eq!(run(&args).stdout, one.stdout);
+    let doc = &one.json_lines()[0];
+    assert_eq!(doc["format"], "opguard.job/v1");
+    assert_eq!(doc["ranks"].as_array().unwrap().len(), 4);
+}
+
+#[test]
+fn a_slowed_rank_is_named_and_costs_agree_with_python() {
+    let Some(src) = hta("trace_filter__sampled_rank-1.json.gz") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    for rank in 0..3 {
+        let scale = if rank == 1 { 2.5 } else { 1.0 };
+        rank_copy(
+            &src,
+            &dir.path().join(format!("r{rank}.json.gz")),
+            rank,
+            scale,
+        );
+    }
+    let r = run(&["job", "--json", "--jobs", "2", s(dir.path())]);
+    assert_eq!(r.status, 0, "{}", r.stderr);
+    let job = &r.json_lines()[0];
+    let top = &job["frames"][0];
+    assert_eq!(top["slowest_rank"], 1, "{top}");
+    assert!(top["slowest_file"]
+        .as_str()
+        .unwrap()
+        .ends_with("r1.json.gz"));
+
+    // Independently: total kernel time per (rank, name) straight from the
+    // trace JSON, in Python, against the job's per-rank frame costs for
+    // kernels whose name is its own frame.
+    std::fs::write(dir.path().join("job.json"), &r.stdout).unwrap();
+    let check = r#"
+import gzip, json, sys, glob, os, collections
+d = sys.argv[1]
+job = json.load(open(os.path.join(d, "job.json")))
+totals = collections.defaultdict(int)
+names = collections.defaultdict(set)
+for path in glob.glob(os.path.join(d, "r*.json.gz")):
+    t = json.load(gzip.open(path))
+    rank = t["distributedInfo"]["rank"]
+    for e in t["traceEvents"]:
+        if e.get("cat") == "kernel" and e.get("ph") == "X":
+            totals[(rank, e["name"])] += round(e.get("dur", 0) * 1000)
+            names[e["name"]].add(rank)
+checked = 0
+for f in job["frames"]:
+    if f["category"] != "kernel" or f["name"] not in names:
+        continue
+    costs = {c["rank"]: c["cost_ns"] for c in f["per_rank"]}
+    # Frames that merge several raw names are skipped: one name, one frame.
+    if sum(1 for n in names if n == f["name"]) != 1:
+        continue
+    want = {r: totals[(r, f["name"])] for r in names[f["name"]]}
+    if costs != want:
+        print("mismatch", f["name"], costs, want); sys.exit(1)
+    ordered = sorted(want.values())
+    n = len(ordered)
+    median = ordered[n // 2] if n % 2 else (ordered[n // 2 - 1] + ordered[n // 2]) // 2
+    assert f["max_ns"] == max(ordered) and f["median_ns"] == median, f
+    slowest = min(r for r, v in want.items() if v == max(ordered))
+    assert f["slowest_rank"] == slowest, (f["name"], f["slowest_rank"], slowest)
+    checked += 1
+assert checked >= 20, checked
+print(checked)
+"#;
+    let out = Command::new("python3")
+        .args(["-c", check, s(dir.path())])
+        .output()
+        .expect("python3 runs");
+    assert!(
+        out.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn bad_ranks_never_stop_or_hide_the_job() {
+    let Some(src) = hta("trace_filter__sampled_rank-0.json.gz") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let good = dir.path().join("a-good.json.gz");
+    rank_copy(&src, &good, 0, 1.0);
+    let bytes = std::fs::read(&src).unwrap();
+    let cut = dir.path().join("b-cut.json.gz");
+    std::fs::write(&cut, &bytes[..bytes.len() * 2 / 3]).unwrap();
+    // Corrupt: a real copy whose gzip stream has bytes overwritten inside.
+    let mut corrupt_bytes = bytes.clone();
+    let mid = corrupt_bytes.len() / 2;
+    corrupt_bytes[mid..mid + 64].fill(0xff);
+    let corrupt = dir.path().join("c-corrupt.json.gz");
+    std::fs::write(&corrupt, &corrupt_bytes).unwrap();
+
+    let r = run(&["job", "--json", s(dir.path())]);
+    assert_eq!(r.status, 2, "{}", r.stderr);
+    let job = &r.json_lines()[0];
+    let ranks = job["ranks"].as_array().unwrap();
+    assert_eq!(ranks.len(), 3);
+    let good_rank = ranks.iter().find(|r| r["file"] == s(&good)).unwrap();
+    assert!(good_rank["error"].is_null());
+    assert!(good_rank["device_time_ns"].as_i64().unwrap() > 0);
+    for bad in [&cut, &corrupt] {
+        let entry = ranks.iter().find(|r| r["file"] == s(bad)).unwrap();
+        assert!(entry["error"]["code"]
+            .as_str()
+            .unwrap()
+            .starts_with("trace."));
+        assert!(r.stderr.contains(s(bad)), "{}", r.stderr);
+    }
+    for f in job["frames"].as_array().unwrap() {
+        assert_eq!(f["missing"].as_array().unwrap().len(), 2, "{f}");
+    }
+    // One JSON error line per bad rank on stderr.
+    let errors: Vec<serde_json::Value> = r
+        .stderr
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(errors.len(), 2);
+}

@@ -1,0 +1,43 @@
+//! Summaries and jobs as JSON documents: what crosses a process or
+//! machine boundary between the map and the reduce (Ray, the C ABI).
+
+use serde::Deserialize;
+
+use crate::error::Error;
+use crate::merge::{Job, JOB_FORMAT};
+use crate::summary::{RankSummary, RANK_FORMAT};
+
+/// The largest summary or job document accepted, in bytes.
+pub const MAX_DOCUMENT_BYTES: usize = 256 << 20;
+
+/// Reads one document that is either a rank summary
+/// (`opguard.job.rank/v1`) or a job (`opguard.job/v1`), as a job; `what`
+/// names it in errors. Unknown and repeated fields are refused.
+pub fn job_from_json(what: &str, text: &str) -> Result<Job, Error> {
+    #[derive(Deserialize)]
+    struct Format<'a> {
+        #[serde(borrow, default)]
+        format: Option<std::borrow::Cow<'a, str>>,
+    }
+    // One strict reading for every document: bounded, object-only,
+    // repeated keys refused, the JSON path in the error.
+    let limit = MAX_DOCUMENT_BYTES as u64;
+    let invalid = |expected: &'static str, e| Error::document(what, expected, e);
+    let format: Format<'_> =
+        opguard_document::from_str(text, limit).map_err(|e| invalid("object", e))?;
+    match format.format.as_deref() {
+        Some(RANK_FORMAT) => opguard_document::from_str::<RankSummary>(text, limit)
+            .map(Job::from)
+            .map_err(|e| invalid(RANK_FORMAT, e)),
+        Some(JOB_FORMAT) => opguard_document::from_str::<Job>(text, limit)
+            // Derived fields are recomputed, not trusted.
+            .map(|job| Job::merge_all([job]))
+            .map_err(|e| invalid(JOB_FORMAT, e)),
+        other => Err(Error::WrongFormat {
+            what: what.to_owned(),
+            found: other.unwrap_or_default().to_owned(),
+            rank: RANK_FORMAT,
+            job: JOB_FORMAT,
+        }),
+    }
+}

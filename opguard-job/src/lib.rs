@@ -1,0 +1,75 @@
+//! Whole-job profiling: one trace per rank, summarised in parallel, merged
+//! into one cross-rank report.
+//!
+//! - The map step, [`summarize`], reads one rank's trace and returns a
+//!   [`RankSummary`]: a plain serialisable value (`opguard.job.rank/v1`)
+//!   with the file, the artifact digest, `distributedInfo.rank`, the
+//!   provider, the launch region's counts and durations, device time, the
+//!   Top-N rows, the collectives (NCCL/RCCL kernels) and the cost per
+//!   semantic frame (kernels by canonical identity; host operators when the
+//!   trace has no device rows). A trace that cannot be read gives a summary
+//!   carrying its error, so one bad file never hides the others.
+//! - The reduce step, [`Job`], is associative and commutative down to the
+//!   serialised bytes: [`Job::from_summaries`], [`Job::merge`] and
+//!   [`Job::merge_all`] give the same `opguard.job/v1` document for any
+//!   grouping and order, so any engine (threads here, Ray, Spark) can run it.
+//!   Per frame it lists each rank's cost, `max_ns`, `median_ns`, the
+//!   `slowest_rank` and the ranks `missing` it.
+//! - [`run_job`] runs the map on a given number of threads (none unless
+//!   asked), each holding one trace at a time.
+//!
+//! Each rank is its own clock domain (seed 002): the report compares
+//! durations and has no field for an absolute time.
+//!
+//! ```
+//! use opguard_job::{summarize, Job, SummaryOptions};
+//! use opguard_trace::kineto_writer::KinetoTrace;
+//!
+//! let dir = tempfile::tempdir()?;
+//! let mut paths = Vec::new();
+//! // Rank 1's all-reduce takes three times as long as rank 0's.
+//! for (rank, dur) in [(0, 1_000), (1, 3_000)] {
+//!     let mut t = KinetoTrace::new();
+//!     t.set_metadata("distributedInfo", &serde_json::json!({"rank": rank}));
+//!     t.launch((10, 10), "cudaLaunchKernel", 0, 50, 1, None)
+//!         .kernel(0, 7, "ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*)", 100, dur);
+//!     let path = dir.path().join(format!("rank{rank}.json.gz"));
+//!     std::fs::write(&path, t.to_gzip()?)?;
+//!     paths.push(path);
+//! }
+//! let options = SummaryOptions::new();
+//! let summaries: Vec<_> = paths.iter().map(|p| summarize(p, &options)).collect();
+//! assert_eq!(summaries[1].rank.collectives[0].total_ns, 3_000);
+//!
+//! // Merge in any grouping: the same bytes.
+//! let all = Job::from_summaries(summaries.clone());
+//! let [a, b] = [summaries[0].clone(), summaries[1].clone()].map(Job::from);
+//! assert_eq!(serde_json::to_string(&b.merge(a))?, serde_json::to_string(&all)?);
+//!
+//! let frame = &all.frames[0];
+//! assert_eq!((frame.max_ns, frame.median_ns), (3_000, 2_000));
+//! assert_eq!(frame.slowest_rank, Some(1));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+#![deny(missing_docs)]
+#![forbid(unsafe_code)]
+
+mod document;
+mod error;
+mod merge;
+mod run;
+mod summary;
+
+pub use document::{job_from_json, MAX_DOCUMENT_BYTES};
+pub use error::{Error, ERROR_CODES};
+pub use merge::{Job, JobFrame, RankCost, RankRef, JOB_FORMAT};
+pub use run::{job_inputs, run_job};
+pub use summary::{
+    is_collective, summarize, summarize_as, summarize_model, unreadable, Collective, FrameBasis,
+    LaunchSummary, RankError, RankFrame, RankInfo, RankSummary, SummaryOptions, TopRow,
+    UnmatchedFrame, DEFAULT_TOP, RANK_FORMAT,
+};
+
+/// This crate's version (`Cargo.toml`'s), for tools that report what they
+/// were built with (`opguard --version`).
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -1,0 +1,88 @@
+//! Running the map step over many ranks, on the calling thread or on a
+//! given number of worker threads.
+//!
+//! Each worker reads one trace at a time and keeps only its summary, so
+//! peak memory grows with the number of workers, never with the number of
+//! ranks. The result does not depend on the worker count: the merge puts
+//! ranks and frames in one canonical order.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+use crate::error::Error;
+use crate::merge::Job;
+use crate::summary::{summarize, RankSummary, SummaryOptions};
+
+/// Summarises every trace in `paths` on `workers` threads and merges them.
+///
+/// With `workers <= 1` (or one path) everything runs on the calling thread
+/// and no thread is started. `on_rank(done, summary)` is called once per
+/// finished rank, from the thread that read it, with the number of ranks
+/// finished so far.
+pub fn run_job(
+    paths: &[PathBuf],
+    workers: usize,
+    options: &SummaryOptions,
+    on_rank: &(dyn Fn(usize, &RankSummary) + Sync),
+) -> Job {
+    let workers = workers.clamp(1, paths.len().max(1));
+    let done = AtomicUsize::new(0);
+    let finish = |summary: RankSummary| {
+        on_rank(done.fetch_add(1, Ordering::Relaxed) + 1, &summary);
+        summary
+    };
+    if workers == 1 {
+        return Job::from_summaries(paths.iter().map(|p| finish(summarize(p, options))));
+    }
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<RankSummary>> = Mutex::new(Vec::with_capacity(paths.len()));
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            scope.spawn(|| {
+                while let Some(path) = paths.get(next.fetch_add(1, Ordering::Relaxed)) {
+                    let summary = finish(summarize(path, options));
+                    // A poisoned lock means another worker panicked; its
+                    // panic resurfaces when the scope joins.
+                    if let Ok(mut all) = results.lock() {
+                        all.push(summary);
+                    }
+                }
+            });
+        }
+    });
+    Job::from_summaries(results.into_inner().unwrap_or_else(|e| e.into_inner()))
+}
+
+/// The trace files a job names: each argument that is a file, and the
+/// regular files directly inside each argument that is a directory (sorted
+/// by name; hidden files skipped). An argument that does not exist is kept
+/// as a rank (its summary will carry the read error); a directory that
+/// cannot be listed is an error.
+pub fn job_inputs(args: &[PathBuf]) -> Result<Vec<PathBuf>, Error> {
+    let mut out = Vec::new();
+    for arg in args {
+        // Anything but a directory is a rank, even when it cannot be opened:
+        // the rank then carries the reader's error instead of stopping the job.
+        if !std::fs::metadata(arg).is_ok_and(|m| m.is_dir()) {
+            out.push(arg.clone());
+            continue;
+        }
+        let mut files: Vec<PathBuf> = Vec::new();
+        for entry in std::fs::read_dir(arg).map_err(|e| Error::input(arg, e))? {
+            let entry = entry.map_err(|e| Error::input(arg, e))?;
+            let path = entry.path();
+            let hidden = entry.file_name().to_string_lossy().starts_with('.');
+            if !hidden && is_file(&path) {
+                files.push(path);
+            }
+        }
+        files.sort();
+        out.extend(files);
+    }
+    Ok(out)
+}
+
+fn is_file(path: &Path) -> bool {
+    std::fs::metadata(path).is_ok_and(|m| m.is_file())
+}

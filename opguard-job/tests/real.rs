@@ -1,0 +1,197 @@
+//! Real rank traces, real cut-off and corrupt copies, a really slowed rank.
+
+use std::path::PathBuf;
+
+use opguard_job::{job_from_json, run_job, summarize, FrameBasis, Job, SummaryOptions};
+use opguard_testdata::{decoded as gunzip, gzip, rank_copy, shared_file};
+use opguard_trace::ReaderOptions;
+
+pub fn hta(name: &str) -> Option<PathBuf> {
+    shared_file(&format!("traces/hta/{name}"))
+}
+
+fn json(job: &Job) -> String {
+    serde_json::to_string(job).unwrap()
+}
+
+#[test]
+fn two_real_ranks_of_one_job() {
+    let (Some(r0), Some(r1)) = (
+        hta("trace_filter__sampled_rank-0.json.gz"),
+        hta("trace_filter__sampled_rank-1.json.gz"),
+    ) else {
+        return;
+    };
+    let options = SummaryOptions::new();
+    // Given in reverse: the job orders ranks by number.
+    let job = Job::from_summaries([summarize(&r1, &options), summarize(&r0, &options)]);
+    let ranks: Vec<_> = job.ranks.iter().map(|r| r.rank).collect();
+    assert_eq!(ranks, [Some(0), Some(1)]);
+    for r in &job.ranks {
+        assert!(r.error.is_none(), "{:?}", r.error);
+        assert_eq!(r.provider.as_deref(), Some("kineto_cuda"));
+        assert_eq!(r.frame_basis, Some(FrameBasis::Device));
+        assert_eq!(r.artifact.as_ref().map(String::len), Some(64));
+        assert!(r.device_time_ns > 0);
+        assert_eq!(r.top.len(), 10);
+        assert!(
+            r.collectives
+                .iter()
+                .any(|c| c.name.starts_with("ncclKernel_SendRecv")),
+            "{:?}",
+            r.collectives
+        );
+    }
+    // Every frame's figures follow from its per-rank costs.
+    for f in &job.frames {
+        let max = f.per_rank.iter().map(|c| c.cost_ns).max().unwrap();
+        assert_eq!(f.max_ns, max);
+        assert_eq!(f.per_rank.len() + f.missing.len(), 2, "{}", f.name);
+    }
+    // No field of the document is an absolute time.
+    let text = json(&job);
+    for forbidden in ["\"ts", "start_ns", "end_ns", "timestamp"] {
+        assert!(!text.contains(forbidden), "{forbidden} in the job document");
+    }
+}
+
+#[test]
+fn a_really_slowed_rank_is_named_slowest() {
+    let Some(src) = hta("trace_filter__sampled_rank-0.json.gz") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let mut paths = Vec::new();
+    for rank in 0..4 {
+        let dst = dir.path().join(format!("rank{rank}.json.gz"));
+        rank_copy(&src, &dst, rank, if rank == 2 { 3.0 } else { 1.0 });
+        paths.push(dst);
+    }
+    let job = run_job(&paths, 1, &SummaryOptions::new(), &|_, _| {});
+    let kernels: Vec<_> = job
+        .frames
+        .iter()
+        .filter(|f| f.category == "kernel" && f.max_ns > 0)
+        .collect();
+    assert!(kernels.len() > 10);
+    for f in &kernels {
+        assert_eq!(f.slowest_rank, Some(2), "{}", f.name);
+        assert!(f.slowest_file.ends_with("rank2.json.gz"));
+        assert!(f.missing.is_empty());
+        // Three equal ranks and one three times slower: the median is an
+        // unslowed rank's cost.
+        assert_eq!(f.median_ns, f.per_rank[0].cost_ns, "{}", f.name);
+    }
+    let slowed = &job.ranks[2];
+    assert!(slowed.device_time_ns > 2 * job.ranks[0].device_time_ns);
+}
+
+#[test]
+fn unreadable_ranks_are_listed_and_missing_everywhere() {
+    let Some(src) = hta("trace_filter__sampled_rank-1.json.gz") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let good = dir.path().join("good.json.gz");
+    rank_copy(&src, &good, 1, 1.0);
+    // Cut off: the first half of the real gzip file.
+    let bytes = std::fs::read(&src).unwrap();
+    let cut = dir.path().join("cut.json.gz");
+    std::fs::write(&cut, &bytes[..bytes.len() / 2]).unwrap();
+    // Corrupt: the real JSON with one event's closing brace removed.
+    let mut text = gunzip(&src);
+    let at = text.len() / 2 + memchr(&text[text.len() / 2..], b'}');
+    text.remove(at);
+    let corrupt = dir.path().join("corrupt.json.gz");
+    std::fs::write(&corrupt, gzip(&text)).unwrap();
+
+    let paths = [cut.clone(), good.clone(), corrupt.clone()];
+    let job = run_job(&paths, 2, &SummaryOptions::new(), &|_, _| {});
+    let errors: Vec<_> = job
+        .unreadable()
+        .map(|r| (r.file.clone(), r.error.as_ref().unwrap().code.clone()))
+        .collect();
+    assert_eq!(errors.len(), 2, "{errors:?}");
+    assert!(errors.contains(&(cut.display().to_string(), "trace.gzip_truncated".into())));
+    let corrupt_code = &errors
+        .iter()
+        .find(|(f, _)| *f == corrupt.display().to_string())
+        .unwrap()
+        .1;
+    assert!(corrupt_code.starts_with("trace.json_"), "{corrupt_code}");
+    // The good rank is still reported in full, and every frame names the
+    // two unreadable ranks as missing.
+    assert!(!job.frames.is_empty());
+    for f in &job.frames {
+        assert_eq!(f.per_rank.len(), 1);
+        let missing: Vec<_> = f.missing.iter().map(|m| m.file.clone()).collect();
+        assert!(missing.contains(&cut.display().to_string()));
+        assert!(missing.contains(&corrupt.display().to_string()));
+    }
+}
+
+fn memchr(hay: &[u8], b: u8) -> usize {
+    hay.iter().position(|&c| c == b).unwrap()
+}
+
+#[test]
+fn a_rank_over_a_limit_is_an_error_not_a_stop() {
+    let (Some(small), Some(big)) = (
+        hta("trace_compare__base__base.json.gz"),
+        hta("trace_filter__sampled_rank-0.json.gz"),
+    ) else {
+        return;
+    };
+    let limit = 200_000;
+    assert!(gunzip(&small).len() < limit && gunzip(&big).len() > limit);
+    let options =
+        SummaryOptions::new().reader(ReaderOptions::new().max_decoded_bytes(limit as u64));
+    let job = run_job(&[small, big.clone()], 1, &options, &|_, _| {});
+    let bad: Vec<_> = job.unreadable().collect();
+    assert_eq!(bad.len(), 1);
+    assert_eq!(bad[0].file, big.display().to_string());
+    assert_eq!(bad[0].error.as_ref().unwrap().code, "trace.limit_exceeded");
+    assert!(job.frames.iter().all(|f| f.missing.len() == 1));
+}
+
+#[test]
+fn a_trace_without_device_rows_reports_host_operators() {
+    let Some(cpu) = hta("cpu_only__rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz") else {
+        return;
+    };
+    let s = summarize(&cpu, &SummaryOptions::new());
+    assert_eq!(s.rank.frame_basis, Some(FrameBasis::HostOps));
+    assert_eq!(s.rank.device_time_ns, 0);
+    assert!(!s.frames.is_empty());
+    assert!(s.frames.iter().all(|f| f.category == "cpu_op"));
+}
+
+#[test]
+fn workers_do_not_change_the_job() {
+    let files: Vec<PathBuf> = [
+        "trace_filter__sampled_rank-0.json.gz",
+        "trace_filter__sampled_rank-1.json.gz",
+        "nccl_parser_config__nccl_data.json.gz",
+        "cpu_only__rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz",
+        "amd_trace__mi250_minitoy_train_ROCm6_2_kineto.json.gz",
+    ]
+    .iter()
+    .filter_map(|n| hta(n))
+    .collect();
+    if files.is_empty() {
+        return;
+    }
+    let options = SummaryOptions::new();
+    let one = json(&run_job(&files, 1, &options, &|_, _| {}));
+    let mut reversed = files.clone();
+    reversed.reverse();
+    for workers in [2, 3, 8] {
+        assert_eq!(
+            json(&run_job(&reversed, workers, &options, &|_, _| {})),
+            one
+        );
+    }
+    // A job read back from its JSON merges like the value it came from.
+    let back = job_from_json("job", &one).unwrap();
+    assert_eq!(json(&back), one);
+}

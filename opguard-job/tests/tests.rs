@@ -1,0 +1,4 @@
+//! opguard-job's integration tests, on real traces from `../shared/data`.
+
+mod merge_props;
+mod real;
