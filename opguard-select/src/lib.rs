@@ -103,5 +103,5 @@ pub use request::{
 };
 pub use verdict::{
     BestProcess, CandidateEvidence, Failure, MatchedKernelName, ProcessVerdict, RefusedCandidate,
-    Verdict, VERDICT_FORMAT,
+    Seen, Verdict, VERDICT_FORMAT,
 };
