@@ -121,10 +121,11 @@ fn human(doc: &LaunchesDocument, style: Style) -> String {
             (
                 "kernels",
                 format!(
-                    "{} ({} ns), {} with a proven launch; {} memory ops",
+                    "{} ({} ns), {} with a proven launch, {} whose correlation names several launches; {} memory ops",
                     r.kernel_count,
                     r.kernel_duration_ns,
                     r.correlated_kernel_count,
+                    r.coverage.ambiguous_correlation_kernel_count,
                     r.memory_op_count
                 ),
             ),

@@ -2,13 +2,15 @@
 //! observed host nesting of the probes.
 //!
 //! Every join goes through the model's qualified joins
-//! ([`TraceModel::launches_for`], [`TraceModel::host_slices_for_external_id`]);
+//! ([`TraceModel::launch_proof`], [`TraceModel::host_slices_for_external_id`]);
 //! this module only decides *where* the host end of an edge sits: on which
 //! thread, inside which marker span.
 
 use std::collections::{HashMap, HashSet};
 
-use opguard_trace::model::{CorrelationKey, IdValue, NameId, Slice, SliceClass, TraceModel};
+use opguard_trace::model::{
+    CorrelationKey, IdValue, LaunchProof, NameId, Slice, SliceClass, TraceModel,
+};
 
 use crate::request::{Probe, ProcessId};
 use crate::verdict::{CandidateEvidence, MatchedKernelName, ProcessVerdict, Seen};
@@ -330,11 +332,10 @@ pub(crate) fn analyse(
 /// The host ends of a device row's qualified edges.
 fn edges_of<'m>(model: &'m TraceModel, row: usize, ambiguous: &mut u64) -> Edges<'m> {
     let slices = model.slices();
-    let launches = model.launches_for(row);
-    let launch = match launches {
-        [one] => slices.get(*one),
-        [] => None,
-        _ => {
+    let launch = match model.launch_proof(row) {
+        LaunchProof::Proven(one) => slices.get(one),
+        LaunchProof::Unproven => None,
+        LaunchProof::Ambiguous(_) => {
             *ambiguous += 1;
             None
         }

@@ -229,6 +229,31 @@ pub struct FlowPoint {
     pub ts_ns: i64,
 }
 
+/// What a device slice's correlation proves about its launch
+/// ([`TraceModel::launch_proof`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LaunchProof<'m> {
+    /// No host launch carries its correlation (or the provider defines no
+    /// qualified namespace, or it carries none).
+    Unproven,
+    /// Exactly one host launch carries it: the slice's index.
+    Proven(usize),
+    /// Several host launches carry it (ids that collide inside one
+    /// artifact, e.g. two host processes merged into one file): nothing is
+    /// proven.
+    Ambiguous(&'m [usize]),
+}
+
+impl LaunchProof<'_> {
+    /// The proven launch, if exactly one.
+    pub fn launch(self) -> Option<usize> {
+        match self {
+            LaunchProof::Proven(i) => Some(i),
+            _ => None,
+        }
+    }
+}
+
 /// A qualified correlation key: which namespace, inside which artifact.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum CorrelationKey {
@@ -479,6 +504,22 @@ impl TraceModel {
             .correlation
             .and_then(|c| self.launches_by_correlation.get(&c))
             .map_or(&[], |v| v.as_slice())
+    }
+
+    /// Whether device slice `slice_index`'s correlation proves its launch.
+    ///
+    /// The one rule every analysis shares: a Kineto correlation is keyed per
+    /// artifact only, so in a merged file launches from two host processes
+    /// (or two captures of one) can carry the same id. An id that names
+    /// exactly one host launch proves it; an id that names several proves
+    /// nothing for its kernels — they are [`LaunchProof::Ambiguous`], never
+    /// counted as correlated.
+    pub fn launch_proof(&self, slice_index: usize) -> LaunchProof<'_> {
+        match self.launches_for(slice_index) {
+            [] => LaunchProof::Unproven,
+            [one] => LaunchProof::Proven(*one),
+            several => LaunchProof::Ambiguous(several),
+        }
     }
 
     /// Host slices (operators, annotations, runtime calls) sharing slice
