@@ -17,7 +17,7 @@ pub const DEFAULT_MAX_BYTES: u64 = 256 * 1024 * 1024;
 #[derive(Debug)]
 pub(crate) enum J<'a> {
     Null,
-    Bool,
+    Bool(bool),
     Int(i64),
     BigUint(u64),
     Float(f64),
@@ -30,7 +30,7 @@ impl J<'_> {
     pub(crate) fn type_name(&self) -> &'static str {
         match self {
             J::Null => "null",
-            J::Bool => "a boolean",
+            J::Bool(_) => "a boolean",
             J::Int(_) | J::BigUint(_) => "an integer",
             // serde_json reads integers beyond u64/i64 as floats; saying
             // "non-integer" about 18446744073709551616 would mislead.
@@ -88,8 +88,8 @@ impl<'de> Visitor<'de> for JVisitor {
     fn visit_unit<E: de::Error>(self) -> Result<J<'de>, E> {
         Ok(J::Null)
     }
-    fn visit_bool<E: de::Error>(self, _v: bool) -> Result<J<'de>, E> {
-        Ok(J::Bool)
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<J<'de>, E> {
+        Ok(J::Bool(v))
     }
     fn visit_i64<E: de::Error>(self, v: i64) -> Result<J<'de>, E> {
         Ok(J::Int(v))

@@ -308,11 +308,13 @@ Everything is read before anything is printed: a refused capture (a width torch 
 error code step_axis_not_symbolic) exits 2 with no record on stdout.
 
 Exit status: 0 ok; 1 when a verdict asked for is negative (--compare: the step axis is not a
-free symbol; --declared-host-resolutions: the log differs from the declared set); 2 on error.
+free symbol, an operator no family claims included; --declared-host-resolutions: the log
+differs from the declared set); 2 on error.
 
 Examples:
   opguard census clean_sym_w2.json
   opguard census clean_sym_w2.json --compare clean_sym_w8.json --control clean_control_w2.json
+  opguard census w2.json --compare w8.json --families my_families.json   # classify your engine's ops
   opguard census hostres_sym_w2.json --declared-host-resolutions declared.json --json";
 
 /// Flags every command shares.
