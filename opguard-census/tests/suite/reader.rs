@@ -50,8 +50,14 @@ fn errors_carry_a_json_path_and_a_stable_code() {
             "ops[3].dtype",
         ),
         (
-            Box::new(|v| v["shape_env_guards"] = json!([])),
+            Box::new(|v| v["shape_env_var_to_val"] = json!({})),
             "unknown_field",
+            "shape_env_var_to_val",
+        ),
+        (
+            // The seed's name for `guards`, given beside it.
+            Box::new(|v| v["shape_env_guards"] = json!([])),
+            "conflicting_fields",
             "shape_env_guards",
         ),
         (
