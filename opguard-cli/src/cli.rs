@@ -351,6 +351,7 @@ Exit status: 0 ok, 2 when a file cannot be read (the others are still reported).
 Examples:
   opguard trace launches trace.json.gz
   opguard trace launches --stage prefill prefill.json.gz
+  opguard trace launches --stage p.json.gz=prefill --stage d.json.gz=decode p.json.gz d.json.gz
   opguard trace launches --json rank0.json.gz rank1.json.gz | jq '.regions[].correlated_kernel_count'")]
     Launches(TraceLaunchesArgs),
 }
@@ -364,8 +365,10 @@ pub struct TraceLaunchesArgs {
     #[arg(long, value_name = "ROLE")]
     pub role: Option<String>,
     /// The artifacts' stage (e.g. prefill, decode); stages stay distinct.
-    #[arg(long, value_name = "STAGE")]
-    pub stage: Option<String>,
+    /// `--stage STAGE` sets every file's; `--stage FILE=STAGE` (repeatable,
+    /// FILE as given) sets one file's and wins over the plain form.
+    #[arg(long, value_name = "[FILE=]STAGE")]
+    pub stage: Vec<String>,
     /// Override provider detection: kineto_cuda, kineto_rocm, kineto_other,
     /// perfetto_json, opguard_export, unknown.
     #[arg(long, value_name = "PROVIDER")]

@@ -7,8 +7,8 @@ use crate::cost::{FrameCost, TrialCosts};
 use crate::error::{Error, ErrorKind};
 use crate::metric::{Metric, Unit};
 use crate::report::{
-    Hotspot, Insufficient, InsufficientReason, NotCorrelatable, NotCorrelatableReason,
-    ScalingReport, SeriesInfo,
+    Hotspot, Insufficient, InsufficientReason, MultiplicityMethod, NotCorrelatable,
+    NotCorrelatableReason, ScalingReport, SeriesInfo,
 };
 use crate::stats::{benjamini_hochberg, spearman, Spearman};
 
@@ -238,6 +238,7 @@ pub fn correlate(trials: &[TrialCosts]) -> Result<ScalingReport, Error> {
             p_value: p,
             adjusted_p_value: adjusted,
             tested_hypothesis_count: count,
+            multiplicity_method: MultiplicityMethod::BenjaminiHochbergFdr,
             independent_trial_count: n,
             supported_min: min,
             supported_max: max,
