@@ -17,7 +17,10 @@
 mod frame;
 mod provider;
 
-pub use frame::{FrameIdentity, SemanticFrame, SemanticFrameId, SEMANTIC_FRAME_VERSION};
+pub use frame::{
+    normalize_source_path, FrameIdentity, SemanticFrame, SemanticFrameId, SEMANTIC_FRAME_ID_PREFIX,
+    SEMANTIC_FRAME_VERSION,
+};
 pub use provider::{Provider, ProviderDetector};
 
 use std::collections::HashMap;
@@ -41,6 +44,10 @@ pub struct ArtifactSpec {
     pub provider: Option<Provider>,
     /// Where the artifact came from (a path), for provenance.
     pub source: Option<String>,
+    /// The project's source root: absolute Python frame paths under it
+    /// become relative in semantic frames (see [`SemanticFrame::file`]).
+    /// Inferred when absent.
+    pub source_root: Option<String>,
 }
 
 impl ArtifactSpec {
@@ -68,6 +75,11 @@ impl ArtifactSpec {
         self.source = Some(source.into());
         self
     }
+    /// Sets the project's source root (see [`ArtifactSpec::source_root`]).
+    pub fn source_root(mut self, root: impl Into<String>) -> Self {
+        self.source_root = Some(root.into());
+        self
+    }
 }
 
 /// One trace file, as a unit of identity, provenance and time.
@@ -88,6 +100,10 @@ pub struct Artifact {
     pub clock_domain: String,
     /// Where it came from.
     pub source: Option<String>,
+    /// The source root Python frame paths are made relative to: given, or
+    /// inferred as the directory of the program's entry script (the file of
+    /// the first `<module>` frame) when that path is absolute.
+    pub source_root: Option<String>,
 }
 
 /// What kind of thing a slice is, from its category (and, for runtime calls,
@@ -697,6 +713,9 @@ impl Builder {
             stage: spec.stage,
             clock_domain: format!("artifact:{}", summary.sha256),
             source: spec.source,
+            source_root: spec
+                .source_root
+                .or_else(|| frame::infer_source_root(&self.slices, |n| self.names.get(n))),
         };
         let mut launches_by_correlation: HashMap<IdValue, Vec<usize>> = HashMap::new();
         let mut host_by_external_id: HashMap<(IdValue, IdValue), Vec<usize>> = HashMap::new();
