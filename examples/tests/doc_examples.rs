@@ -13,6 +13,7 @@ const PAIRS: &[(&str, &str)] = &[
     ("opguard-align", "align"),
     ("opguard-census", "census"),
     ("opguard-scaling", "scaling"),
+    ("opguard-report", "report"),
 ];
 
 fn root() -> &'static Path {

@@ -79,6 +79,11 @@ pub enum Group {
     /// The language-neutral parity fixtures (fixtures/), run through this build.
     #[command(subcommand, arg_required_else_help = true)]
     Fixtures(FixturesCommand),
+    /// Write one self-contained HTML report (inline SVG charts, nothing fetched): per
+    /// trace its launch timeline, profile Top-N and coverage; across traces the
+    /// alignment, the seam verdict and scaling. With no TRACE, the shipped default input.
+    #[command(after_help = REPORT_AFTER_HELP)]
+    Report(ReportArgs),
 }
 
 const EXPORT_AFTER_HELP: &str = "\
@@ -473,6 +478,42 @@ pub struct CensusArgs {
     /// CAPTURE (and --compare) must equal, as a multiset.
     #[arg(long, value_name = "D")]
     pub declared_host_resolutions: Option<PathBuf>,
+}
+
+const REPORT_AFTER_HELP: &str = "\
+The page works offline: CSS and SVG are inline, nothing is fetched, no script runs; a trace's
+names are shown as text, whatever they contain. Large traces are summarised, never embedded.
+The output must not exist (a report never replaces a file) and is written only when every
+input was read: a failed run leaves nothing behind.
+
+Exit status: 0 written (whatever the verdict says: the page shows it), 2 error (an unreadable
+input, an existing output).
+
+Examples:
+  opguard report
+  opguard report --out decode.html rank0.json.gz rank1.json.gz --request seam-request.json
+  opguard report --out scaling.html --trials trials.json base.json.gz";
+
+/// `opguard report`.
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    #[command(flatten)]
+    pub output: OutputArgs,
+    /// The HTML file to create; it must not exist.
+    #[arg(long, value_name = "FILE", default_value = "opguard-report.html")]
+    pub out: PathBuf,
+    /// A seam request to evaluate (its trace paths are relative to it).
+    #[arg(long, value_name = "FILE")]
+    pub request: Option<PathBuf>,
+    /// A trials document (opguard scaling) to draw as scatter plots with rho.
+    #[arg(long, value_name = "FILE")]
+    pub trials: Option<PathBuf>,
+    /// Profile rows per trace.
+    #[arg(long, default_value_t = 10, value_name = "N")]
+    pub top: usize,
+    /// Traces; none means the shipped default input.
+    #[arg(value_name = "TRACE")]
+    pub traces: Vec<PathBuf>,
 }
 
 #[cfg(test)]

@@ -45,6 +45,25 @@ pub const DEFAULT_INPUT: &[(&str, &[u8])] = &[
     ),
 ];
 
+/// Writes the default input to a fresh scratch directory (removed when it
+/// is dropped): the directory, its traces and its seam request.
+pub(crate) fn default_input(
+    purpose: &str,
+) -> Result<(ScratchDir, Vec<PathBuf>, PathBuf), CliError> {
+    let scratch = ScratchDir::create(purpose)?;
+    for (name, bytes) in DEFAULT_INPUT {
+        std::fs::write(scratch.path().join(name), bytes)
+            .map_err(|e| CliError::new("io", format!("cannot write the default input: {e}")))?;
+    }
+    let traces: Vec<PathBuf> = DEFAULT_INPUT
+        .iter()
+        .filter(|(n, _)| n.ends_with(".json.gz"))
+        .map(|(n, _)| scratch.path().join(n))
+        .collect();
+    let request = scratch.path().join("seam-request.json");
+    Ok((scratch, traces, request))
+}
+
 /// One trace's section.
 #[derive(Debug, Serialize)]
 pub struct TraceSection {
@@ -114,22 +133,12 @@ pub struct AlignmentError {
 
 /// Runs `opguard inspect`.
 pub fn run(args: &InspectArgs) -> Result<u8, CliError> {
-    let scratch;
+    // Holds the default input until the run ends.
+    let _scratch;
     let (input, traces, request) = if args.traces.is_empty() {
-        scratch = ScratchDir::create("inspect")?;
-        for (name, bytes) in DEFAULT_INPUT {
-            std::fs::write(scratch.path().join(name), bytes)
-                .map_err(|e| CliError::new("io", format!("cannot write the default input: {e}")))?;
-        }
-        let traces: Vec<PathBuf> = DEFAULT_INPUT
-            .iter()
-            .filter(|(n, _)| n.ends_with(".json.gz"))
-            .map(|(n, _)| scratch.path().join(n))
-            .collect();
-        let request = args
-            .seam_request
-            .clone()
-            .or_else(|| Some(scratch.path().join("seam-request.json")));
+        let (dir, traces, default_request) = default_input("inspect")?;
+        _scratch = dir;
+        let request = args.seam_request.clone().or(Some(default_request));
         ("default", traces, request)
     } else {
         ("given", args.traces.clone(), args.seam_request.clone())
@@ -203,7 +212,10 @@ fn section(
 /// that computes them; it writes a view, which goes to a scratch directory
 /// removed afterwards). A trace the aligner refuses gives an `error`, not a
 /// failed `inspect`.
-fn alignment(paths: [&PathBuf; 2], files: [String; 2]) -> Result<AlignmentSection, CliError> {
+pub(crate) fn alignment(
+    paths: [&PathBuf; 2],
+    files: [String; 2],
+) -> Result<AlignmentSection, CliError> {
     let mut inputs = paths.map(|p| {
         let mut input = ProfileInput::new(p.clone());
         // One run per trace: two ranks of one job are aligned as two runs.

@@ -19,6 +19,7 @@ mod inspect;
 mod kernel_name;
 mod out;
 mod progress;
+mod report;
 mod scaling;
 mod scratch;
 mod select;
@@ -75,6 +76,7 @@ fn run(args: Vec<OsString>) -> u8 {
         Group::Align(a) => align::run(a),
         Group::Tools(ToolsCommand::Align(a)) => align::run_request(a),
         Group::Fixtures(FixturesCommand::Run(a)) => fixtures::run(a),
+        Group::Report(a) => report::run(a),
     };
     match result {
         Ok(status) => status,

@@ -8,6 +8,7 @@ mod fixtures;
 mod framework;
 mod inspect;
 mod kernel_name;
+mod report;
 mod scaling;
 mod select;
 mod trace_info;

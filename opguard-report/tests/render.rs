@@ -1,0 +1,202 @@
+//! Rendering real models: hostile names, timeline geometry, bar geometry,
+//! every real trace, and the size bound on the largest one.
+
+use std::path::{Path, PathBuf};
+
+use opguard_report::{
+    render, write_new, ArtifactReport, LaneKind, Report, ScalingView, BAR_PLOT_WIDTH, TIMELINE_BINS,
+};
+use opguard_trace::kineto_writer::KinetoTrace;
+use opguard_trace::model::{ArtifactSpec, ModelOptions, TraceModel};
+
+fn model_of(t: &KinetoTrace, dir: &Path) -> TraceModel {
+    let path = dir.join("trace.json.gz");
+    std::fs::write(&path, t.to_gzip().unwrap()).unwrap();
+    TraceModel::read(&path, ArtifactSpec::new(), &ModelOptions::new()).unwrap()
+}
+
+/// Every `width` of a `<rect class="bar ...">`, in page order.
+fn bar_widths(html: &str) -> Vec<f64> {
+    html.match_indices("<rect class=\"bar ")
+        .map(|(i, _)| {
+            let tail = &html[i..];
+            let w = tail.find("width=\"").unwrap() + 7;
+            let end = tail[w..].find('"').unwrap();
+            tail[w..w + end].parse().unwrap()
+        })
+        .collect()
+}
+
+#[test]
+fn hostile_names_render_as_text_and_nothing_can_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let evil = r#"<script>alert("k")</script><img src=x onerror=alert(1)>"#;
+    let mut t = KinetoTrace::new();
+    t.process_name(1, "<b>proc</b>");
+    t.launch((1, 1), "cudaLaunchKernel", 0, 100, 1, Some(9))
+        .kernel(0, 7, evil, 200, 500);
+    t.cpu_op((1, 1), "aten::'quoted\"&op", 0, 1_000, Some(9));
+    let model = model_of(&t, dir.path());
+    let a = ArtifactReport::from_model("</title><script>x()</script>.json.gz", &model, 10);
+    assert_eq!(a.profile.rows[0].name, evil, "the row carries the raw name");
+    let html = render(&Report::new(vec![a]).note("<i>note</i>"));
+    assert!(!html.contains("<script"), "a script element appeared");
+    assert!(!html.contains("<img"), "an img element appeared");
+    assert!(!html.contains("<i>note"));
+    assert!(html.contains(
+        "&lt;script&gt;alert(&quot;k&quot;)&lt;/script&gt;&lt;img src=x onerror=alert(1)&gt;"
+    ));
+    assert!(html.contains("&lt;/title&gt;&lt;script&gt;x()&lt;/script&gt;.json.gz"));
+    // The policy forbids scripts even if a name ever slipped through.
+    assert!(html.contains("default-src 'none'; style-src 'unsafe-inline'"));
+}
+
+#[test]
+fn timeline_lanes_are_proportional_within_the_artifacts_own_span() {
+    let dir = tempfile::tempdir().unwrap();
+    // Region: 1_000_000 .. 1_007_200 ns (10 ns per column). The launch
+    // covers the first 1_000 ns, the kernel the second half.
+    let base = 1_000_000;
+    let mut t = KinetoTrace::new();
+    t.launch((1, 1), "cudaLaunchKernel", base, 1_000, 1, None)
+        .kernel(0, 7, "k", base + 3_600, 3_600);
+    let model = model_of(&t, dir.path());
+    let a = ArtifactReport::from_model("t", &model, 10);
+    let tl = &a.timeline;
+    assert_eq!((tl.start_ns, tl.end_ns), (Some(base), Some(base + 7_200)));
+    assert_eq!(tl.lanes.len(), 2);
+    let host = &tl.lanes[0];
+    assert_eq!(host.kind, LaneKind::HostThread);
+    assert_eq!(host.busy, vec![(0, 100)]);
+    let stream = &tl.lanes[1];
+    assert_eq!(stream.kind, LaneKind::Stream);
+    assert_eq!(stream.busy, vec![(360, TIMELINE_BINS)]);
+    // The same events later in another clock land on the same columns.
+    let mut later = KinetoTrace::new();
+    later
+        .launch((1, 1), "cudaLaunchKernel", 9 * base, 1_000, 1, None)
+        .kernel(0, 7, "k", 9 * base + 3_600, 3_600);
+    let dir2 = tempfile::tempdir().unwrap();
+    let b = ArtifactReport::from_model("u", &model_of(&later, dir2.path()), 10);
+    assert_eq!(b.timeline.lanes[0].busy, host.busy);
+    assert_eq!(b.timeline.lanes[1].busy, stream.busy);
+    // Drawn: one pixel per column, after the label column.
+    let html = render(&Report::new(vec![a]));
+    assert!(html.contains("<rect class=\"busy stream\" x=\"600\" y=\"45\" width=\"360\""));
+}
+
+#[test]
+fn each_bar_is_its_rows_share_of_the_device_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut t = KinetoTrace::new();
+    for (i, (name, dur)) in [
+        ("a_kernel", 6_000),
+        ("b_kernel", 3_000),
+        ("c_kernel", 1_000),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let i = i as i64;
+        t.launch((1, 1), "cudaLaunchKernel", i * 100, 50, i + 1, None)
+            .kernel(0, 7, name, 1_000 + i * 10_000, dur);
+    }
+    let a = ArtifactReport::from_model("t", &model_of(&t, dir.path()), 10);
+    assert_eq!(a.profile.device_time_ns, 10_000);
+    let widths = bar_widths(&render(&Report::new(vec![a])));
+    let want = [0.6, 0.3, 0.1].map(|s| s * BAR_PLOT_WIDTH);
+    assert_eq!(widths.len(), 3);
+    for (w, want) in widths.iter().zip(want) {
+        assert!((w - want).abs() < 0.001, "{w} vs {want}");
+    }
+}
+
+#[test]
+fn scaling_scatters_plot_each_trials_cost_against_its_input() {
+    let trials =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../fixtures/scaling/seed003/trials.json");
+    let view = ScalingView::from_trials_file(&trials, None).unwrap();
+    let rho_one = view
+        .report
+        .hotspots
+        .iter()
+        .position(|h| h.spearman_rho == 1.0)
+        .unwrap();
+    assert_eq!(view.report.hotspots[rho_one].series.name, "reverse_scan");
+    let points = &view.points[rho_one];
+    assert_eq!(points.len(), 3);
+    // rho 1: the cost rises with the input.
+    let mut sorted = points.clone();
+    sorted.sort_by(|a, b| a.0.total_cmp(&b.0));
+    assert!(sorted.windows(2).all(|w| w[0].1 < w[1].1), "{sorted:?}");
+    let drawn: usize = view.points.iter().map(Vec::len).sum();
+    let html = render(&Report::new(Vec::new()).scaling(view));
+    assert!(html.contains("<svg class=\"chart scatter\""));
+    assert!(html.contains("reverse_scan · rho 1.000"));
+    assert_eq!(html.matches("<circle class=\"point\"").count(), drawn);
+}
+
+#[test]
+fn every_real_trace_renders_and_large_ones_are_summarised() {
+    let mut traces = opguard_testdata::hta_traces();
+    // The PyTorch 2.15 CPU captures: no device rows at all.
+    for torch in [
+        "torch/traces/proc_a.json.gz",
+        "torch/traces/threads.json.gz",
+    ] {
+        traces.extend(opguard_testdata::shared_file(torch));
+    }
+    let mut largest: Option<(u64, usize)> = None;
+    for path in &traces {
+        let model = TraceModel::read(path, ArtifactSpec::new(), &ModelOptions::new())
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let decoded = model.summary().decoded_bytes;
+        let html = render(&Report::new(vec![ArtifactReport::from_model(
+            path.display().to_string(),
+            &model,
+            10,
+        )]));
+        assert!(
+            html.contains("<svg class=\"chart coverage\""),
+            "{}",
+            path.display()
+        );
+        assert!(
+            html.len() < 5 << 20,
+            "{}: {} bytes",
+            path.display(),
+            html.len()
+        );
+        if largest.is_none_or(|(d, _)| decoded > d) {
+            largest = Some((decoded, html.len()));
+        }
+    }
+    if let Some((decoded, html)) = largest {
+        // The 87 MB (decoded) MTIA trace: the page is a summary, a
+        // thousandth of the input or less.
+        assert!(decoded > 80 << 20, "the largest trace is {decoded} bytes");
+        assert!(html as u64 * 1000 < decoded, "{html} bytes for {decoded}");
+    }
+}
+
+#[test]
+fn the_file_is_created_exclusively() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("r.html");
+    std::fs::write(&out, "mine").unwrap();
+    let e = write_new(&out, "<html>").unwrap_err();
+    assert_eq!(e.code(), "output_exists");
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "mine");
+    let missing = dir.path().join("no/such/dir/r.html");
+    assert_eq!(
+        write_new(&missing, "x").unwrap_err().code(),
+        "output_dir_missing"
+    );
+    #[cfg(unix)]
+    {
+        let link = dir.path().join("dangling.html");
+        std::os::unix::fs::symlink(dir.path().join("target.html"), &link).unwrap();
+        assert_eq!(write_new(&link, "x").unwrap_err().code(), "output_exists");
+        assert!(!dir.path().join("target.html").exists());
+    }
+}

@@ -1,0 +1,2 @@
+//! Integration tests of opguard-report.
+mod render;

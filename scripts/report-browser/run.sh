@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# The report's browser test: renders `opguard report` for the shipped default
+# input and for real traces from ../shared/data, opens each page in Debian's
+# headless chromium (through playwright-core, pinned by package-lock.json)
+# and checks the rendered DOM against `opguard inspect --json` of the same
+# traces. Screenshots stay in target/report-browser/ as CI artifacts.
+# Installs chromium (apt) and node_modules (npm ci) when missing.
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+cd "$root"
+
+if ! command -v chromium >/dev/null 2>&1; then
+    echo "installing Debian's chromium"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+fi
+if [ ! -d "$here/node_modules/playwright-core" ]; then
+    (cd "$here" && npm ci --no-audit --no-fund --silent)
+fi
+
+cargo build -q -p opguard-cli
+opguard="${CARGO_TARGET_DIR:-$root/target}/debug/opguard"
+out="${CARGO_TARGET_DIR:-$root/target}/report-browser"
+rm -rf "$out"
+mkdir -p "$out"
+
+# name, then the traces (none: the default input)
+check() {
+    local name="$1"
+    shift
+    "$opguard" report --out "$out/$name.html" "$@" >/dev/null
+    # inspect's exit status is 1 when the seam verdict refuses: not an error here.
+    "$opguard" inspect --json "$@" >"$out/$name.inspect.json" || [ $? -eq 1 ]
+    node "$here/check.mjs" "$out/$name.html" "$out/$name.inspect.json" "$out/$name.png"
+}
+
+check default
+data="$root/../shared/data/traces/hta"
+if [ -d "$data" ]; then
+    check sampled-ranks "$data/trace_filter__sampled_rank-0.json.gz" "$data/trace_filter__sampled_rank-1.json.gz"
+else
+    echo "skipping the real-trace page: $data not found"
+    [ "${CI:-}" != "true" ] || exit 1
+fi
