@@ -8,7 +8,8 @@ fixtures/kernel-name/kernel_symbols.json with nothing but `json`).
 Python has no Itanium demangler that accepts NVCC's names (libstdc++'s
 __cxa_demangle rejects the real cuDNN symbols), so `_Z...` symbols are
 demangled through a lookup table: the fixture's `demangled` field, or any
-mapping the caller passes. A `_Z...` symbol not in the table is opaque.
+mapping the caller passes. A `_Z...` symbol not in the table has its name
+read when template arguments follow it (rule 2's `name_only`), else is opaque.
 
 Usage:
   kernel_name_reference.py fixture FIXTURE.json      # run the parity fixture
@@ -18,6 +19,7 @@ Usage:
 import gzip
 import json
 import os
+import re
 import sys
 import time
 
@@ -288,6 +290,39 @@ def _result(symbol, base, qualification, template, annotation, memory, mangling,
 NO_TEMPLATE = {"kind": "none", "args": [], "partial": None}
 
 
+SOURCE_NAME = re.compile(r"[A-Za-z0-9_]+")
+TAIL = re.compile(r"[A-Za-z0-9_.$]*")
+
+
+def mangled_name_only(text):
+    """Rule 2's fallback: `_Z[L]` then one source name, or `N` (cv/ref
+    qualifiers) with `St` and source names, directly followed by `I`: the
+    name as text, the rest as one still-mangled template argument."""
+    m = re.match(r"_ZL?(N[rVKRO]*)?", text)
+    nested, i, parts = m.group(1) is not None, m.end(), []
+    while True:
+        if nested and not parts and text.startswith("St", i):
+            parts.append("std")
+            i += 2
+            continue
+        d = re.match(r"[0-9]+", text[i:])
+        if not d:
+            break
+        start = i + d.end()
+        part = text[start:start + int(d.group())]
+        if len(part) != int(d.group()) or not SOURCE_NAME.fullmatch(part):
+            return None
+        parts.append("(anonymous namespace)" if part.startswith("_GLOBAL__N") else part)
+        i = start + len(part)
+        if not nested:
+            break
+    tail = text[i:]
+    if (not parts or parts[-1].startswith("(") or not tail.startswith("I")
+            or not TAIL.fullmatch(tail) or ".." in tail):
+        return None
+    return "::".join(parts) + "<mangled:" + tail + ">"
+
+
 def canonicalize(symbol, demangle=None):
     """The canonical form as a dict shaped like the Rust crate's JSON."""
     text = trim(symbol)
@@ -301,6 +336,11 @@ def canonicalize(symbol, demangle=None):
     if text.startswith("_Z"):
         demangled = demangle(text) if demangle else None
         if demangled is None:
+            readable = mangled_name_only(text)
+            if readable is not None:
+                r = canonicalize_name(readable)
+                r["symbol"], r["mangling"] = symbol, "name_only"
+                return _finish(r)
             r = _result(symbol, text, None, dict(NO_TEMPLATE), None, None, "opaque", None)
             return _finish(r)
         r = canonicalize_name(demangled)
@@ -427,7 +467,7 @@ def matches(want, got, demangle=None):
 # ---------------------------------------------------------------- fixture runner
 
 FIXTURE_SCHEMA = "opguard.kernel-name.fixture"
-FIXTURE_VERSION = 2
+FIXTURE_VERSION = 3
 SYMBOL_FIELDS = ("base", "qualification", "template", "annotation", "memory_op", "mangling",
                  "degenerate", "truncated", "short_name", "identity")
 

@@ -26,6 +26,19 @@ const TOP_FIELDS: &[&str] = &[
     "guards",
     "replacements",
     "host_resolutions",
+    // The seed's own record names (seed 004's capture script), read as the fields
+    // they mean; see `SEED_NAMES`.
+    "step_symbol",
+    "shape_env_guards",
+    "shape_env_replacements",
+];
+
+/// Seed 004's record names for capture-v1 fields: `(seed name, capture-v1 name)`.
+/// `step_axis_hint` → `step_hint` is read beside them (both at once must agree);
+/// `step_symbol` (a boolean) must agree with whether `step_axis` is a symbol.
+const SEED_NAMES: &[(&str, &str)] = &[
+    ("shape_env_guards", "guards"),
+    ("shape_env_replacements", "replacements"),
 ];
 
 /// One entry of a tensor shape.
@@ -118,7 +131,10 @@ struct OpRec {
 /// (code `step_axis_not_symbolic`).
 ///
 /// `step_hint` is also accepted under the name `step_axis_hint`; both at once must
-/// agree.
+/// agree. The seed's other record names are read too: `shape_env_guards` and
+/// `shape_env_replacements` as `guards` and `replacements` (one name per field),
+/// and `step_symbol: true|false`, which must agree with `step_axis` (a symbol, or
+/// null).
 #[derive(Clone, Debug)]
 pub struct Capture {
     label: String,
@@ -355,7 +371,24 @@ fn read_capture(ctx: &Ctx, tree: &J) -> Result<Capture, CensusError> {
         None => return Err(wrong_format(ctx, "absent (no format field)".into())),
     }
     let f = ctx.fields(&root, tree, TOP_FIELDS, "a capture object")?;
-    let req = |key: &'static str, expected: &str| f.require(ctx, &root, key, expected);
+    for (seed, ours) in SEED_NAMES {
+        if f.get(seed).is_some() && f.get(ours).is_some() {
+            return Err(CensusError::ConflictingFields {
+                what: ctx.what.to_string(),
+                first: (*ours).into(),
+                second: (*seed).into(),
+                problem: format!("{seed} is the seed's name for {ours}; give one of them"),
+            });
+        }
+    }
+    // A required field may come under its seed name.
+    let req = |key: &'static str, expected: &str| match SEED_NAMES
+        .iter()
+        .find(|(seed, ours)| *ours == key && f.get(seed).is_some())
+    {
+        Some((seed, _)) => f.require(ctx, &root, seed, expected),
+        None => f.require(ctx, &root, key, expected),
+    };
 
     let label = ctx
         .non_empty_string(
@@ -426,6 +459,27 @@ fn read_capture(ctx: &Ctx, tree: &J) -> Result<Capture, CensusError> {
         }
         other => return Err(ctx.wrong_type(&axis_path, other, "a symbol name or null")),
     };
+
+    match f.get("step_symbol") {
+        None => {}
+        Some(J::Bool(claimed)) if *claimed == step_axis.is_some() => {}
+        Some(J::Bool(claimed)) => {
+            return Err(CensusError::ConflictingFields {
+                what: ctx.what.to_string(),
+                first: "step_symbol".into(),
+                second: "step_axis".into(),
+                problem: format!(
+                    "step_symbol is {claimed} but step_axis is {}",
+                    step_axis
+                        .as_deref()
+                        .map_or("null".to_string(), |a| format!("the symbol {a:?}"))
+                ),
+            })
+        }
+        Some(other) => {
+            return Err(ctx.wrong_type(&root.key("step_symbol"), other, "true or false"))
+        }
+    }
 
     let frames_order = match f.get("frames_order") {
         None => FramesOrder::default(),

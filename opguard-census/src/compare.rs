@@ -6,7 +6,9 @@ use serde::Serialize;
 
 use crate::analysis::{self, SetKey, Structure};
 use crate::capture::Capture;
+use crate::census::Census;
 use crate::expr::{self, Linear, RelOp, Tok};
+use crate::families::FamilyTable;
 use crate::CensusError;
 
 /// The format tag written into every serialised [`WidthComparison`].
@@ -79,6 +81,10 @@ pub struct Evidence {
     pub guards_match_modulo_hint: Check,
     /// No shape entry is unknown.
     pub no_unknown_entries: Check,
+    /// Every operator call of every compared capture belongs to a family of the
+    /// table (seed 004: "unclassified must be empty"); when not, the operators are
+    /// named with the fix.
+    pub every_operator_classified: Check,
     /// The control has no non-numeric entries (`null` without a control).
     pub control_fully_concrete: Option<Check>,
     /// The control was traced at one of the compared widths (`null` without a control).
@@ -105,6 +111,7 @@ impl Evidence {
             ("no_guard_pins_step_axis", &self.no_guard_pins_step_axis),
             ("guards_match_modulo_hint", &self.guards_match_modulo_hint),
             ("no_unknown_entries", &self.no_unknown_entries),
+            ("every_operator_classified", &self.every_operator_classified),
         ];
         if let Some(c) = &self.control_fully_concrete {
             v.push(("control_fully_concrete", c));
@@ -233,10 +240,32 @@ impl WidthComparison {
     /// Refused (errors, not verdicts): a capture without a step axis offered as
     /// `first` or `second` (`step_axis_not_symbolic`), two captures at the same width
     /// (`same_width`), a control that declares a step axis (`control_not_concrete`).
+    ///
+    /// Operators are classified by the bundled family table
+    /// ([`FamilyTable::default_table`]); see [`WidthComparison::compare_with_families`].
     pub fn compare(
         first: &Capture,
         second: &Capture,
         control: Option<&Capture>,
+    ) -> Result<WidthComparison, CensusError> {
+        static DEFAULT: std::sync::OnceLock<FamilyTable> = std::sync::OnceLock::new();
+        Self::compare_with_families(
+            first,
+            second,
+            control,
+            DEFAULT.get_or_init(FamilyTable::default_table),
+        )
+    }
+
+    /// [`WidthComparison::compare`] with the family table the census uses: an
+    /// operator no family claims makes the comparison not free
+    /// (`every_operator_classified`), whatever the other checks say, because the
+    /// census the proof rests on would not account for it.
+    pub fn compare_with_families(
+        first: &Capture,
+        second: &Capture,
+        control: Option<&Capture>,
+        families: &FamilyTable,
     ) -> Result<WidthComparison, CensusError> {
         for c in [first, second] {
             if c.step_axis().is_none() {
@@ -277,6 +306,7 @@ impl WidthComparison {
             second,
             &b,
             ctl.as_ref().map(|(c, s)| (*c, s)),
+            families,
         ))
     }
 }
@@ -355,12 +385,17 @@ const PROVES_CONTROL_WIDTH: &str =
     "The control was traced at one of the compared widths, so it is \
 the same step and its operator list can be set beside that capture's.";
 
+const PROVES_CLASSIFIED: &str = "Every operator call is counted in a family, so the \
+census the comparison rests on accounts for every call (seed 004: unclassified must be \
+empty). An operator no family claims could carry the step width unseen by any family row.";
+
 fn build(
     c1: &Capture,
     s1: &Structure,
     c2: &Capture,
     s2: &Structure,
     control: Option<(&Capture, &Structure)>,
+    families: &FamilyTable,
 ) -> WidthComparison {
     let (h1, h2) = (hint_i64(c1.step_hint()), hint_i64(c2.step_hint()));
     let (l1, l2) = (c1.label(), c2.label());
@@ -531,6 +566,9 @@ fn build(
         ),
     );
 
+    let every_operator_classified =
+        classified_check([(c1, s1), (c2, s2)].into_iter().chain(control), families);
+
     let (control_fully_concrete, control_same_width, control_summary, control_diffs) = match control
     {
         None => (None, None, None, Vec::new()),
@@ -570,6 +608,7 @@ fn build(
         no_guard_pins_step_axis,
         guards_match_modulo_hint,
         no_unknown_entries,
+        every_operator_classified,
         control_fully_concrete,
         control_same_width,
     };
@@ -593,12 +632,19 @@ fn build(
             }
         )
     } else {
-        format!(
+        let mut v = format!(
             "not free: {} of {} checks failed: {}",
             failed.len(),
             evidence.checks().len(),
             failed.join(", ")
-        )
+        );
+        // The one failure a user fixes in their own table: say which operators.
+        if !evidence.every_operator_classified.held {
+            v.push_str(" (");
+            v.push_str(&evidence.every_operator_classified.observed);
+            v.push(')');
+        }
+        v
     };
 
     WidthComparison {
@@ -614,6 +660,35 @@ fn build(
         distinct_ops_differences: op_count_diffs(c1, c2),
         control_distinct_ops_differences: control_diffs,
     }
+}
+
+/// `every_operator_classified` over the compared captures.
+fn classified_check<'c>(
+    captures: impl Iterator<Item = (&'c Capture, &'c Structure)>,
+    families: &FamilyTable,
+) -> Check {
+    let mut named: Vec<String> = Vec::new();
+    for (c, s) in captures {
+        let unclassified = Census::from_structure(c, families, s).unclassified;
+        if !unclassified.by_name.is_empty() {
+            let ops: Vec<String> = unclassified
+                .by_name
+                .iter()
+                .map(|(n, k)| format!("{n} ×{k}"))
+                .collect();
+            named.push(format!("{}: {}", c.label(), ops.join(", ")));
+        }
+    }
+    let observed = if named.is_empty() {
+        "every operator call belongs to a family".to_string()
+    } else {
+        format!(
+            "unclassified operators in {}; classify it in the family table (a family's \
+             `operators`, or --families FILE)",
+            named.join("; ")
+        )
+    };
+    check(named.is_empty(), PROVES_CLASSIFIED, observed)
 }
 
 fn concrete_difference(a: &BTreeMap<i64, u64>, b: &BTreeMap<i64, u64>) -> String {

@@ -137,13 +137,14 @@ pub fn report(args: &CensusArgs) -> Result<Report, CliError> {
     let comparison = match captures.as_slice() {
         [(_, first_path, first), (Role::Compare, second_path, second), rest @ ..] => {
             let control = rest.first().map(|(_, _, c)| c);
-            let cmp = WidthComparison::compare(first, second, control).map_err(|e| {
-                CliError::new(e.code(), e.to_string()).in_input(format!(
-                    "{} --compare {}",
-                    first_path.display(),
-                    second_path.display()
-                ))
-            })?;
+            let cmp = WidthComparison::compare_with_families(first, second, control, &table)
+                .map_err(|e| {
+                    CliError::new(e.code(), e.to_string()).in_input(format!(
+                        "{} --compare {}",
+                        first_path.display(),
+                        second_path.display()
+                    ))
+                })?;
             let evidence_held = Held(
                 cmp.evidence
                     .checks()

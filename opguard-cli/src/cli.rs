@@ -408,11 +408,13 @@ Everything is read before anything is printed: a refused capture (a width torch 
 error code step_axis_not_symbolic) exits 2 with no record on stdout.
 
 Exit status: 0 ok; 1 when a verdict asked for is negative (--compare: the step axis is not a
-free symbol; --declared-host-resolutions: the log differs from the declared set); 2 on error.
+free symbol, an operator no family claims included; --declared-host-resolutions: the log
+differs from the declared set); 2 on error.
 
 Examples:
   opguard census clean_sym_w2.json
   opguard census clean_sym_w2.json --compare clean_sym_w8.json --control clean_control_w2.json
+  opguard census w2.json --compare w8.json --families my_families.json   # classify your engine's ops
   opguard census hostres_sym_w2.json --declared-host-resolutions declared.json --json";
 
 // --- reader flags (issue 15): one struct flattened into every command that
@@ -521,6 +523,7 @@ Exit status: 0 ok, 2 when a file cannot be read (the others are still reported).
 Examples:
   opguard trace launches trace.json.gz
   opguard trace launches --stage prefill prefill.json.gz
+  opguard trace launches --stage p.json.gz=prefill --stage d.json.gz=decode p.json.gz d.json.gz
   opguard trace launches --json rank0.json.gz rank1.json.gz | jq '.regions[].correlated_kernel_count'")]
     Launches(TraceLaunchesArgs),
 }
@@ -536,8 +539,10 @@ pub struct TraceLaunchesArgs {
     #[arg(long, value_name = "ROLE")]
     pub role: Option<String>,
     /// The artifacts' stage (e.g. prefill, decode); stages stay distinct.
-    #[arg(long, value_name = "STAGE")]
-    pub stage: Option<String>,
+    /// `--stage STAGE` sets every file's; `--stage FILE=STAGE` (repeatable,
+    /// FILE as given) sets one file's and wins over the plain form.
+    #[arg(long, value_name = "[FILE=]STAGE")]
+    pub stage: Vec<String>,
     #[command(flatten)]
     pub provider: ProviderArgs,
     /// Kernel identities listed per region.

@@ -1,6 +1,8 @@
 //! `opguard trace launches`: one launch region per artifact, computed by
 //! [`opguard_trace::analysis::launch_region`], and their explicit aggregate.
 
+use std::path::PathBuf;
+
 use opguard_trace::analysis::{aggregate, launch_region, LaunchRegion, RegionAggregate};
 use opguard_trace::model::{ArtifactSpec, ModelOptions};
 use serde::Serialize;
@@ -47,17 +49,52 @@ pub struct LaunchesDocument {
     pub aggregate: RegionAggregate,
 }
 
+/// Each file's stage from the `--stage` values: `STAGE` for every file,
+/// `FILE=STAGE` for one (as the C ABI's per-artifact `stage` allows). A value
+/// whose text before its last `=` is not one of the files is a plain stage.
+fn stages(values: &[String], files: &[PathBuf]) -> Result<Vec<Option<String>>, CliError> {
+    let mut every: Option<&str> = None;
+    let mut per_file: Vec<Option<&str>> = vec![None; files.len()];
+    for value in values {
+        let named = value.rsplit_once('=').and_then(|(file, stage)| {
+            files
+                .iter()
+                .position(|f| f.as_os_str() == file)
+                .map(|i| (i, stage))
+        });
+        let (slot, stage) = match named {
+            Some((i, stage)) => (&mut per_file[i], stage),
+            None => (&mut every, value.as_str()),
+        };
+        if stage.is_empty() {
+            return Err(CliError::usage(format!(
+                "--stage {value:?} gives an empty stage"
+            )));
+        }
+        if let Some(before) = slot.replace(stage) {
+            return Err(CliError::usage(format!(
+                "--stage {value:?}: that stage was already given as {before:?}; give each file one stage"
+            )));
+        }
+    }
+    Ok(per_file
+        .into_iter()
+        .map(|own| own.or(every).map(str::to_owned))
+        .collect())
+}
+
 /// Runs `opguard trace launches`.
 pub fn run(args: &TraceLaunchesArgs) -> Result<u8, CliError> {
     let provider = args.provider.provider;
+    let stages = stages(&args.stage, &args.files)?;
     let options = ModelOptions::launches_only().reader(args.reader.options().decode_thread(true));
     let mut status = exit::OK;
     let mut regions = Vec::new();
-    for file in &args.files {
+    for (file, stage) in args.files.iter().zip(stages) {
         let label = file.display().to_string();
         let mut spec = ArtifactSpec::new().source(label.clone());
         spec.role = args.role.clone();
-        spec.stage = args.stage.clone();
+        spec.stage = stage;
         spec.provider = provider;
         match crate::read::model(file, &label, spec, &options) {
             Ok(model) => {
@@ -128,10 +165,11 @@ fn human(doc: &LaunchesDocument, style: Style) -> String {
             (
                 "kernels",
                 format!(
-                    "{} ({} ns), {} with a proven launch; {} memory ops",
+                    "{} ({} ns), {} with a proven launch, {} whose correlation names several launches; {} memory ops",
                     r.kernel_count,
                     r.kernel_duration_ns,
                     r.correlated_kernel_count,
+                    r.coverage.ambiguous_correlation_kernel_count,
                     r.memory_op_count
                 ),
             ),

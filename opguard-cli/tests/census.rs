@@ -104,8 +104,8 @@ fn clean_widths_compare_as_a_free_symbol_with_the_control() {
     let cmp = &report["comparison"];
     assert_eq!(cmp["free_symbol"], true);
     let held = cmp["evidence_held"].as_object().unwrap();
-    // Ten checks, and the control's two.
-    assert_eq!(held.len(), 12, "{held:?}");
+    // Eleven checks, and the control's two.
+    assert_eq!(held.len(), 13, "{held:?}");
     assert!(held.values().all(|v| v == &Value::Bool(true)), "{held:?}");
     assert!(held.contains_key("control_fully_concrete"));
 
@@ -121,6 +121,54 @@ fn clean_widths_compare_as_a_free_symbol_with_the_control() {
     for (name, check) in want.evidence.checks() {
         assert_eq!(held[name], check.held, "{name}");
     }
+}
+
+/// Seed 004: "unclassified must be empty". The same free pair under a family table
+/// that no longer claims `aten.mm`: not free, exit 1, the operator and the fix named.
+#[test]
+fn an_unclassified_operator_makes_compare_not_free_and_exit_1() {
+    let (Some(w2), Some(w8)) = (capture("clean_sym_w2"), capture("clean_sym_w8")) else {
+        return;
+    };
+    let mut table: Value = serde_json::from_str(opguard_census::DEFAULT_FAMILIES_JSON).unwrap();
+    let mut removed = false;
+    for family in table["families"].as_array_mut().unwrap() {
+        let ops = family["operators"].as_array_mut().unwrap();
+        let before = ops.len();
+        ops.retain(|o| o != "aten.mm");
+        removed |= ops.len() < before;
+    }
+    assert!(removed, "the default table claims aten.mm");
+    let dir = tempfile::tempdir().unwrap();
+    let families = dir.path().join("families.json");
+    std::fs::write(&families, serde_json::to_vec(&table).unwrap()).unwrap();
+    let r = run(&["census", "--json", s(&w2), "--compare", s(&w8)]);
+    assert_eq!(
+        r.status, 0,
+        "the default table classifies everything: {}",
+        r.stdout
+    );
+    let args = [
+        "census",
+        s(&w2),
+        "--compare",
+        s(&w8),
+        "--families",
+        s(&families),
+    ];
+    let r = run(&[&args[..1], &["--json"], &args[1..]].concat());
+    assert_eq!(r.status, 1, "{}", r.stderr);
+    let cmp = &r.json_lines()[0]["comparison"];
+    assert_eq!(cmp["free_symbol"], false);
+    assert_eq!(cmp["evidence_held"]["every_operator_classified"], false);
+    let verdict = cmp["verdict"].as_str().unwrap();
+    assert!(
+        verdict.contains("aten.mm.default") && verdict.contains("classify it in the family table"),
+        "{verdict}"
+    );
+    let human = run(&args);
+    assert_eq!(human.status, 1);
+    assert!(human.stdout.contains("aten.mm.default"), "{}", human.stdout);
 }
 
 #[test]

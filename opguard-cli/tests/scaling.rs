@@ -38,6 +38,7 @@ fn the_seed_trials_give_one_hotspot_with_rho_one() {
         "p_value",
         "adjusted_p_value",
         "tested_hypothesis_count",
+        "multiplicity_method",
         "supported_min",
         "supported_max",
     ] {

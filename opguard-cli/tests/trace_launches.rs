@@ -159,3 +159,55 @@ fn a_capture_without_device_activity_says_why_it_counts_zero() {
     let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert!(doc["regions"][0].get("note").is_none());
 }
+
+/// `--stage FILE=STAGE` gives one file its own stage (as the C ABI's per-artifact
+/// `stage` does); a plain `--stage` covers the rest; two stages for one file are
+/// a usage error.
+#[test]
+fn stage_can_be_given_per_file() {
+    let files: Vec<String> = opguard_testdata::hta_traces()
+        .into_iter()
+        .filter(|p| {
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("trace_compare__")
+        })
+        .map(|p| p.to_str().unwrap().to_owned())
+        .collect();
+    let [base, test] = files.as_slice() else {
+        return;
+    };
+    let stages = |stages: &[String]| {
+        let mut args = vec!["trace", "launches", "--json"];
+        for s in stages {
+            args.extend(["--stage", s]);
+        }
+        args.extend([base.as_str(), test]);
+        let r = crate::common::run(&args);
+        let stages: Vec<serde_json::Value> = match r.json_lines().first() {
+            Some(doc) => doc["regions"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|r| r["stage"].clone())
+                .collect(),
+            None => Vec::new(),
+        };
+        (r.status, stages, r.stderr)
+    };
+    let (status, got, _) = stages(&[format!("{test}=decode"), "prefill".into()]);
+    assert_eq!((status, got), (0, vec!["prefill".into(), "decode".into()]));
+    let (status, got, _) = stages(&[format!("{base}=prefill")]);
+    assert_eq!(
+        (status, got),
+        (0, vec!["prefill".into(), serde_json::Value::Null])
+    );
+    let (status, got, stderr) = stages(&[format!("{base}=prefill"), format!("{base}=decode")]);
+    assert_eq!(
+        (status, got),
+        (64, vec![]),
+        "a usage error, nothing printed"
+    );
+    assert!(stderr.contains("one stage"), "{stderr}");
+}

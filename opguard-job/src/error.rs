@@ -58,7 +58,11 @@ impl Error {
         }
     }
 
-    pub(crate) fn document(what: &str, expected: &'static str, e: opguard_document::Error) -> Error {
+    pub(crate) fn document(
+        what: &str,
+        expected: &'static str,
+        e: opguard_document::Error,
+    ) -> Error {
         if let Some(limit) = e.limit() {
             return Error::TooLarge {
                 what: what.to_owned(),

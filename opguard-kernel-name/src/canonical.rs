@@ -17,10 +17,15 @@ pub const MIN_TOKEN_LEN: usize = 6;
 
 /// Names the format of [`Canonical::identity`]; bump it when the format changes.
 ///
+/// `v3`: a `_Z...` symbol whose template arguments no demangler reads (recent
+/// Clang/hipcc mangling of C++20 non-type template parameters) keeps its
+/// readable nested name (`act_and_mul_kernel<mangled:I14__hip_bfloat16...>`,
+/// qualification `sgl_hip::activation`) instead of being opaque as a whole.
+///
 /// `v2`: `-`/`.` join identifier runs into one name token
 /// (`aten::mul.out-dtype_Float` has base `mul.out-dtype_Float`, where `v1`
 /// gave `dtype_Float`), and `operator` keeps its operator (`operator->`).
-pub const IDENTITY_SCHEME: &str = "opguard.kernel-name.identity/v2";
+pub const IDENTITY_SCHEME: &str = "opguard.kernel-name.identity/v3";
 
 /// Whether the kernel's own template arguments are absent, complete or elided.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
@@ -280,6 +285,11 @@ pub enum Mangling {
     None,
     /// The symbol was demangled and the demangled text canonicalized.
     Demangled,
+    /// Demangling failed, but the name before the template arguments was
+    /// read (see [`canonicalize`]): base and qualification are the
+    /// demangled name, the single template argument is the rest of the
+    /// symbol, still mangled, so it is compared exactly.
+    NameOnly,
     /// Demangling failed: the symbol is its own identity (exact equality only).
     Opaque,
 }
@@ -290,6 +300,7 @@ impl Mangling {
         match self {
             Mangling::None => "none",
             Mangling::Demangled => "demangled",
+            Mangling::NameOnly => "name_only",
             Mangling::Opaque => "opaque",
         }
     }
@@ -342,23 +353,35 @@ pub fn canonicalize(symbol: &str) -> Canonical<'_> {
                     ..inner
                 }
             }
-            None => Canonical {
-                symbol: Cow::Borrowed(symbol),
-                base: Cow::Borrowed(text),
-                qualification: None,
-                template: Template::NONE,
-                annotation: None,
-                memory_op: None,
-                mangling: Mangling::Opaque,
-                demangled: None,
-                truncated: false,
-                degenerate: false,
+            None => match name_only(text) {
+                Some(readable) => Canonical {
+                    symbol: Cow::Borrowed(symbol),
+                    mangling: Mangling::NameOnly,
+                    ..canonicalize_name(&readable).into_owned()
+                },
+                None => opaque(symbol, text),
             },
         };
     }
     let mut canonical = canonicalize_name(text);
     canonical.symbol = Cow::Borrowed(symbol);
     canonical
+}
+
+/// An undemangleable symbol: its own identity, matched by equality only.
+fn opaque<'a>(symbol: &'a str, text: &'a str) -> Canonical<'a> {
+    Canonical {
+        symbol: Cow::Borrowed(symbol),
+        base: Cow::Borrowed(text),
+        qualification: None,
+        template: Template::NONE,
+        annotation: None,
+        memory_op: None,
+        mangling: Mangling::Opaque,
+        demangled: None,
+        truncated: false,
+        degenerate: false,
+    }
 }
 
 /// The display name used in profile tables (at most [`SHORT_NAME_LIMIT`] characters).
@@ -407,6 +430,73 @@ fn demangle(text: &str) -> Option<String> {
     let symbol = cpp_demangle::Symbol::new(text.as_bytes()).ok()?;
     let options = cpp_demangle::DemangleOptions::default();
     symbol.demangle(&options).ok()
+}
+
+/// Marks the template argument that is the still-mangled rest of a symbol.
+const MANGLED_TAIL: &str = "mangled:";
+
+/// Reads the name of an Itanium symbol whose template arguments could not be
+/// demangled, as the text rule 3 reads: `_ZN7sgl_hip10activation18act_and_mul_kernelI...`
+/// becomes `sgl_hip::activation::act_and_mul_kernel<mangled:I...>`.
+///
+/// Only the simple encodings are read — `_Z` or `_ZL`, then either one
+/// source name or `N` (cv- and ref-qualifiers allowed) with `St` and source
+/// names — and only when template arguments (`I`) follow directly; anything
+/// else (substitutions, special names, local names, ABI tags) gives `None`
+/// and the symbol stays opaque. The tail from `I` on is kept verbatim, so two
+/// instantiations never share an identity and no demangled spelling with
+/// template arguments matches it.
+fn name_only(text: &str) -> Option<String> {
+    let b = text.as_bytes();
+    let mut i = 2;
+    if b.get(i) == Some(&b'L') {
+        i += 1;
+    }
+    let nested = b.get(i) == Some(&b'N');
+    if nested {
+        i += 1;
+        while matches!(b.get(i), Some(b'r' | b'V' | b'K' | b'R' | b'O')) {
+            i += 1;
+        }
+    }
+    let mut parts: Vec<&str> = Vec::new();
+    loop {
+        match b.get(i) {
+            Some(b'S') if nested && parts.is_empty() && b.get(i + 1) == Some(&b't') => {
+                parts.push("std");
+                i += 2;
+            }
+            Some(d) if d.is_ascii_digit() => {
+                let digits = b[i..].iter().take_while(|c| c.is_ascii_digit()).count();
+                let len: usize = text[i..i + digits].parse().ok()?;
+                let start = i + digits;
+                let part = text.get(start..start.checked_add(len)?)?;
+                if part.is_empty() || !part.bytes().all(is_ident) {
+                    return None;
+                }
+                parts.push(if part.starts_with("_GLOBAL__N") {
+                    "(anonymous namespace)"
+                } else {
+                    part
+                });
+                i = start + len;
+                if !nested {
+                    break;
+                }
+            }
+            _ => break,
+        }
+    }
+    let tail = &text[i..];
+    let base = parts.last()?;
+    if base.starts_with('(')
+        || !tail.starts_with('I')
+        || !tail.bytes().all(|c| is_ident(c) || c == b'.' || c == b'$')
+        || tail.contains("..")
+    {
+        return None;
+    }
+    Some(format!("{}<{MANGLED_TAIL}{tail}>", parts.join("::")))
 }
 
 /// Canonicalizes a plain (not memory, not mangled) name.
@@ -523,7 +613,8 @@ impl<'a> Canonical<'a> {
     ///   `base`, `base<a1, a2>`, or when elided `base<a1, ...>` /
     ///   `base<a1, partial...>`; the qualification is not part of it;
     /// * a memory row: `memory:memcpy:HtoD`, `memory:memset`;
-    /// * an undemangleable `_Z...` symbol: `mangled:<trimmed symbol>`.
+    /// * an undemangleable `_Z...` symbol: `mangled:<trimmed symbol>`, or
+    ///   when its name was read ([`Mangling::NameOnly`]) `base<mangled:<tail>>`.
     ///
     /// Different complete template arguments always give different
     /// identities (a normalized argument never contains `", "`, and a base

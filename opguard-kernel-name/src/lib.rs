@@ -76,8 +76,13 @@
 //!    it (`operator->`, `operator()`, `operator-`, `operator.`); a base that
 //!    is `operator` alone is degenerate, like one shorter than
 //!    [`MIN_TOKEN_LEN`].
-//! 9. `_Z...` symbols are demangled first (`cpp_demangle`); if that fails
-//!    the trimmed symbol is its own identity, matched by exact equality only.
+//! 9. `_Z...` symbols are demangled first (`cpp_demangle`). If that fails
+//!    and template arguments directly follow a simply encoded name (recent
+//!    Clang/hipcc C++20 non-type template parameters), the name is read and
+//!    the rest kept mangled as one template argument compared exactly
+//!    ([`Mangling::NameOnly`]: `sgl_hip::activation::act_and_mul_kernel`
+//!    with `<mangled:I14__hip_bfloat16...>`); otherwise the trimmed symbol is
+//!    its own identity, matched by exact equality only.
 //! 10. Total: every string gets an answer, nothing panics.
 //!
 //! The qualification is compared only when both sides carry one (profile

@@ -7,8 +7,8 @@ use crate::cost::{FrameCost, TrialCosts};
 use crate::error::{Error, ErrorKind};
 use crate::metric::{Metric, Unit};
 use crate::report::{
-    Hotspot, Insufficient, InsufficientReason, NotCorrelatable, NotCorrelatableReason,
-    ScalingReport, SeriesInfo,
+    Hotspot, Insufficient, InsufficientReason, MultiplicityMethod, NotCorrelatable,
+    NotCorrelatableReason, ScalingReport, SeriesInfo, Unmatched,
 };
 use crate::stats::{benjamini_hochberg, spearman, Spearman};
 
@@ -36,11 +36,82 @@ struct Sample<'a> {
     input: f64,
     value: i64,
     trial_id: &'a str,
+    frame: &'a FrameCost,
 }
 
 struct Series<'a> {
     frame: &'a FrameCost,
     samples: Vec<Sample<'a>>,
+}
+
+/// What a frame is called, apart from its id: the frames of one description
+/// that carry several ids across trials did not join because of identity.
+type Description<'a> = (
+    &'a str,
+    &'a str,
+    &'a str,
+    Option<&'a str>,
+    Option<&'a str>,
+    Metric,
+    Unit,
+);
+
+fn description<'a>(key: &SeriesKey<'a>, frame: &'a FrameCost) -> Description<'a> {
+    (
+        key.variant,
+        &frame.category,
+        &frame.name,
+        key.build_id,
+        key.source_state,
+        key.metric,
+        key.unit,
+    )
+}
+
+/// Every description with the distinct `(id, file, line)` its series carry.
+fn descriptions<'a>(
+    groups: &BTreeMap<SeriesKey<'a>, Series<'a>>,
+) -> BTreeMap<Description<'a>, Vec<&'a FrameCost>> {
+    let mut index: BTreeMap<Description<'a>, Vec<&'a FrameCost>> = BTreeMap::new();
+    for (key, series) in groups {
+        index
+            .entry(description(key, series.frame))
+            .or_default()
+            .push(series.frame);
+    }
+    index
+}
+
+/// Why a short series is an identity split, when another series of the same
+/// description carries a different id.
+fn identity_split(
+    key: &SeriesKey<'_>,
+    frame: &FrameCost,
+    index: &BTreeMap<Description<'_>, Vec<&FrameCost>>,
+) -> Option<String> {
+    let same = index.get(&description(key, frame))?;
+    if same.len() < 2 {
+        return None;
+    }
+    let place = |f: &FrameCost| match (&f.file, f.line) {
+        (Some(file), Some(line)) => format!("{file}:{line}"),
+        (Some(file), None) => file.clone(),
+        _ => "no source location".to_owned(),
+    };
+    let others: Vec<String> = same
+        .iter()
+        .filter(|f| f.semantic_frame_id != frame.semantic_frame_id)
+        .map(|f| format!("{} ({})", f.semantic_frame_id, place(f)))
+        .collect();
+    Some(format!(
+        "identity differs across trials: {:?} here is {} ({}), in other trials {}; \
+         the source paths or lines differ after normalization, so the frames cannot be \
+         joined (give the trials one source root, or profile one checkout)",
+        frame.name,
+        frame.semantic_frame_id,
+        place(frame),
+        others.join(", ")
+    ))
 }
 
 fn invalid(location: String, problem: String, expected: &str) -> Error {
@@ -148,6 +219,7 @@ pub fn correlate(trials: &[TrialCosts]) -> Result<ScalingReport, Error> {
                 ));
             }
             series.samples.push(Sample {
+                frame,
                 input: t.input,
                 value: frame.value,
                 trial_id: &t.trial_id,
@@ -159,6 +231,7 @@ pub fn correlate(trials: &[TrialCosts]) -> Result<ScalingReport, Error> {
         unmatched: trials.iter().flat_map(|t| t.unmatched.clone()).collect(),
         ..ScalingReport::default()
     };
+    let split_index = descriptions(&groups);
     let mut tested: Vec<(SeriesInfo, f64, f64, usize, f64, f64)> = Vec::new();
     for (key, mut series) in groups {
         series.samples.sort_by(|a, b| {
@@ -192,6 +265,34 @@ pub fn correlate(trials: &[TrialCosts]) -> Result<ScalingReport, Error> {
             metric: key.metric,
             unit: key.unit,
         };
+        // Too few samples because the same frame got different ids in other
+        // trials is an identity failure, not a lack of data: say so.
+        if n < MIN_SAMPLES {
+            if let Some(reason) = identity_split(&key, frame, &split_index) {
+                report
+                    .unmatched
+                    .extend(
+                        series
+                            .samples
+                            .iter()
+                            .map(|s| (s, s.frame))
+                            .map(|(s, f)| Unmatched {
+                                trial_id: s.trial_id.to_owned(),
+                                variant: key.variant.to_owned(),
+                                input: s.input,
+                                category: f.category.clone(),
+                                name: f.name.clone(),
+                                reason: reason.clone(),
+                                metric: key.metric,
+                                unit: key.unit,
+                                value: s.value,
+                                occurrence_count: f.occurrences,
+                                first_occurrence: f.first_occurrence.clone(),
+                            }),
+                    );
+                continue;
+            }
+        }
         let reason = if n < MIN_SAMPLES {
             Some(InsufficientReason::FewerThan3Samples)
         } else if distinct.len() < MIN_DISTINCT_INPUTS {
@@ -238,6 +339,7 @@ pub fn correlate(trials: &[TrialCosts]) -> Result<ScalingReport, Error> {
             p_value: p,
             adjusted_p_value: adjusted,
             tested_hypothesis_count: count,
+            multiplicity_method: MultiplicityMethod::BenjaminiHochbergFdr,
             independent_trial_count: n,
             supported_min: min,
             supported_max: max,

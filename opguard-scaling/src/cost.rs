@@ -44,6 +44,8 @@ pub struct FrameCost {
     pub value: i64,
     /// How many slices contributed.
     pub occurrences: u64,
+    /// The first contributing event (`<artifact sha256>:<index>`).
+    pub first_occurrence: String,
 }
 
 /// One trace file of a trial.
@@ -236,6 +238,7 @@ fn accumulate(
                         line: frame.line,
                         value: 0,
                         occurrences: 0,
+                        first_occurrence: model.occurrence(slice).to_string(),
                     });
                 entry.value = entry.value.saturating_add(value);
                 entry.occurrences += 1;

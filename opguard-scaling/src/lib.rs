@@ -64,8 +64,8 @@ pub use cost::{
 pub use error::{Error, ErrorKind, ERROR_CODES};
 pub use metric::{Metric, Unit};
 pub use report::{
-    Hotspot, Insufficient, InsufficientReason, NotCorrelatable, NotCorrelatableReason,
-    ScalingReport, SeriesInfo, Unmatched,
+    Hotspot, Insufficient, InsufficientReason, MultiplicityMethod, NotCorrelatable,
+    NotCorrelatableReason, ScalingReport, SeriesInfo, Unmatched,
 };
 pub use run::{run_trials, run_trials_file};
 pub use trials::{TrialSpec, TrialsDocument, MAX_TRIALS_DOCUMENT_BYTES, TRIALS_FORMAT};

@@ -68,12 +68,24 @@ pub struct Hotspot {
     pub adjusted_p_value: f64,
     /// How many series were tested (the BH family size).
     pub tested_hypothesis_count: usize,
+    /// How `adjusted_p_value` corrects for testing many series (seed 003's
+    /// `multiplicity_method`).
+    pub multiplicity_method: MultiplicityMethod,
     /// How many trials (one sample each) the series has.
     pub independent_trial_count: usize,
     /// The smallest input among them.
     pub supported_min: f64,
     /// The largest input among them.
     pub supported_max: f64,
+}
+
+/// A multiple-testing correction; serialized as seed 003 spells it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[non_exhaustive]
+pub enum MultiplicityMethod {
+    /// Benjamini–Hochberg false-discovery-rate adjustment over every tested series.
+    #[serde(rename = "benjamini-hochberg-fdr")]
+    BenjaminiHochbergFdr,
 }
 
 /// Why a series was not tested for lack of data.

@@ -5,6 +5,7 @@
 mod support;
 
 mod suite {
+    mod checkouts;
     mod compatibility;
     mod errors;
     mod fixtures;

@@ -104,7 +104,7 @@ pub use request::{
 };
 pub use verdict::{
     BestProcess, CandidateEvidence, Failure, MatchedKernelName, ProcessVerdict, RefusedCandidate,
-    Verdict, VERDICT_FORMAT,
+    Seen, Verdict, VERDICT_FORMAT,
 };
 
 /// This crate's version (its Cargo.toml `version`), for tools that report what

@@ -2,16 +2,18 @@
 //! observed host nesting of the probes.
 //!
 //! Every join goes through the model's qualified joins
-//! ([`TraceModel::launches_for`], [`TraceModel::host_slices_for_external_id`]);
+//! ([`TraceModel::launch_proof`], [`TraceModel::host_slices_for_external_id`]);
 //! this module only decides *where* the host end of an edge sits: on which
 //! thread, inside which marker span.
 
 use std::collections::{HashMap, HashSet};
 
-use opguard_trace::model::{CorrelationKey, IdValue, NameId, Slice, SliceClass, TraceModel};
+use opguard_trace::model::{
+    CorrelationKey, IdValue, LaunchProof, NameId, Slice, SliceClass, TraceModel,
+};
 
 use crate::request::{Probe, ProcessId};
-use crate::verdict::{CandidateEvidence, MatchedKernelName, ProcessVerdict};
+use crate::verdict::{CandidateEvidence, MatchedKernelName, ProcessVerdict, Seen};
 
 /// A host thread inside one artifact: `(pid, tid)`.
 type Thread = (IdValue, IdValue);
@@ -160,8 +162,8 @@ struct Edges<'m> {
 
 /// Analyses one process of one trace: fills `out`'s counts, matched names
 /// and per-probe evidence (`installed` left false: the install log is not
-/// read here). Returns whether the matched names carry more than one
-/// canonical identity (an ambiguous kernel name).
+/// read here). Returns whether the matched names attributed to the target
+/// carry more than one canonical identity (an ambiguous kernel name).
 pub(crate) fn analyse(
     model: &TraceModel,
     probes: &[Probe],
@@ -273,6 +275,7 @@ pub(crate) fn analyse(
                     basis: v.basis.map_or("", |b| b.code()).to_owned(),
                     rows: 0,
                     attributed: 0,
+                    seen: Seen::OutsideTarget,
                 });
                 out.matched_kernel_names.len() - 1
             })
@@ -310,11 +313,17 @@ pub(crate) fn analyse(
     out.target_marker_spans = t.spans;
     out.target_device_projected_spans = t.device_projected_spans;
     out.correlated_external_ids = external_ids.len() as u64;
+    for m in &mut out.matched_kernel_names {
+        m.seen = Seen::of(m.rows, m.attributed);
+    }
     out.matched_kernel_names
         .sort_by(|a, b| b.rows.cmp(&a.rows).then(a.name.cmp(&b.name)));
+    // Another instantiation running elsewhere in the trace says nothing about
+    // which kernel the target launched; only the target's own rows decide.
     let identities: HashSet<&str> = out
         .matched_kernel_names
         .iter()
+        .filter(|m| m.seen.under_target())
         .map(|m| m.identity.as_str())
         .collect();
     identities.len() > 1
@@ -323,11 +332,10 @@ pub(crate) fn analyse(
 /// The host ends of a device row's qualified edges.
 fn edges_of<'m>(model: &'m TraceModel, row: usize, ambiguous: &mut u64) -> Edges<'m> {
     let slices = model.slices();
-    let launches = model.launches_for(row);
-    let launch = match launches {
-        [one] => slices.get(*one),
-        [] => None,
-        _ => {
+    let launch = match model.launch_proof(row) {
+        LaunchProof::Proven(one) => slices.get(one),
+        LaunchProof::Unproven => None,
+        LaunchProof::Ambiguous(_) => {
             *ambiguous += 1;
             None
         }

@@ -32,7 +32,9 @@ pub enum Failure {
     /// CPU-only trace, or another kernel).
     DeviceKernelNotObserved,
     /// The device kernel, named without template arguments, matches several
-    /// distinct instantiations.
+    /// distinct instantiations among the rows attributed to the target.
+    /// Instantiations that run only outside the target do not count: the
+    /// target's own launches decide which kernel its short name means.
     DeviceKernelAmbiguous,
     /// No matching device row was launched, by edge, from inside a target
     /// span on the target's own thread.
@@ -242,6 +244,38 @@ pub struct MatchedKernelName {
     pub rows: u64,
     /// Of those, attributed to the target.
     pub attributed: u64,
+    /// Where its rows were seen: only this field's `under_target` and
+    /// `under_and_outside_target` names decide `device_kernel_ambiguous`.
+    pub seen: Seen,
+}
+
+/// Where the rows of one matched instantiation were launched from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum Seen {
+    /// Every row is attributed to the target.
+    UnderTarget,
+    /// Some rows are attributed to the target, others are not.
+    UnderAndOutsideTarget,
+    /// No row is attributed to the target.
+    OutsideTarget,
+}
+
+impl Seen {
+    /// Where `attributed` of `rows` rows were seen.
+    pub fn of(rows: u64, attributed: u64) -> Seen {
+        match attributed {
+            0 => Seen::OutsideTarget,
+            a if a >= rows => Seen::UnderTarget,
+            _ => Seen::UnderAndOutsideTarget,
+        }
+    }
+
+    /// Whether some row was attributed to the target.
+    pub fn under_target(self) -> bool {
+        self != Seen::OutsideTarget
+    }
 }
 
 /// What the trace shows about one probe.

@@ -2,11 +2,15 @@
 //! a malformed request, what is an unreadable trace, and the ambiguous
 //! kernel name.
 
-use opguard_select::{verdict_from_request_file, Error, Failure};
+use opguard_select::{verdict_from_request_file, Error, Failure, Seen, Verdict};
 use opguard_trace::kineto_writer::KinetoTrace;
 use serde_json::json;
 
 use crate::support::*;
+
+/// Two instantiations of one template, as PyTorch names them.
+const REDUCE_MEAN: &str = "void at::native::reduce_kernel<512, 1, at::native::ReduceOp<float, at::native::MeanOps<float, float, float, float>, unsigned int, float, 4> >(at::native::ReduceOp<float, at::native::MeanOps<float, float, float, float>, unsigned int, float, 4>)";
+const REDUCE_SUM: &str = "void at::native::reduce_kernel<128, 4, at::native::ReduceOp<float, at::native::func_wrapper_t<float, at::native::sum_functor<float, float, float>::operator()(at::TensorIterator&)::{lambda(float, float)#1}>, unsigned int, float, 4> >(at::native::ReduceOp<float, at::native::func_wrapper_t<float, at::native::sum_functor<float, float, float>::operator()(at::TensorIterator&)::{lambda(float, float)#1}>, unsigned int, float, 4>)";
 
 fn error_of(c: &Capture, request: &serde_json::Value) -> Error {
     let path = c.request(request);
@@ -235,9 +239,8 @@ fn request_level_failures_are_verdicts_not_errors() {
 
 #[test]
 fn a_kernel_named_without_template_arguments_that_meets_several_instantiations_is_ambiguous() {
+    let (a, b) = (REDUCE_MEAN, REDUCE_SUM);
     let host = (5, 5);
-    let a = "void at::native::reduce_kernel<512, 1, at::native::ReduceOp<float, at::native::MeanOps<float, float, float, float>, unsigned int, float, 4> >(at::native::ReduceOp<float, at::native::MeanOps<float, float, float, float>, unsigned int, float, 4>)";
-    let b = "void at::native::reduce_kernel<128, 4, at::native::ReduceOp<float, at::native::func_wrapper_t<float, at::native::sum_functor<float, float, float>::operator()(at::TensorIterator&)::{lambda(float, float)#1}>, unsigned int, float, 4> >(at::native::ReduceOp<float, at::native::func_wrapper_t<float, at::native::sum_functor<float, float, float>::operator()(at::TensorIterator&)::{lambda(float, float)#1}>, unsigned int, float, 4>)";
     let mut t = KinetoTrace::new();
     t.user_annotation(host, &marker(LAUNCHER), 0, 100_000, Some(1));
     t.cpu_op(host, "aten::mean", 1_000, 5_000, Some(2));
@@ -267,6 +270,66 @@ fn a_kernel_named_without_template_arguments_that_meets_several_instantiations_i
     assert!(v.ok, "{:?}", v.failed);
     assert_eq!(v.matched_kernel_calls, 1);
     assert_eq!(v.processes[0].matched_kernel_names[0].basis, "exact");
+}
+
+#[test]
+fn a_short_name_is_decided_among_the_instantiations_the_target_launched() {
+    let (a, b) = (REDUCE_MEAN, REDUCE_SUM);
+    let host = (5, 5);
+    // `a` runs under the target twice; `b` runs once under it and once on
+    // the same thread after the target returned, so only `b`'s second row is
+    // outside. A third trace runs `b` only outside.
+    let build = |b_under: bool| {
+        let mut t = KinetoTrace::new();
+        t.user_annotation(host, &marker(LAUNCHER), 0, 100_000, Some(1));
+        t.cpu_op(host, "aten::mean", 1_000, 5_000, Some(2));
+        t.launch(host, "cudaLaunchKernel", 2_000, 500, 10, Some(2))
+            .kernel(0, 7, a, 200_000, 1_000);
+        t.launch(host, "cudaLaunchKernel", 3_000, 500, 11, Some(2))
+            .kernel(0, 7, a, 202_000, 1_000);
+        if b_under {
+            t.cpu_op(host, "aten::sum", 10_000, 5_000, Some(3));
+            t.launch(host, "cudaLaunchKernel", 11_000, 500, 12, Some(3))
+                .kernel(0, 7, b, 210_000, 1_000);
+        }
+        t.cpu_op(host, "aten::sum", 150_000, 5_000, Some(4));
+        t.launch(host, "cudaLaunchKernel", 151_000, 500, 13, Some(4))
+            .kernel(0, 7, b, 220_000, 1_000);
+        t
+    };
+    let c = Capture::new();
+    let ask = |file: &str, t: &KinetoTrace| {
+        let trace = c.trace(file, t);
+        c.verdict(&request(
+            LAUNCHER,
+            "reduce_kernel",
+            &[(LAUNCHER, None)],
+            vec![process("pid-5", Some(&trace), &[LAUNCHER])],
+        ))
+    };
+    let seen = |v: &Verdict, name: &str| {
+        v.processes[0]
+            .matched_kernel_names
+            .iter()
+            .find(|n| n.name == name)
+            .map(|n| (n.rows, n.attributed, n.seen))
+    };
+
+    let v = ask("elsewhere.json.gz", &build(false));
+    assert!(v.ok && v.deepest_verified, "{:?}", v.failed);
+    assert_eq!(v.matched_kernel_calls, 2);
+    assert_eq!(seen(&v, a), Some((2, 2, Seen::UnderTarget)));
+    assert_eq!(seen(&v, b), Some((1, 0, Seen::OutsideTarget)));
+    assert_eq!(
+        to_json(&v)["processes"][0]["matched_kernel_names"][1]["seen"],
+        "outside_target"
+    );
+
+    let v = ask("both.json.gz", &build(true));
+    assert_eq!(v.failed, [Failure::DeviceKernelAmbiguous]);
+    assert!(!v.deepest_verified);
+    assert_eq!(seen(&v, a), Some((2, 2, Seen::UnderTarget)));
+    assert_eq!(seen(&v, b), Some((2, 1, Seen::UnderAndOutsideTarget)));
 }
 
 #[test]

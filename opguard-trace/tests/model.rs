@@ -3,7 +3,9 @@
 
 use opguard_trace::analysis::{aggregate, launch_region, LaunchRegion};
 use opguard_trace::kineto_writer::KinetoTrace;
-use opguard_trace::model::{ArtifactSpec, FrameIdentity, ModelOptions, Provider, TraceModel};
+use opguard_trace::model::{
+    ArtifactSpec, FrameIdentity, LaunchProof, ModelOptions, Provider, TraceModel,
+};
 
 fn model(trace: &KinetoTrace, spec: ArtifactSpec) -> TraceModel {
     let dir = tempfile::tempdir().unwrap();
@@ -53,6 +55,47 @@ fn one_valid_same_session_correlation_is_proven() {
     assert!(r.coverage.host_to_device_correlation_proven);
     assert_eq!(r.coverage.flow_correlated_kernel_count, 1);
     assert_eq!(r.coverage.disagreement, None);
+}
+
+/// Seed 002 in one merged file: two host processes both launch with
+/// correlation 7, so kernel 7 proves nothing; correlation 8 is one launch.
+#[test]
+fn a_correlation_named_by_two_host_processes_in_one_file_proves_nothing() {
+    let mut t = KinetoTrace::new();
+    t.launch((1, 1), "cudaLaunchKernel", 1000, 10, 7, None)
+        .kernel(0, 7, "projection_kernel", 1020, 5);
+    t.runtime((2, 2), "cudaLaunchKernel", 1100, 10, Some(7), None);
+    t.launch((1, 1), "cudaLaunchKernel", 2000, 10, 8, None)
+        .kernel(0, 7, "gemm_kernel", 2020, 5);
+    let m = model(&t, ArtifactSpec::new());
+    let kernel = |name: &str| {
+        m.slices()
+            .iter()
+            .position(|s| m.name(s.name) == name)
+            .unwrap()
+    };
+    assert!(matches!(
+        m.launch_proof(kernel("projection_kernel")),
+        LaunchProof::Ambiguous(l) if l.len() == 2
+    ));
+    assert!(m.launch_proof(kernel("gemm_kernel")).launch().is_some());
+    let r = launch_region(&m, 10);
+    assert_eq!(r.kernel_count, 2);
+    assert_eq!(r.correlated_kernel_count, 1);
+    assert_eq!(r.coverage.ambiguous_correlation_kernel_count, 1);
+    assert!(r.coverage.host_to_device_correlation_proven);
+    assert_eq!(aggregate(&[r]).correlated_kernel_count, 1);
+
+    // Only the colliding id: ids present, nothing proven.
+    let mut t = KinetoTrace::new();
+    t.launch((1, 1), "cudaLaunchKernel", 1000, 10, 7, None)
+        .kernel(0, 7, "projection_kernel", 1020, 5);
+    t.runtime((2, 2), "cudaLaunchKernel", 1100, 10, Some(7), None);
+    let r = region(&t);
+    assert_eq!(r.correlated_kernel_count, 0);
+    assert_eq!(r.coverage.ambiguous_correlation_kernel_count, 1);
+    assert!(r.coverage.correlation_ids_present);
+    assert!(!r.coverage.host_to_device_correlation_proven);
 }
 
 #[test]
@@ -238,7 +281,7 @@ fn one_operator_in_three_files_has_one_semantic_id_and_three_occurrences() {
     assert_eq!(frames[1].0, frames[2].0);
     assert_ne!(frames[0].1, frames[1].1);
     assert_ne!(frames[1].1, frames[2].1);
-    assert!(frames[0].0.as_str().starts_with("sf1:"));
+    assert!(frames[0].0.as_str().starts_with("sf2:"));
 }
 
 #[test]
@@ -306,22 +349,30 @@ fn real_traces_correlate_only_what_an_independent_count_finds() {
             "mtia_runtime",
             "Runtime",
         ];
-        let host: std::collections::HashSet<String> = events
+        let mut host: std::collections::HashMap<String, u64> = Default::default();
+        for e in events
             .iter()
             .filter(|e| e["ph"] == "X" && runtime.contains(&e["cat"].as_str().unwrap_or("")))
-            .filter_map(|e| e["args"].get("correlation").map(|c| c.to_string()))
-            .collect();
-        let expected = events
+        {
+            if let Some(c) = e["args"].get("correlation") {
+                *host.entry(c.to_string()).or_default() += 1;
+            }
+        }
+        // Launches per kernel: exactly one proves it, several prove nothing.
+        let launches: Vec<u64> = events
             .iter()
             .filter(|e| e["ph"] == "X" && (e["cat"] == "kernel" || e["cat"] == "Kernel"))
-            .filter(|e| {
-                e["args"]
-                    .get("correlation")
-                    .is_some_and(|c| host.contains(&c.to_string()))
-            })
-            .count() as u64;
+            .filter_map(|e| e["args"].get("correlation"))
+            .map(|c| host.get(&c.to_string()).copied().unwrap_or(0))
+            .collect();
+        let expected = launches.iter().filter(|&&n| n == 1).count() as u64;
+        let ambiguous = launches.iter().filter(|&&n| n > 1).count() as u64;
         if m.artifact().provider.is_kineto() {
             assert_eq!(r.correlated_kernel_count, expected, "{name}");
+            assert_eq!(
+                r.coverage.ambiguous_correlation_kernel_count, ambiguous,
+                "{name}"
+            );
         } else {
             assert_eq!(
                 r.correlated_kernel_count, 0,
@@ -329,10 +380,11 @@ fn real_traces_correlate_only_what_an_independent_count_finds() {
             );
         }
         eprintln!(
-            "{name}: provider={} kernels={} correlated={} flow_correlated={} disagreement={:?}",
+            "{name}: provider={} kernels={} correlated={} ambiguous={} flow_correlated={} disagreement={:?}",
             m.artifact().provider.as_str(),
             r.kernel_count,
             r.correlated_kernel_count,
+            r.coverage.ambiguous_correlation_kernel_count,
             r.coverage.flow_correlated_kernel_count,
             r.coverage.disagreement
         );

@@ -40,7 +40,7 @@ def test_verdict_case(case):
 def test_fixture_declares_its_counts_and_unique_ids():
     assert FIXTURE["schema"] == "opguard.kernel-name.fixture"
     # The runner implements the rules of fixture version 2 (names join `-`/`.`).
-    assert FIXTURE["schema_version"] == 2
+    assert FIXTURE["schema_version"] == 3
     assert FIXTURE["symbol_case_count"] == len(FIXTURE["symbol_cases"])
     assert FIXTURE["verdict_case_count"] == len(FIXTURE["verdict_cases"])
     ids = [c["id"] for c in FIXTURE["symbol_cases"] + FIXTURE["verdict_cases"]]

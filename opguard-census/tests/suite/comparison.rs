@@ -96,7 +96,7 @@ fn every_output_serialises_with_its_named_fields() {
             "{n}"
         );
     }
-    assert_eq!(names.len(), 12);
+    assert_eq!(names.len(), 13);
     let census = opguard_census::Census::compute(&a, &opguard_census::FamilyTable::default());
     let v = serde_json::to_value(&census).unwrap();
     for k in [
@@ -120,4 +120,56 @@ fn every_output_serialises_with_its_named_fields() {
         vec!["family", "non_numeric", "ops", "shape_entries"],
         "a family row is exactly these four fields (listed sorted)"
     );
+}
+
+/// Seed 004: "unclassified must be empty". An operator no family claims makes the
+/// comparison not free, names the operator and the fix; classifying it in the
+/// table frees the same two captures again.
+#[test]
+fn an_unclassified_operator_makes_the_comparison_not_free() {
+    let with_custom = |width: i64| {
+        let mut v = symbolic(1, width);
+        let mut op = v["ops"][0].clone();
+        op["name"] = serde_json::json!("mylib.fused_rope.default");
+        v["ops"].as_array_mut().unwrap().push(op);
+        parse(&v)
+    };
+    let (a, b) = (with_custom(NARROW), with_custom(WIDE));
+    let cmp = WidthComparison::compare(&a, &b, None).unwrap();
+    assert!(!cmp.free_symbol, "{}", cmp.verdict);
+    let check = &cmp.evidence.every_operator_classified;
+    assert!(!check.held);
+    assert!(
+        check.observed.contains("mylib.fused_rope.default ×1")
+            && check.observed.contains("classify it in the family table"),
+        "{}",
+        check.observed
+    );
+    assert!(
+        cmp.verdict.contains("every_operator_classified")
+            && cmp.verdict.contains("mylib.fused_rope.default"),
+        "{}",
+        cmp.verdict
+    );
+    // Every other check still holds: the gate alone refuses.
+    let failed: Vec<&str> = cmp
+        .evidence
+        .checks()
+        .into_iter()
+        .filter(|(_, c)| !c.held)
+        .map(|(n, _)| n)
+        .collect();
+    assert_eq!(failed, ["every_operator_classified"]);
+
+    let mut table: serde_json::Value =
+        serde_json::from_str(opguard_census::DEFAULT_FAMILIES_JSON).unwrap();
+    table["families"]
+        .as_array_mut()
+        .expect("families")
+        .push(serde_json::json!({"family": "mylib_fused", "operators": ["mylib.fused_rope"]}));
+    let table =
+        opguard_census::FamilyTable::from_slice(&serde_json::to_vec(&table).unwrap()).unwrap();
+    let cmp = WidthComparison::compare_with_families(&a, &b, None, &table).unwrap();
+    assert!(cmp.free_symbol, "{}", cmp.verdict);
+    assert!(cmp.evidence.every_operator_classified.held);
 }

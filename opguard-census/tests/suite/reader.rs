@@ -50,8 +50,14 @@ fn errors_carry_a_json_path_and_a_stable_code() {
             "ops[3].dtype",
         ),
         (
-            Box::new(|v| v["shape_env_guards"] = json!([])),
+            Box::new(|v| v["shape_env_var_to_val"] = json!({})),
             "unknown_field",
+            "shape_env_var_to_val",
+        ),
+        (
+            // The seed's name for `guards`, given beside it.
+            Box::new(|v| v["shape_env_guards"] = json!([])),
+            "conflicting_fields",
             "shape_env_guards",
         ),
         (
@@ -250,4 +256,55 @@ fn declared_sets_refuse_zero_counts_and_non_integers() {
     assert_eq!(e.code(), "duplicate_key");
     let d = DeclaredHostResolutions::from_lines([("a.py:1 in f", 2), ("b.py:2 in g", 1)]).unwrap();
     assert_eq!(d.conversions(), 3);
+}
+
+/// Seed 004's own record names read as the capture-v1 fields they mean, and
+/// refused when they contradict them.
+#[test]
+fn the_seeds_record_names_read_as_capture_v1_fields() {
+    use crate::support::builder::parse;
+    use crate::support::seed004::{symbolic, NARROW};
+    let ours = symbolic(1, NARROW);
+    let mut seeds = ours.clone();
+    let obj = seeds.as_object_mut().unwrap();
+    for (from, to) in [
+        ("guards", "shape_env_guards"),
+        ("replacements", "shape_env_replacements"),
+        ("step_hint", "step_axis_hint"),
+    ] {
+        let v = obj.remove(from).unwrap_or_else(|| panic!("{from}"));
+        obj.insert(to.into(), v);
+    }
+    obj.insert("step_symbol".into(), serde_json::json!(true));
+    let (a, b) = (parse(&ours), parse(&seeds));
+    assert!(!a.guards().is_empty() && !a.replacements().is_empty());
+    assert_eq!(a.guards(), b.guards());
+    assert_eq!(a.replacements(), b.replacements());
+    assert_eq!(a.step_hint(), b.step_hint());
+    assert_eq!(a.step_axis(), b.step_axis());
+    let table = opguard_census::FamilyTable::default();
+    assert_eq!(
+        serde_json::to_value(opguard_census::Census::compute(&a, &table)).unwrap(),
+        serde_json::to_value(opguard_census::Census::compute(&b, &table)).unwrap()
+    );
+
+    let code = |v: &serde_json::Value| {
+        opguard_census::Capture::from_slice(&serde_json::to_vec(v).unwrap())
+            .unwrap_err()
+            .code()
+    };
+    let mut both = seeds.clone();
+    both["guards"] = ours["guards"].clone();
+    assert_eq!(code(&both), "conflicting_fields");
+    let mut concrete_claim = seeds.clone();
+    concrete_claim["step_symbol"] = serde_json::json!(false);
+    assert_eq!(code(&concrete_claim), "conflicting_fields");
+    let mut not_bool = seeds.clone();
+    not_bool["step_symbol"] = serde_json::json!("yes");
+    assert_eq!(code(&not_bool), "wrong_type");
+    // Seed 004's finding 5: the record a width of 1 wrote.
+    let mut finding5 = seeds;
+    finding5["step_axis"] = serde_json::json!("1");
+    finding5["step_axis_hint"] = serde_json::json!(1);
+    assert_eq!(code(&finding5), "step_axis_not_symbolic");
 }

@@ -28,6 +28,7 @@ const SOURCES: &[&str] = &[
     "mangled_capture",
     "mtia_capture",
     "synthetic",
+    "tracelens",
 ];
 const REASONS: &[&str] = &[
     "memory_op_differs",
@@ -140,7 +141,7 @@ fn fixture_lint() {
         fixture["schema"] == "opguard.kernel-name.fixture",
         "schema name".into(),
     );
-    check(fixture["schema_version"] == 2, "schema_version is 2".into());
+    check(fixture["schema_version"] == 3, "schema_version is 3".into());
     check(
         fixture["identity_scheme"] == opguard_kernel_name::IDENTITY_SCHEME,
         "identity_scheme matches the crate".into(),
@@ -260,7 +261,8 @@ fn fixture_lint() {
             format!("{FILE}::{id} template.partial only when elided"),
         );
         check(
-            ["none", "demangled", "opaque"].contains(&e["mangling"].as_str().unwrap_or_default()),
+            ["none", "demangled", "name_only", "opaque"]
+                .contains(&e["mangling"].as_str().unwrap_or_default()),
             format!("{FILE}::{id} mangling"),
         );
         check(

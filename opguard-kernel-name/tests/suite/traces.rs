@@ -61,6 +61,53 @@ fn every_real_name_matches_itself_and_its_short_name() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// Real names from other producers (AMD TraceLens's test traces: H100,
+/// B200, MI210, MI300; SGLang, vLLM, xDiT, CK, aiter), committed as a list:
+/// each certifies itself, its own short name certifies it, its short name is
+/// a name a person would write (never a cut `_Z...` string), and no two
+/// distinct real names share an identity.
+#[test]
+fn every_real_name_from_other_producers_matches_its_own_short_name() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../fixtures/kernel-name/real-names/tracelens.json");
+    let list: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&path).expect("read the real-name list"))
+            .expect("parse the real-name list");
+    let names: Vec<&str> = list["names"]
+        .as_array()
+        .expect("names")
+        .iter()
+        .map(|n| n["name"].as_str().expect("name"))
+        .collect();
+    assert_eq!(names.len() as u64, list["count"].as_u64().unwrap());
+    assert!(names.len() > 500, "{} names", names.len());
+    let mut failures = Vec::new();
+    let mut identities: BTreeMap<String, &str> = BTreeMap::new();
+    for name in &names {
+        let c = canonicalize(name);
+        let short = short_name(name);
+        if c.is_degenerate() {
+            failures.push(format!("degenerate base {:?} for {name:?}", c.base()));
+        }
+        if short.starts_with("_Z") {
+            failures.push(format!("short name {short:?} is a cut mangled string"));
+        }
+        if !matches(name, name).is_match {
+            failures.push(format!("{name:?} does not match itself"));
+        }
+        let via_short = matches(&short, name);
+        if !via_short.is_match {
+            failures.push(format!(
+                "short name {short:?} does not match {name:?}: {via_short:?}"
+            ));
+        }
+        if let Some(other) = identities.insert(c.qualified_identity(), name) {
+            failures.push(format!("{name:?} and {other:?} share an identity"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
 fn both_complete_and_different(a: &Canonical<'_>, b: &Canonical<'_>) -> bool {
     a.template().kind() == TemplateKind::Complete
         && b.template().kind() == TemplateKind::Complete

@@ -83,7 +83,7 @@ fn same_operator_in_three_separate_traces_is_one_hotspot_with_rho_one() {
     assert_eq!(hot.tested_hypothesis_count, 1);
     assert_eq!(hot.independent_trial_count, 3);
     assert_eq!((hot.supported_min, hot.supported_max), (1.0, 3.0));
-    assert!(hot.series.semantic_frame_id.starts_with("sf1:"));
+    assert!(hot.series.semantic_frame_id.starts_with("sf2:"));
     assert!(report.unmatched.is_empty());
 }
 
@@ -256,6 +256,7 @@ fn the_json_report_has_the_contract_keys() {
         "p_value",
         "adjusted_p_value",
         "tested_hypothesis_count",
+        "multiplicity_method",
         "independent_trial_count",
         "supported_min",
         "supported_max",
@@ -270,6 +271,10 @@ fn the_json_report_has_the_contract_keys() {
     want.sort();
     assert_eq!(keys(&json["hotspots"][0]), want);
     assert_eq!(json["hotspots"][0]["spearman_rho"], 1.0);
+    assert_eq!(
+        json["hotspots"][0]["multiplicity_method"],
+        "benjamini-hochberg-fdr"
+    );
     assert_eq!(json["insufficient"][0]["reason"], "fewer_than_3_samples");
     assert_eq!(json["not_correlatable"][0]["reason"], "constant_series");
     // Round trip through the serde types.

@@ -14,7 +14,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use crate::identity::Sha256Digest;
 use crate::model::{
-    FlowPhase, IdValue, LaunchKind, NameId, Provider, Slice, SliceClass, TraceModel,
+    FlowPhase, IdValue, LaunchKind, LaunchProof, NameId, Provider, Slice, SliceClass, TraceModel,
 };
 
 /// How many kernel names [`LaunchRegion::top_kernels`] lists by default.
@@ -95,8 +95,13 @@ pub struct Coverage {
     pub correlation_ids_present: bool,
     /// Kernels carrying a correlation id.
     pub kernels_with_correlation_id: u64,
+    /// Kernels whose correlation id names several host launches in this
+    /// artifact (a merged multi-process file): ambiguous, never counted in
+    /// `correlated_kernel_count`.
+    pub ambiguous_correlation_kernel_count: u64,
     /// Whether at least one kernel's launch is proven in a qualified
-    /// namespace. False for providers without one, whatever the ids say.
+    /// namespace. False for providers without one, whatever the ids say,
+    /// and when every correlated id is ambiguous.
     pub host_to_device_correlation_proven: bool,
     /// The namespace used: `kineto:(artifact, correlation)` or `none`.
     pub namespace: String,
@@ -144,8 +149,8 @@ pub struct LaunchRegion {
     pub kernel_duration_ns: i64,
     /// Device memory copies and sets.
     pub memory_op_count: u64,
-    /// Kernels whose correlation id has a host runtime call in this
-    /// artifact's namespace.
+    /// Kernels whose correlation id names exactly one host runtime call in
+    /// this artifact's namespace (see [`TraceModel::launch_proof`]).
     pub correlated_kernel_count: u64,
     /// Kernel identities by total device time.
     pub top_kernels: Vec<KernelTotal>,
@@ -198,6 +203,7 @@ pub fn launch_region(model: &TraceModel, top: usize) -> LaunchRegion {
         coverage: Coverage {
             correlation_ids_present: false,
             kernels_with_correlation_id: 0,
+            ambiguous_correlation_kernel_count: 0,
             host_to_device_correlation_proven: false,
             namespace: if a.provider.is_kineto() {
                 "kineto:(artifact, correlation)".into()
@@ -237,8 +243,10 @@ pub fn launch_region(model: &TraceModel, top: usize) -> LaunchRegion {
                 if s.correlation.is_some() {
                     r.coverage.kernels_with_correlation_id += 1;
                 }
-                if !model.launches_for(i).is_empty() {
-                    r.correlated_kernel_count += 1;
+                match model.launch_proof(i) {
+                    LaunchProof::Proven(_) => r.correlated_kernel_count += 1,
+                    LaunchProof::Ambiguous(_) => r.coverage.ambiguous_correlation_kernel_count += 1,
+                    LaunchProof::Unproven => {}
                 }
                 true
             }

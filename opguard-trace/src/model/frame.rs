@@ -11,12 +11,21 @@
 
 use std::fmt;
 
-use super::{Slice, SliceClass, TraceModel};
+use super::{NameId, Slice, SliceClass, TraceModel};
 
 /// The version tag hashed into every [`SemanticFrameId`].
-pub const SEMANTIC_FRAME_VERSION: &str = "semantic-frame/v1";
+///
+/// `v2`: Python source paths are normalized (installed packages below
+/// `site-packages`/`dist-packages`, project files relative to the source
+/// root), so one function in two checkouts or venvs has one id. The
+/// compatibility policy is in the crate README ("Semantic frame ids").
+pub const SEMANTIC_FRAME_VERSION: &str = "semantic-frame/v2";
 
-/// A versioned semantic frame id: `sf1:` and 32 hex digits of the SHA-256 of
+/// The prefix of every [`SemanticFrameId`]'s text; it changes with
+/// [`SEMANTIC_FRAME_VERSION`], so ids of two versions never compare equal.
+pub const SEMANTIC_FRAME_ID_PREFIX: &str = "sf2:";
+
+/// A versioned semantic frame id: `sf2:` and 32 hex digits of the SHA-256 of
 /// the frame's projection: version, provider family, category, then for
 /// device work the kernel-name identity scheme and canonical identity,
 /// otherwise the normalized name and source location.
@@ -62,7 +71,12 @@ pub struct SemanticFrame {
     /// The normalized name (iteration counters such as `#12` become `#N`;
     /// Python frames lose their location, which moves to `file`/`line`).
     pub name: String,
-    /// Source file, when the event names one.
+    /// Source file, when the event names one, normalized so that the same
+    /// file in two checkouts or venvs is one path: `\` becomes `/`; a path
+    /// with a `site-packages/` or `dist-packages/` component keeps what is
+    /// below the last one (`torch/nn/modules/linear.py`); an absolute path
+    /// under the artifact's source root becomes relative to it; anything else
+    /// is kept as written.
     pub file: Option<String>,
     /// Source line, when the event names one.
     pub line: Option<u32>,
@@ -79,6 +93,62 @@ fn normalize_name(name: &str) -> String {
         }
     }
     trimmed.to_owned()
+}
+
+/// Installed packages live below one of these directory names.
+const PACKAGE_DIRS: [&str; 2] = ["site-packages", "dist-packages"];
+
+/// See [`SemanticFrame::file`].
+pub fn normalize_source_path(path: &str, source_root: Option<&str>) -> String {
+    let path = path.replace('\\', "/");
+    let below_packages = PACKAGE_DIRS
+        .iter()
+        .filter_map(|dir| {
+            let marker = format!("/{dir}/");
+            path.rfind(&marker)
+                .map(|i| i + marker.len())
+                .or_else(|| path.strip_prefix(&marker[1..]).map(|_| marker.len() - 1))
+        })
+        .max();
+    if let Some(start) = below_packages {
+        return path[start..].to_owned();
+    }
+    if let Some(root) = source_root {
+        let root = root.replace('\\', "/");
+        let root = root.trim_end_matches('/');
+        if let Some(rest) = path.strip_prefix(root).and_then(|r| r.strip_prefix('/')) {
+            if !root.is_empty() && !rest.is_empty() {
+                return rest.to_owned();
+            }
+        }
+    }
+    path
+}
+
+/// The directory of the program's entry script: the file of the first
+/// Python `<module>` frame, when it is an absolute path outside installed
+/// packages. `None` when there is no such frame.
+pub(super) fn infer_source_root<'n>(
+    slices: &[Slice],
+    name: impl Fn(NameId) -> &'n str,
+) -> Option<String> {
+    let entry = slices
+        .iter()
+        .filter(|s| s.class == SliceClass::PythonFunction)
+        .filter_map(|s| python_location(name(s.name)))
+        .find(|(_, _, function)| function == "<module>")?;
+    let file = entry.0.replace('\\', "/");
+    let absolute = file.starts_with('/') || file.get(1..3) == Some(":/");
+    if !absolute
+        || PACKAGE_DIRS
+            .iter()
+            .any(|d| file.contains(&format!("/{d}/")))
+    {
+        return None;
+    }
+    file.rsplit_once('/')
+        .map(|(dir, _)| dir.to_owned())
+        .filter(|d| !d.is_empty())
 }
 
 /// `path/file.py(123): function` as Kineto writes Python frames.
@@ -101,7 +171,8 @@ pub(super) fn semantic_frame(model: &TraceModel, slice: &Slice) -> SemanticFrame
     }
     if slice.class == SliceClass::PythonFunction {
         if let Some((f, l, func)) = python_location(raw_name) {
-            (name, file, line) = (func, Some(f), Some(l));
+            let root = model.artifact().source_root.as_deref();
+            (name, file, line) = (func, Some(normalize_source_path(&f, root)), Some(l));
         }
     }
     if slice.class.is_device() && partial.is_none() {
@@ -139,7 +210,10 @@ pub(super) fn semantic_frame(model: &TraceModel, slice: &Slice) -> SemanticFrame
             ]),
         };
         let digest = crate::Sha256Digest::of(projection.to_string().as_bytes());
-        SemanticFrameId(format!("sf1:{}", &digest.to_hex()[..32]))
+        SemanticFrameId(format!(
+            "{SEMANTIC_FRAME_ID_PREFIX}{}",
+            &digest.to_hex()[..32]
+        ))
     });
     SemanticFrame {
         id,
@@ -163,6 +237,34 @@ mod tests {
         assert_eq!(normalize_name(" aten::mm "), "aten::mm");
         assert_eq!(normalize_name("a#b"), "a#b");
         assert_eq!(normalize_name("x#"), "x#");
+    }
+
+    #[test]
+    fn source_paths_normalize_across_venvs_and_checkouts() {
+        let one = "/home/u1/venv/lib/python3.11/site-packages/pkg/scan.py";
+        let two = "/opt/conda/lib/python3.10/site-packages/pkg/scan.py";
+        let deb = "/usr/lib/python3/dist-packages/pkg/scan.py";
+        let win = "C:\\Python311\\Lib\\site-packages\\pkg\\scan.py";
+        for p in [
+            one,
+            two,
+            deb,
+            win,
+            "site-packages/pkg/scan.py",
+            "pkg/scan.py",
+        ] {
+            assert_eq!(normalize_source_path(p, None), "pkg/scan.py", "{p}");
+        }
+        assert_eq!(
+            normalize_source_path("/srv/ci/proj/mymodel/a.py", Some("/srv/ci/proj/")),
+            "mymodel/a.py"
+        );
+        assert_eq!(
+            normalize_source_path("/srv/ci/project/a.py", Some("/srv/ci/proj")),
+            "/srv/ci/project/a.py",
+            "a root is a directory, never a string prefix"
+        );
+        assert_eq!(normalize_source_path("/x/a.py", None), "/x/a.py");
     }
 
     #[test]

@@ -18,7 +18,10 @@ mod frame;
 mod host;
 mod provider;
 
-pub use frame::{FrameIdentity, SemanticFrame, SemanticFrameId, SEMANTIC_FRAME_VERSION};
+pub use frame::{
+    normalize_source_path, FrameIdentity, SemanticFrame, SemanticFrameId, SEMANTIC_FRAME_ID_PREFIX,
+    SEMANTIC_FRAME_VERSION,
+};
 pub use host::{HostDetail, HostKind, INDUCTOR_PLACEHOLDER, JAX_END_MARKER_PREFIX};
 pub use provider::{Provider, ProviderDetector};
 
@@ -43,6 +46,10 @@ pub struct ArtifactSpec {
     pub provider: Option<Provider>,
     /// Where the artifact came from (a path), for provenance.
     pub source: Option<String>,
+    /// The project's source root: absolute Python frame paths under it
+    /// become relative in semantic frames (see [`SemanticFrame::file`]).
+    /// Inferred when absent.
+    pub source_root: Option<String>,
 }
 
 impl ArtifactSpec {
@@ -70,6 +77,11 @@ impl ArtifactSpec {
         self.source = Some(source.into());
         self
     }
+    /// Sets the project's source root (see [`ArtifactSpec::source_root`]).
+    pub fn source_root(mut self, root: impl Into<String>) -> Self {
+        self.source_root = Some(root.into());
+        self
+    }
 }
 
 /// One trace file, as a unit of identity, provenance and time.
@@ -90,6 +102,10 @@ pub struct Artifact {
     pub clock_domain: String,
     /// Where it came from.
     pub source: Option<String>,
+    /// The source root Python frame paths are made relative to: given, or
+    /// inferred as the directory of the program's entry script (the file of
+    /// the first `<module>` frame) when that path is absolute.
+    pub source_root: Option<String>,
 }
 
 /// What kind of thing a slice is, from its category (and, for runtime calls,
@@ -241,6 +257,31 @@ pub struct FlowPoint {
     pub tid: Option<IdValue>,
     /// `ts` in nanoseconds.
     pub ts_ns: i64,
+}
+
+/// What a device slice's correlation proves about its launch
+/// ([`TraceModel::launch_proof`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LaunchProof<'m> {
+    /// No host launch carries its correlation (or the provider defines no
+    /// qualified namespace, or it carries none).
+    Unproven,
+    /// Exactly one host launch carries it: the slice's index.
+    Proven(usize),
+    /// Several host launches carry it (ids that collide inside one
+    /// artifact, e.g. two host processes merged into one file): nothing is
+    /// proven.
+    Ambiguous(&'m [usize]),
+}
+
+impl LaunchProof<'_> {
+    /// The proven launch, if exactly one.
+    pub fn launch(self) -> Option<usize> {
+        match self {
+            LaunchProof::Proven(i) => Some(i),
+            _ => None,
+        }
+    }
 }
 
 /// A qualified correlation key: which namespace, inside which artifact.
@@ -498,6 +539,22 @@ impl TraceModel {
             .map_or(&[], |v| v.as_slice())
     }
 
+    /// Whether device slice `slice_index`'s correlation proves its launch.
+    ///
+    /// The one rule every analysis shares: a Kineto correlation is keyed per
+    /// artifact only, so in a merged file launches from two host processes
+    /// (or two captures of one) can carry the same id. An id that names
+    /// exactly one host launch proves it; an id that names several proves
+    /// nothing for its kernels — they are [`LaunchProof::Ambiguous`], never
+    /// counted as correlated.
+    pub fn launch_proof(&self, slice_index: usize) -> LaunchProof<'_> {
+        match self.launches_for(slice_index) {
+            [] => LaunchProof::Unproven,
+            [one] => LaunchProof::Proven(*one),
+            several => LaunchProof::Ambiguous(several),
+        }
+    }
+
     /// Host slices (operators, annotations, runtime calls) sharing slice
     /// `slice_index`'s qualified External id.
     pub fn host_slices_for_external_id(&self, slice_index: usize) -> &[usize] {
@@ -717,6 +774,9 @@ impl Builder {
             stage: spec.stage,
             clock_domain: format!("artifact:{}", summary.sha256),
             source: spec.source,
+            source_root: spec
+                .source_root
+                .or_else(|| frame::infer_source_root(&self.slices, |n| self.names.get(n))),
         };
         let mut launches_by_correlation: HashMap<IdValue, Vec<usize>> = HashMap::new();
         let mut host_by_external_id: HashMap<(IdValue, IdValue), Vec<usize>> = HashMap::new();
