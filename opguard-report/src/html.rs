@@ -6,7 +6,7 @@
 use std::fmt::Write;
 
 use opguard_kernel_name::canonicalize;
-use opguard_select::{ProfileDocument, Verdict};
+use opguard_select::{HostProfile, ProfileDocument, Verdict};
 use opguard_trace::analysis::LaunchRegion;
 
 use crate::escape::escape;
@@ -334,7 +334,12 @@ fn profile_total(p: &ProfileDocument) -> i64 {
 
 fn profile(out: &mut String, p: &ProfileDocument) {
     if p.rows.is_empty() {
-        out.push_str("<p class=\"caption\">No rows: the trace has nothing to rank.</p>\n");
+        match &p.host {
+            Some(host) => host_profile(out, host),
+            None => {
+                out.push_str("<p class=\"caption\">No rows: the trace has nothing to rank.</p>\n")
+            }
+        }
         return;
     }
     let total = profile_total(p);
@@ -416,6 +421,114 @@ fn profile(out: &mut String, p: &ProfileDocument) {
             "<p class=\"caption\">{} host aggregates were expanded into their kernels.</p>",
             p.expanded_aggregates.len()
         );
+    }
+}
+
+/// A capture without device activity: its host operations by self time
+/// (each bar is the row's share of the summed host self time), then its
+/// regions. The same bar geometry and kind colours as device rows.
+fn host_profile(out: &mut String, h: &HostProfile) {
+    let _ = writeln!(
+        out,
+        "<p class=\"caption host-note\">{}</p>",
+        escape(&h.note)
+    );
+    if h.rows.is_empty() {
+        out.push_str("<p class=\"caption\">No host operations either.</p>\n");
+        return;
+    }
+    let total = h.self_time_ns;
+    let width = BAR_LABEL_WIDTH + BAR_PLOT_WIDTH + 190.0;
+    let height = BAR_STEP * h.rows.len() as f64 + 8.0;
+    let _ = writeln!(
+        out,
+        "<figure><svg class=\"chart bars host\" role=\"img\" width=\"{width}\" height=\"{height}\" \
+         viewBox=\"0 0 {width} {height}\" xmlns=\"http://www.w3.org/2000/svg\">\n\
+         <title>Host operations: each bar is the row's share of {} of host self time</title>",
+        escape(&format_ns(total))
+    );
+    for row in &h.rows {
+        let y = 4.0 + BAR_STEP * (row.rank.saturating_sub(1)) as f64;
+        let len = bar_length(row.self_ns, total, BAR_PLOT_WIDTH);
+        let kind = row.entity_kind.as_str();
+        let share = if total > 0 {
+            row.self_ns.max(0) as f64 / total as f64 * 100.0
+        } else {
+            0.0
+        };
+        let _ = writeln!(
+            out,
+            "<g class=\"bar-row\"><title>{name}</title>\
+             <text x=\"4\" y=\"{ty}\">{rank}. {short}</text>\
+             <rect class=\"bar {class}\" x=\"{BAR_LABEL_WIDTH}\" y=\"{y}\" width=\"{len:.3}\" height=\"{BAR_HEIGHT}\"/>\
+             <text class=\"value\" x=\"{vx}\" y=\"{ty}\">{dur} self ({share:.1} %) {kind}</text></g>",
+            name = escape(&row.name),
+            ty = y + BAR_HEIGHT - 3.0,
+            rank = row.rank,
+            short = escape(&clip(&row.name, CHART_NAME_CHARS)),
+            class = kind_class(kind),
+            vx = BAR_LABEL_WIDTH + len + 6.0,
+            dur = escape(&format_ns(row.self_ns)),
+            kind = escape(kind),
+        );
+    }
+    out.push_str("</svg>\n");
+    let _ = writeln!(
+        out,
+        "<figcaption>Bar length: the row's share of {} of host self time ({} host operations, {} distinct). \
+         {}</figcaption></figure>",
+        escape(&format_ns(total)),
+        h.operations,
+        h.distinct_operations,
+        escape(h.self_time_rule)
+    );
+    out.push_str(
+        "<table class=\"profile host\"><thead><tr><th class=\"num\">#</th><th>kind</th><th>name</th>\
+         <th class=\"num\">calls</th><th class=\"num\">self</th><th class=\"num\">total</th>\
+         <th>evidence</th></tr></thead><tbody>\n",
+    );
+    for row in &h.rows {
+        let kind = row.entity_kind.as_str();
+        let e = &row.evidence;
+        let mut evidence = format!("{} ({})", e.basis, e.category);
+        if let Some(op) = &e.hlo_op {
+            evidence.push_str(&format!(", hlo_op {op}"));
+        }
+        if let Some(reason) = &e.reason {
+            evidence.push_str(&format!(": {reason}"));
+        }
+        let _ = writeln!(
+            out,
+            "<tr><td class=\"num\">{}</td><td><span class=\"kind {}\">{}</span></td>\
+             <td class=\"name\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>\
+             <td class=\"num\">{}</td><td>{}</td></tr>",
+            row.rank,
+            kind_class(kind),
+            escape(kind),
+            escape(&row.name),
+            row.calls,
+            escape(&format_ns(row.self_ns)),
+            escape(&format_ns(row.total_ns)),
+            escape(&evidence),
+        );
+    }
+    out.push_str("</tbody></table>\n");
+    if !h.regions.is_empty() {
+        out.push_str(
+            "<table class=\"regions\"><thead><tr><th>region</th><th>category</th>\
+             <th class=\"num\">calls</th><th class=\"num\">total</th></tr></thead><tbody>\n",
+        );
+        for r in &h.regions {
+            let _ = writeln!(
+                out,
+                "<tr><td class=\"name\">{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td></tr>",
+                escape(&r.name),
+                escape(&r.category),
+                r.calls,
+                escape(&format_ns(r.total_ns)),
+            );
+        }
+        out.push_str("</tbody></table>\n");
     }
 }
 

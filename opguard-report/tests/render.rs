@@ -200,3 +200,54 @@ fn the_file_is_created_exclusively() {
         assert!(!dir.path().join("target.html").exists());
     }
 }
+
+/// A capture without device activity (real torch CPU, JAX, viztracer) shows
+/// its host operations: one bar per host row, each its share of the host
+/// self time, with the row names and the plain note.
+#[test]
+fn a_capture_without_device_rows_shows_its_host_operations() {
+    for name in [
+        "torch_cpu.json.gz",
+        "jax_perfetto_trace.json.gz",
+        "viztracer.json.gz",
+    ] {
+        let path = opguard_testdata::producer_trace(name);
+        let model = TraceModel::read(&path, ArtifactSpec::new(), &ModelOptions::new()).unwrap();
+        let a = ArtifactReport::from_model(name, &model, 10);
+        assert!(a.profile.rows.is_empty(), "{name}: no device rows");
+        let host = a.profile.host.clone().expect("a host profile");
+        assert!(!host.rows.is_empty(), "{name}: host rows");
+        let html = render(&Report::new(vec![a]));
+        // Written out here rather than calling the crate's own escaping.
+        let text = |s: &str| {
+            s.replace('&', "&amp;")
+                .replace('<', "&lt;")
+                .replace('>', "&gt;")
+                .replace('"', "&quot;")
+                .replace('\'', "&#39;")
+        };
+        assert!(
+            html.contains(&text(&host.note)),
+            "{name}: the note is shown"
+        );
+        let widths = bar_widths(&html);
+        assert_eq!(
+            widths.len(),
+            host.rows.len(),
+            "{name}: one bar per host row"
+        );
+        for (w, row) in widths.iter().zip(&host.rows) {
+            let want = row.self_ns.max(0) as f64 / host.self_time_ns as f64 * BAR_PLOT_WIDTH;
+            assert!(
+                (w - want).abs() < 0.001,
+                "{name}: {} {w} vs {want}",
+                row.name
+            );
+            assert!(
+                html.contains(&text(&row.name)),
+                "{name}: {} is on the page",
+                row.name
+            );
+        }
+    }
+}
