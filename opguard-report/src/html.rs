@@ -343,41 +343,23 @@ fn profile(out: &mut String, p: &ProfileDocument) {
         return;
     }
     let total = profile_total(p);
-    let width = BAR_LABEL_WIDTH + BAR_PLOT_WIDTH + 190.0;
-    let height = BAR_STEP * p.rows.len() as f64 + 8.0;
-    let _ = writeln!(
-        out,
-        "<figure><svg class=\"chart bars\" role=\"img\" width=\"{width}\" height=\"{height}\" \
-         viewBox=\"0 0 {width} {height}\" xmlns=\"http://www.w3.org/2000/svg\">\n\
-         <title>Profile Top-N: each bar is the row's share of {}</title>",
-        escape(&format_ns(total))
+    let bars: Vec<Bar<'_>> = p
+        .rows
+        .iter()
+        .map(|row| Bar {
+            rank: row.rank,
+            name: &row.name,
+            label: &row.short_name,
+            value_ns: row.total_device_ns,
+            kind: row.entity_kind.as_str(),
+            measure: "",
+        })
+        .collect();
+    let title = format!(
+        "Profile Top-N: each bar is the row's share of {}",
+        format_ns(total)
     );
-    for row in &p.rows {
-        let y = 4.0 + BAR_STEP * (row.rank.saturating_sub(1)) as f64;
-        let len = bar_length(row.total_device_ns, total, BAR_PLOT_WIDTH);
-        let kind = row.entity_kind.as_str();
-        let share = if total > 0 {
-            row.total_device_ns.max(0) as f64 / total as f64 * 100.0
-        } else {
-            0.0
-        };
-        let _ = writeln!(
-            out,
-            "<g class=\"bar-row\"><title>{name}</title>\
-             <text x=\"4\" y=\"{ty}\">{rank}. {short}</text>\
-             <rect class=\"bar {class}\" x=\"{BAR_LABEL_WIDTH}\" y=\"{y}\" width=\"{len:.3}\" height=\"{BAR_HEIGHT}\"/>\
-             <text class=\"value\" x=\"{vx}\" y=\"{ty}\">{dur} ({share:.1} %) {kind}</text></g>",
-            name = escape(&row.name),
-            ty = y + BAR_HEIGHT - 3.0,
-            rank = row.rank,
-            short = escape(&clip(&row.short_name, CHART_NAME_CHARS)),
-            class = kind_class(kind),
-            vx = BAR_LABEL_WIDTH + len + 6.0,
-            dur = escape(&format_ns(row.total_device_ns)),
-            kind = escape(kind),
-        );
-    }
-    out.push_str("</svg>\n");
+    bar_chart(out, "chart bars", &title, total, &bars);
     let _ = writeln!(
         out,
         "<figcaption>Bar length: the row's share of {} ({} rows in the trace, {} distinct entities). \
@@ -424,6 +406,59 @@ fn profile(out: &mut String, p: &ProfileDocument) {
     }
 }
 
+/// One bar of a Top-N chart.
+struct Bar<'a> {
+    rank: usize,
+    /// The full name (the bar's tooltip).
+    name: &'a str,
+    /// What the chart prints beside the bar, clipped.
+    label: &'a str,
+    value_ns: i64,
+    kind: &'a str,
+    /// What the value measures, after the duration (`" self"` or nothing).
+    measure: &'a str,
+}
+
+/// A horizontal bar chart: each bar's length is its value's share of
+/// `total` ([`bar_length`]), coloured by entity kind.
+fn bar_chart(out: &mut String, classes: &str, title: &str, total: i64, bars: &[Bar<'_>]) {
+    let width = BAR_LABEL_WIDTH + BAR_PLOT_WIDTH + 190.0;
+    let height = BAR_STEP * bars.len() as f64 + 8.0;
+    let _ = writeln!(
+        out,
+        "<figure><svg class=\"{classes}\" role=\"img\" width=\"{width}\" height=\"{height}\" \
+         viewBox=\"0 0 {width} {height}\" xmlns=\"http://www.w3.org/2000/svg\">\n\
+         <title>{}</title>",
+        escape(title)
+    );
+    for bar in bars {
+        let y = 4.0 + BAR_STEP * (bar.rank.saturating_sub(1)) as f64;
+        let len = bar_length(bar.value_ns, total, BAR_PLOT_WIDTH);
+        let share = if total > 0 {
+            bar.value_ns.max(0) as f64 / total as f64 * 100.0
+        } else {
+            0.0
+        };
+        let _ = writeln!(
+            out,
+            "<g class=\"bar-row\"><title>{name}</title>\
+             <text x=\"4\" y=\"{ty}\">{rank}. {short}</text>\
+             <rect class=\"bar {class}\" x=\"{BAR_LABEL_WIDTH}\" y=\"{y}\" width=\"{len:.3}\" height=\"{BAR_HEIGHT}\"/>\
+             <text class=\"value\" x=\"{vx}\" y=\"{ty}\">{dur}{measure} ({share:.1} %) {kind}</text></g>",
+            name = escape(bar.name),
+            ty = y + BAR_HEIGHT - 3.0,
+            rank = bar.rank,
+            short = escape(&clip(bar.label, CHART_NAME_CHARS)),
+            class = kind_class(bar.kind),
+            vx = BAR_LABEL_WIDTH + len + 6.0,
+            dur = escape(&format_ns(bar.value_ns)),
+            measure = bar.measure,
+            kind = escape(bar.kind),
+        );
+    }
+    out.push_str("</svg>\n");
+}
+
 /// A capture without device activity: its host operations by self time
 /// (each bar is the row's share of the summed host self time), then its
 /// regions. The same bar geometry and kind colours as device rows.
@@ -438,41 +473,23 @@ fn host_profile(out: &mut String, h: &HostProfile) {
         return;
     }
     let total = h.self_time_ns;
-    let width = BAR_LABEL_WIDTH + BAR_PLOT_WIDTH + 190.0;
-    let height = BAR_STEP * h.rows.len() as f64 + 8.0;
-    let _ = writeln!(
-        out,
-        "<figure><svg class=\"chart bars host\" role=\"img\" width=\"{width}\" height=\"{height}\" \
-         viewBox=\"0 0 {width} {height}\" xmlns=\"http://www.w3.org/2000/svg\">\n\
-         <title>Host operations: each bar is the row's share of {} of host self time</title>",
-        escape(&format_ns(total))
+    let bars: Vec<Bar<'_>> = h
+        .rows
+        .iter()
+        .map(|row| Bar {
+            rank: row.rank,
+            name: &row.name,
+            label: &row.name,
+            value_ns: row.self_ns,
+            kind: row.entity_kind.as_str(),
+            measure: " self",
+        })
+        .collect();
+    let title = format!(
+        "Host operations: each bar is the row's share of {} of host self time",
+        format_ns(total)
     );
-    for row in &h.rows {
-        let y = 4.0 + BAR_STEP * (row.rank.saturating_sub(1)) as f64;
-        let len = bar_length(row.self_ns, total, BAR_PLOT_WIDTH);
-        let kind = row.entity_kind.as_str();
-        let share = if total > 0 {
-            row.self_ns.max(0) as f64 / total as f64 * 100.0
-        } else {
-            0.0
-        };
-        let _ = writeln!(
-            out,
-            "<g class=\"bar-row\"><title>{name}</title>\
-             <text x=\"4\" y=\"{ty}\">{rank}. {short}</text>\
-             <rect class=\"bar {class}\" x=\"{BAR_LABEL_WIDTH}\" y=\"{y}\" width=\"{len:.3}\" height=\"{BAR_HEIGHT}\"/>\
-             <text class=\"value\" x=\"{vx}\" y=\"{ty}\">{dur} self ({share:.1} %) {kind}</text></g>",
-            name = escape(&row.name),
-            ty = y + BAR_HEIGHT - 3.0,
-            rank = row.rank,
-            short = escape(&clip(&row.name, CHART_NAME_CHARS)),
-            class = kind_class(kind),
-            vx = BAR_LABEL_WIDTH + len + 6.0,
-            dur = escape(&format_ns(row.self_ns)),
-            kind = escape(kind),
-        );
-    }
-    out.push_str("</svg>\n");
+    bar_chart(out, "chart bars host", &title, total, &bars);
     let _ = writeln!(
         out,
         "<figcaption>Bar length: the row's share of {} of host self time ({} host operations, {} distinct). \
