@@ -59,6 +59,8 @@ export class AlignError extends OpguardError {}
 export class ScalingError extends OpguardError {}
 /** The profile or seam verdict could not be computed (`select.*`). */
 export class SelectError extends OpguardError {}
+/** A job summary or merge request was refused (`job.*`). */
+export class JobError extends OpguardError {}
 /** The shared library could not be found or loaded, or its ABI differs. */
 export class LibraryNotFoundError extends Error {}
 
@@ -100,7 +102,7 @@ export function census(capture: DocOrPath, options?: {
 export function censusCompareWidths(first: DocOrPath, second: DocOrPath, control?: DocOrPath): JsonObject;
 
 /** The Top-`top` profile of a trace (entity kinds, evidence, expanded aggregates). */
-export function profileTopN(file: string, top: number): JsonObject;
+export function profileTopN(file: string, top: number, provider?: string): JsonObject;
 /** The seam verdict for a seam request (an object, trace paths against `base`; or a request file). */
 export function seamVerdict(request: DocOrPath, options?: { base?: string }): JsonObject;
 
@@ -115,6 +117,11 @@ export function alignmentMapApply(artifact: string, alignmentMap: string, output
 export function scalingCorrelate(trials: DocOrPath, options?: { base?: string; metric?: string; reader?: ReaderOptions }): JsonObject;
 
 /** How many returned strings were released through `opguard_string_free`. */
+/** One rank's summary (`opguard.job.rank/v1`); an unreadable trace gives a summary carrying its `error`. */
+export function jobSummary(tracePath: string, options?: { file?: string; top?: number; reader?: ReaderOptions }): JsonObject;
+/** Merges rank summaries and partial jobs into one `opguard.job/v1` job, the same for any order and grouping. */
+export function jobMerge(summaries: Iterable<JsonObject>): JsonObject;
+
 export function freedCount(): number;
 /** Loads a library file without caching it (for tests). */
 export function loadLibrary(file: string): unknown;
