@@ -757,6 +757,8 @@ Examples:
 pub struct JobArgs {
     #[command(flatten)]
     pub output: OutputArgs,
+    #[command(flatten)]
+    pub reader: ReaderArgs,
     /// Ranks read at once (worker threads); default: the machine's cores.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
     pub jobs: Option<u16>,

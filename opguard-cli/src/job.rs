@@ -33,9 +33,10 @@ pub fn run(args: &JobArgs) -> Result<u8, CliError> {
         Some(n) => usize::from(n),
         None => std::thread::available_parallelism().map_or(1, |n| n.get()),
     };
-    // The reader engineer's shared reader-flags struct (`--salvage`, limits)
-    // plugs in here: `SummaryOptions::reader` applies to every rank.
-    let options = SummaryOptions::new().top(args.top);
+    // The reader flags (`--salvage`, limits) apply to every rank.
+    let options = SummaryOptions::new()
+        .top(args.top)
+        .reader(args.reader.options());
     let progress = Mutex::new(Progress::items("job", paths.len() as u64, "ranks"));
     let job = run_job(&paths, workers, &options, &|done, _| {
         if let Ok(mut p) = progress.lock() {

@@ -176,3 +176,40 @@ fn bad_ranks_never_stop_or_hide_the_job() {
         .collect();
     assert_eq!(errors.len(), 2);
 }
+
+/// The reader flags apply to every rank: a rank cut off by a killed job is
+/// an error without `--salvage` and is read (its complete events) with it;
+/// a decoded limit below a rank's size refuses that rank.
+#[test]
+fn the_reader_flags_apply_to_every_rank() {
+    let Some(src) = hta("trace_filter__sampled_rank-0.json.gz") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let good = dir.path().join("a-good.json.gz");
+    rank_copy(&src, &good, 0, 1.0);
+    let decoded = opguard_testdata::decoded(&src);
+    let cut = dir.path().join("b-cut.json");
+    std::fs::write(&cut, &decoded[..decoded.len() * 2 / 3]).unwrap();
+
+    let strict = run(&["job", "--json", s(dir.path())]);
+    assert_eq!(strict.status, 2, "{}", strict.stderr);
+    let salvaged = run(&["job", "--json", "--salvage", s(dir.path())]);
+    assert_eq!(salvaged.status, 0, "{}", salvaged.stderr);
+    let job = &salvaged.json_lines()[0];
+    let cut_rank = job["ranks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["file"] == s(&cut))
+        .unwrap();
+    assert!(cut_rank["error"].is_null(), "{cut_rank}");
+    assert!(cut_rank["device_time_ns"].as_i64().unwrap() > 0);
+
+    let limited = run(&["job", "--json", "--max-decoded-bytes", "1000", s(&good)]);
+    assert_eq!(limited.status, 2, "{}", limited.stderr);
+    assert_eq!(
+        limited.json_lines()[0]["ranks"][0]["error"]["code"],
+        "trace.limit_exceeded"
+    );
+}
