@@ -7,6 +7,7 @@
 //! parked in a [`Stash`] while serde_json carries a stand-in (which it stamps
 //! with line and column), and is taken back out on the other side.
 
+use std::borrow::Cow;
 use std::cell::RefCell;
 use std::collections::HashSet;
 use std::fmt;
@@ -307,10 +308,10 @@ impl<'de, A: SeqAccess<'de>> SeqAccess<'de> for Seq<'_, A> {
     }
 }
 
-struct Map<'s, A> {
+struct Map<'s, 'de, A> {
     map: A,
     stash: &'s Stash,
-    seen: Seen,
+    seen: Seen<'de>,
     /// The key whose value is read next, as an index into `seen`.
     current: Option<usize>,
 }
@@ -318,21 +319,23 @@ struct Map<'s, A> {
 /// The keys of one object so far. Most objects are small, where a scan is
 /// cheaper than hashing; a large one switches to a set.
 #[derive(Default)]
-struct Seen {
-    keys: Vec<String>,
-    large: Option<HashSet<String>>,
+struct Seen<'de> {
+    // Borrowed from the input unless the key had escapes: no allocation
+    // per key on the common path (record lines are read this way).
+    keys: Vec<Cow<'de, str>>,
+    large: Option<HashSet<Cow<'de, str>>>,
 }
 
 const SCAN_UP_TO: usize = 16;
 
-impl Seen {
+impl<'de> Seen<'de> {
     /// Adds `key`; its index, or `Err(key)` when it was seen before.
-    fn insert(&mut self, key: String) -> Result<usize, String> {
+    fn insert(&mut self, key: Cow<'de, str>) -> Result<usize, Cow<'de, str>> {
         let repeated = match &mut self.large {
             Some(set) => !set.insert(key.clone()),
             None if self.keys.len() < SCAN_UP_TO => self.keys.contains(&key),
             None => {
-                let mut set: HashSet<String> = self.keys.iter().cloned().collect();
+                let mut set: HashSet<Cow<'de, str>> = self.keys.iter().cloned().collect();
                 let repeated = !set.insert(key.clone());
                 self.large = Some(set);
                 repeated
@@ -346,7 +349,7 @@ impl Seen {
     }
 }
 
-impl<'de, A: MapAccess<'de>> MapAccess<'de> for Map<'_, A> {
+impl<'de, A: MapAccess<'de>> MapAccess<'de> for Map<'_, 'de, A> {
     type Error = Error;
 
     fn next_key_seed<K: DeserializeSeed<'de>>(
@@ -366,7 +369,7 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for Map<'_, A> {
             Err(e) => {
                 let e = stash.take(e);
                 return Err(match key {
-                    Some(key) => e.within(Segment::Key(key)),
+                    Some(key) => e.within(Segment::Key(key.into_owned())),
                     None => e,
                 });
             }
@@ -375,8 +378,9 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for Map<'_, A> {
             match self.seen.insert(key) {
                 Ok(at) => self.current = Some(at),
                 Err(key) => {
+                    let key = key.into_owned();
                     return Err(Error::new(ErrorKind::DuplicateKey { key: key.clone() })
-                        .within(Segment::Key(key)))
+                        .within(Segment::Key(key)));
                 }
             }
         }
@@ -389,7 +393,7 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for Map<'_, A> {
         self.map.next_value_seed(Seed { seed, stash }).map_err(|e| {
             let e = stash.take(e);
             match at.and_then(|at| self.seen.keys.get(at)) {
-                Some(key) => e.within(Segment::Key(key.clone())),
+                Some(key) => e.within(Segment::Key(key.to_string())),
                 None => e,
             }
         })
@@ -401,13 +405,13 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for Map<'_, A> {
 }
 
 /// Reads a key through the caller's seed and keeps its text.
-struct KeySeed<'s, 'k, S> {
+struct KeySeed<'s, 'k, 'de, S> {
     seed: S,
     stash: &'s Stash,
-    key: &'k mut Option<String>,
+    key: &'k mut Option<Cow<'de, str>>,
 }
 
-impl<'de, S: DeserializeSeed<'de>> DeserializeSeed<'de> for KeySeed<'_, '_, S> {
+impl<'de, S: DeserializeSeed<'de>> DeserializeSeed<'de> for KeySeed<'_, '_, 'de, S> {
     type Value = S::Value;
 
     fn deserialize<D: Deserializer<'de>>(self, de: D) -> Result<S::Value, D::Error> {
@@ -421,13 +425,13 @@ impl<'de, S: DeserializeSeed<'de>> DeserializeSeed<'de> for KeySeed<'_, '_, S> {
     }
 }
 
-struct KeyDe<'s, 'k, D> {
+struct KeyDe<'s, 'k, 'de, D> {
     de: D,
     stash: &'s Stash,
-    key: &'k mut Option<String>,
+    key: &'k mut Option<Cow<'de, str>>,
 }
 
-impl<'de, D: Deserializer<'de>> Deserializer<'de> for KeyDe<'_, '_, D> {
+impl<'de, D: Deserializer<'de>> Deserializer<'de> for KeyDe<'_, '_, 'de, D> {
     type Error = Error;
 
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
@@ -475,13 +479,13 @@ impl<'de, D: Deserializer<'de>> Deserializer<'de> for KeyDe<'_, '_, D> {
     }
 }
 
-struct KeyVisitor<'s, 'k, V> {
+struct KeyVisitor<'s, 'k, 'de, V> {
     visitor: V,
     stash: &'s Stash,
-    key: &'k mut Option<String>,
+    key: &'k mut Option<Cow<'de, str>>,
 }
 
-impl<'de, V: Visitor<'de>> Visitor<'de> for KeyVisitor<'_, '_, V> {
+impl<'de, V: Visitor<'de>> Visitor<'de> for KeyVisitor<'_, '_, 'de, V> {
     type Value = V::Value;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -489,7 +493,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for KeyVisitor<'_, '_, V> {
     }
 
     fn visit_str<E: de::Error>(self, v: &str) -> Result<V::Value, E> {
-        *self.key = Some(v.to_string());
+        *self.key = Some(Cow::Owned(v.to_string()));
         let stash = self.stash;
         self.visitor
             .visit_str::<Error>(v)
@@ -497,7 +501,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for KeyVisitor<'_, '_, V> {
     }
 
     fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<V::Value, E> {
-        *self.key = Some(v.to_string());
+        *self.key = Some(Cow::Borrowed(v));
         let stash = self.stash;
         self.visitor
             .visit_borrowed_str::<Error>(v)
@@ -505,7 +509,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for KeyVisitor<'_, '_, V> {
     }
 
     fn visit_string<E: de::Error>(self, v: String) -> Result<V::Value, E> {
-        *self.key = Some(v.clone());
+        *self.key = Some(Cow::Owned(v.clone()));
         let stash = self.stash;
         self.visitor
             .visit_string::<Error>(v)
