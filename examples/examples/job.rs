@@ -6,7 +6,7 @@
 #[rustfmt::skip]
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     use opguard_job::{summarize, Job, SummaryOptions};
-    use opguard_trace::kineto_writer::KinetoTrace;
+    use opguard_testdata::kineto_writer::KinetoTrace;
 
     let dir = tempfile::tempdir()?;
     let mut paths = Vec::new();

@@ -6,7 +6,7 @@
 #[rustfmt::skip]
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     use opguard_report::{render, write_new, ArtifactReport, Report};
-    use opguard_trace::kineto_writer::KinetoTrace;
+    use opguard_testdata::kineto_writer::KinetoTrace;
     use opguard_trace::model::{ArtifactSpec, ModelOptions, TraceModel};
 
     // One host thread launches two kernels on stream 7; one kernel is named

@@ -6,7 +6,7 @@
 #[rustfmt::skip]
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     use opguard_scaling::{run_trials_file, Metric};
-    use opguard_trace::kineto_writer::KinetoTrace;
+    use opguard_testdata::kineto_writer::KinetoTrace;
 
     let dir = tempfile::tempdir()?;
     for (i, cost) in [10, 20, 30].into_iter().enumerate() {

@@ -6,7 +6,7 @@
 #[rustfmt::skip]
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     use opguard_select::{verdict_from_request_file, Failure};
-    use opguard_trace::kineto_writer::KinetoTrace;
+    use opguard_testdata::kineto_writer::KinetoTrace;
 
     // One server thread: an outer wrapper calls the launcher, which issues a
     // Triton kernel (a correlation edge and no External id).

@@ -11,7 +11,7 @@
 //! Regenerate the shipped files with
 //! `cargo run -p opguard-examples --example generate_default_input`.
 
-use opguard_trace::kineto_writer::{KinetoTrace, Thread};
+use opguard_testdata::kineto_writer::{KinetoTrace, Thread};
 use serde_json::json;
 
 /// One generated file.

@@ -11,7 +11,7 @@ use opguard_align::{
     export, export_profile_records, export_profiles, records_from_profile, ExportOptions,
     ExportRequest, ExportSummary, ProfileInput, TensorSummary,
 };
-use opguard_trace::kineto_writer::KinetoTrace;
+use opguard_testdata::kineto_writer::KinetoTrace;
 use opguard_trace::{OwnedEvent, RawJson, ReaderOptions, ScalarKey};
 
 const PID: i64 = 1;

@@ -113,7 +113,7 @@ fn inspect_without_arguments_reports_regions_profiles_and_the_verdict() {
 fn inspect_on_a_given_trace_has_no_verdict_and_a_bad_one_exits_2() {
     let dir = tempfile::tempdir().unwrap();
     let good = dir.path().join("t.json.gz");
-    let mut t = opguard_trace::kineto_writer::KinetoTrace::new();
+    let mut t = opguard_testdata::kineto_writer::KinetoTrace::new();
     t.launch((1, 1), "cudaLaunchKernel", 0, 10, 7, Some(1))
         .kernel(0, 7, "projection_kernel", 20, 5);
     std::fs::write(&good, t.to_gzip().unwrap()).unwrap();

@@ -76,7 +76,7 @@ fn json_regions_are_the_library_regions_with_required_keys() {
 fn a_bad_file_is_reported_and_the_others_still_counted() {
     let dir = tempfile::tempdir().unwrap();
     let good = dir.path().join("good.json");
-    let mut t = opguard_trace::kineto_writer::KinetoTrace::new();
+    let mut t = opguard_testdata::kineto_writer::KinetoTrace::new();
     t.launch((1, 1), "cudaLaunchKernel", 0, 10, 7, None)
         .kernel(0, 7, "projection_kernel", 20, 5);
     std::fs::write(&good, t.to_bytes().unwrap()).unwrap();
@@ -101,7 +101,7 @@ fn a_bad_file_is_reported_and_the_others_still_counted() {
 fn an_unknown_provider_name_is_a_usage_error_and_unknown_claims_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let good = dir.path().join("good.json");
-    let mut t = opguard_trace::kineto_writer::KinetoTrace::new();
+    let mut t = opguard_testdata::kineto_writer::KinetoTrace::new();
     t.launch((1, 1), "cudaLaunchKernel", 0, 10, 7, None)
         .kernel(0, 7, "projection_kernel", 20, 5);
     std::fs::write(&good, t.to_bytes().unwrap()).unwrap();

@@ -23,7 +23,9 @@
 //!
 //! ```
 //! use opguard_job::{summarize, Job, SummaryOptions};
-//! use opguard_trace::kineto_writer::KinetoTrace;
+//! use opguard_testdata::kineto_writer::KinetoTrace;
+//! // (opguard-testdata is the workspace's unpublished test support: here it
+//! // writes the trace a PyTorch profiler would.)
 //!
 //! let dir = tempfile::tempdir()?;
 //! let mut paths = Vec::new();

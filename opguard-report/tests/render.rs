@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use opguard_report::{
     render, write_new, ArtifactReport, LaneKind, Report, ScalingView, BAR_PLOT_WIDTH, TIMELINE_BINS,
 };
-use opguard_trace::kineto_writer::KinetoTrace;
+use opguard_testdata::kineto_writer::KinetoTrace;
 use opguard_trace::model::{ArtifactSpec, ModelOptions, TraceModel};
 
 fn model_of(t: &KinetoTrace, dir: &Path) -> TraceModel {

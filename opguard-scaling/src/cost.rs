@@ -327,7 +327,7 @@ pub fn self_times(model: &TraceModel) -> Vec<i64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use opguard_trace::kineto_writer::KinetoTrace;
+    use opguard_testdata::kineto_writer::KinetoTrace;
 
     fn model(t: &KinetoTrace) -> TraceModel {
         let bytes = t.to_bytes().unwrap_or_default();

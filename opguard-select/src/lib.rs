@@ -15,7 +15,9 @@
 //!
 //! ```
 //! use opguard_select::{verdict_from_request_file, Failure};
-//! use opguard_trace::kineto_writer::KinetoTrace;
+//! use opguard_testdata::kineto_writer::KinetoTrace;
+//! // (opguard-testdata is the workspace's unpublished test support: here it
+//! // writes the trace a PyTorch profiler would.)
 //!
 //! // One server thread: an outer wrapper calls the launcher, which issues a
 //! // Triton kernel (a correlation edge and no External id).

@@ -3,7 +3,7 @@
 //! kernel name.
 
 use opguard_select::{verdict_from_request_file, Error, Failure, Seen, Verdict};
-use opguard_trace::kineto_writer::KinetoTrace;
+use opguard_testdata::kineto_writer::KinetoTrace;
 use serde_json::json;
 
 use crate::support::*;

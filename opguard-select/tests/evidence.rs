@@ -9,7 +9,7 @@
 //! the logical calls (`target_marker_calls`, each call once).
 
 use opguard_select::Verdict;
-use opguard_trace::kineto_writer::KinetoTrace;
+use opguard_testdata::kineto_writer::KinetoTrace;
 use serde_json::json;
 
 use crate::support::*;

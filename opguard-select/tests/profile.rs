@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 
 use opguard_select::{profile, EntityKind, ProfileDocument};
-use opguard_trace::kineto_writer::KinetoTrace;
+use opguard_testdata::kineto_writer::KinetoTrace;
 use opguard_trace::{OwnedEvent, RawJson, ScalarKey};
 use serde_json::json;
 

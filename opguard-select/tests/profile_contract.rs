@@ -8,7 +8,7 @@
 //! to hash order would pass one group by luck half the time, never eight.
 
 use opguard_select::{profile, EntityKind, NameTime, ProfileDocument};
-use opguard_trace::kineto_writer::KinetoTrace;
+use opguard_testdata::kineto_writer::KinetoTrace;
 
 use crate::support::*;
 

@@ -3,7 +3,7 @@
 //! real reader.
 
 use opguard_select::{Failure, Verdict};
-use opguard_trace::kineto_writer::KinetoTrace;
+use opguard_testdata::kineto_writer::KinetoTrace;
 use serde_json::json;
 
 use crate::support::*;

@@ -4,7 +4,7 @@
 //! row is the target's, and the errors that are not verdicts.
 
 use opguard_select::{verdict_for_models, Failure, Request, Verdict};
-use opguard_trace::kineto_writer::{KinetoTrace, Thread};
+use opguard_testdata::kineto_writer::{KinetoTrace, Thread};
 use opguard_trace::model::{ArtifactSpec, ModelOptions, TraceModel};
 use opguard_trace::{OwnedEvent, RawJson, ScalarKey};
 use serde_json::{json, Value};

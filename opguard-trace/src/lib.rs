@@ -47,7 +47,6 @@ mod event;
 mod field;
 mod identity;
 pub mod input;
-pub mod kineto_writer;
 pub mod model;
 mod number;
 mod reader;

@@ -109,6 +109,20 @@ impl OwnedEvent {
     }
 }
 
+/// A numeric `pid`/`tid`/`id` of an [`OwnedEvent`]: `7.into()`.
+impl From<i64> for ScalarKey {
+    fn from(v: i64) -> Self {
+        ScalarKey::Number(v.to_string())
+    }
+}
+
+/// A string `pid`/`tid`/`id` of an [`OwnedEvent`]: `"gpu 0".into()`.
+impl From<&str> for ScalarKey {
+    fn from(v: &str) -> Self {
+        ScalarKey::String(v.to_owned())
+    }
+}
+
 /// Writes a trace: `{"traceEvents":[` events `]` metadata `}`.
 ///
 /// ```

@@ -1,8 +1,8 @@
 //! Seed 002 and 003 acceptance: correlation and timing never cross an
 //! artifact, and frame identity separates occurrence from meaning.
 
+use opguard_testdata::kineto_writer::KinetoTrace;
 use opguard_trace::analysis::{aggregate, launch_region, LaunchRegion};
-use opguard_trace::kineto_writer::KinetoTrace;
 use opguard_trace::model::{
     ArtifactSpec, FrameIdentity, LaunchProof, ModelOptions, Provider, TraceModel,
 };

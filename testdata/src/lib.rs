@@ -1,4 +1,6 @@
-//! Locates `../shared/data`, the real traces and captures the tests read.
+//! Test support for opguard's tests, doc examples and examples: locates
+//! `../shared/data`, the real traces and captures the tests read, and builds
+//! Kineto-shaped traces ([`kineto_writer`]).
 //!
 //! The folder sits beside the workspace (CI has it too); nothing from it is
 //! copied into the repository. When it is missing, tests skip with a message,
@@ -7,6 +9,8 @@
 #![forbid(unsafe_code)]
 
 use std::path::PathBuf;
+
+pub mod kineto_writer;
 
 /// `../shared/data` relative to the workspace root, if it exists.
 ///

@@ -408,7 +408,7 @@ fn batch_requests_keep_order_and_accept_empty_lists() {
 
 /// A small Kineto-shaped trace (two launched kernels) and its event count.
 fn kineto_trace_counted() -> (Vec<u8>, usize) {
-    use opguard_trace::kineto_writer::KinetoTrace;
+    use opguard_testdata::kineto_writer::KinetoTrace;
     let mut t = KinetoTrace::new();
     let host = (100, 100);
     t.cpu_op(host, "aten::mm", 1_000, 9_000, Some(7));

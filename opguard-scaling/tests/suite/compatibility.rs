@@ -1,6 +1,6 @@
 //! Different build ids or source states never match accidentally.
 
-use opguard_trace::kineto_writer::KinetoTrace;
+use opguard_testdata::kineto_writer::KinetoTrace;
 use serde_json::json;
 
 use crate::support::Experiment;

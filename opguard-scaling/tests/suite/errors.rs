@@ -2,7 +2,7 @@
 //! result; unreadable inputs and reused traces are refused.
 
 use opguard_scaling::{correlate, run_trials_file, trial_costs, Metric, TrialSpec};
-use opguard_trace::kineto_writer::KinetoTrace;
+use opguard_testdata::kineto_writer::KinetoTrace;
 use opguard_trace::model::ModelOptions;
 use serde_json::json;
 

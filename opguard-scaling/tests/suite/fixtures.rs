@@ -8,7 +8,7 @@
 use std::path::{Path, PathBuf};
 
 use opguard_scaling::{run_trials_file, Metric};
-use opguard_trace::kineto_writer::KinetoTrace;
+use opguard_testdata::kineto_writer::KinetoTrace;
 use serde_json::Value;
 
 fn dir() -> PathBuf {

@@ -2,7 +2,7 @@
 //! matched by canonical kernel identity.
 
 use opguard_scaling::{Metric, Unit};
-use opguard_trace::kineto_writer::KinetoTrace;
+use opguard_testdata::kineto_writer::KinetoTrace;
 
 use crate::support::{cuda_trace, Experiment};
 

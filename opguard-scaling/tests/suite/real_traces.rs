@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use opguard_scaling::{run_trials_file, trial_costs, InsufficientReason, Metric, TrialSpec};
-use opguard_trace::kineto_writer::KinetoTrace;
+use opguard_testdata::kineto_writer::KinetoTrace;
 use opguard_trace::model::ModelOptions;
 use opguard_trace::TraceReader;
 use serde_json::json;

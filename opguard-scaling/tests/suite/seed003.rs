@@ -4,7 +4,7 @@
 use opguard_scaling::{
     trial_costs, InsufficientReason, Metric, NotCorrelatableReason, TrialSpec, Unit,
 };
-use opguard_trace::kineto_writer::KinetoTrace;
+use opguard_testdata::kineto_writer::KinetoTrace;
 use opguard_trace::model::{ArtifactSpec, ModelOptions, TraceModel};
 
 use crate::support::Experiment;

@@ -1,7 +1,7 @@
 //! Frames whose identity is partial are listed, never merged, never dropped:
 //! "no correlated hotspot" and "identity prevented matching" look different.
 
-use opguard_trace::kineto_writer::KinetoTrace;
+use opguard_testdata::kineto_writer::KinetoTrace;
 
 use crate::support::{cuda_trace, Experiment};
 

@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use opguard_scaling::{run_trials_file, Error, Metric, ScalingReport};
-use opguard_trace::kineto_writer::KinetoTrace;
+use opguard_testdata::kineto_writer::KinetoTrace;
 use serde_json::{json, Value};
 
 /// A folder of trial traces and a trials document.

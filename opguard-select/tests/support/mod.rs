@@ -1,6 +1,6 @@
 //! Builders for real-Kineto-shaped capture traces and requests.
 //!
-//! Traces are written with `opguard_trace::kineto_writer::KinetoTrace` to
+//! Traces are written with `opguard_testdata::kineto_writer::KinetoTrace` to
 //! gzip files in a temp dir and read back through the real reader by the
 //! verdict itself.
 
@@ -9,7 +9,7 @@
 use std::path::{Path, PathBuf};
 
 use opguard_select::{verdict_from_request_file, Verdict};
-use opguard_trace::kineto_writer::{KinetoTrace, Thread};
+use opguard_testdata::kineto_writer::{KinetoTrace, Thread};
 use serde_json::{json, Value};
 
 pub const PREFIX: &str = "opguard.seam::";

@@ -1,5 +1,6 @@
-//! Writer stage: build traces in the shape the PyTorch profiler (Kineto)
-//! writes, for tests, examples and generated inputs.
+//! Test support: build traces in the shape the PyTorch profiler (Kineto)
+//! writes, for tests, examples and generated inputs. (It lived in
+//! opguard-trace's public API until it was found to have no user there.)
 //!
 //! Events carry the categories, `args` keys and flow conventions of real
 //! Kineto output (`cpu_op` with `External id`, `cuda_runtime` launches with
@@ -9,23 +10,8 @@
 
 use std::io::Write;
 
+use opguard_trace::{Error, OwnedEvent, RawJson, ScalarKey, TraceWriter};
 use serde_json::{json, Map, Value};
-
-use crate::error::Error;
-use crate::event::ScalarKey;
-use crate::writer::{OwnedEvent, RawJson, TraceWriter};
-
-impl From<i64> for ScalarKey {
-    fn from(v: i64) -> Self {
-        ScalarKey::Number(v.to_string())
-    }
-}
-
-impl From<&str> for ScalarKey {
-    fn from(v: &str) -> Self {
-        ScalarKey::String(v.to_owned())
-    }
-}
 
 /// A host thread: `(pid, tid)`.
 pub type Thread = (i64, i64);
@@ -34,7 +20,7 @@ pub type Thread = (i64, i64);
 /// order they are added; each `add_*` call returns the new event's index.
 ///
 /// ```
-/// use opguard_trace::kineto_writer::KinetoTrace;
+/// use opguard_testdata::kineto_writer::KinetoTrace;
 ///
 /// let mut t = KinetoTrace::new();
 /// let host = (100, 100);
