@@ -97,8 +97,8 @@ pub use error::{Error, ERROR_CODES};
 pub use evaluate::{verdict, verdict_for_models, verdict_from_request_file};
 pub use profile::{
     profile, profile_model, profile_with, EntityKind, ExpandedAggregate, HostEvidence, HostProfile,
-    HostRow, NameTime, ProfileDocument, ProfileRow, RegionRow, RowEvidence, ShapeTime, TraceInfo,
-    ENTITY_KIND_CONTRACT, PROFILE_FORMAT, SELF_TIME_RULE,
+    HostRow, NameTime, ProfileDocument, ProfileRow, ProfiledTrace, RegionRow, RowEvidence,
+    ShapeTime, ENTITY_KIND_CONTRACT, PROFILE_FORMAT, SELF_TIME_RULE,
 };
 pub use request::{
     CandidateSpec, ProcessId, ProcessSpec, Refusal, Request, DEFAULT_MARKER_PREFIX,

@@ -67,7 +67,7 @@ pub struct ProfileDocument {
     /// [`ENTITY_KIND_CONTRACT`].
     pub entity_kind_contract: &'static str,
     /// The trace.
-    pub trace: TraceInfo,
+    pub trace: ProfiledTrace,
     /// How many rows were asked for.
     pub top: usize,
     /// Device rows (kernels, copies, sets, other device activity) in the
@@ -198,10 +198,12 @@ pub struct RegionRow {
     pub total_ns: i64,
 }
 
-/// Which trace a document describes.
+/// Which trace a profile describes: its source, SHA-256 and provider, no
+/// more. (The facts `opguard trace info` reports about a file are
+/// `opguard_trace::analysis::TraceInfo`.)
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[non_exhaustive]
-pub struct TraceInfo {
+pub struct ProfiledTrace {
     /// Where it was read from.
     pub source: Option<String>,
     /// SHA-256 of its bytes.
@@ -468,7 +470,7 @@ pub fn profile_model(model: &TraceModel, top: usize) -> ProfileDocument {
     ProfileDocument {
         format: PROFILE_FORMAT,
         entity_kind_contract: ENTITY_KIND_CONTRACT,
-        trace: TraceInfo {
+        trace: ProfiledTrace {
             source: artifact.source.clone(),
             sha256: artifact.sha256.to_string(),
             provider: artifact.provider.as_str(),
