@@ -166,6 +166,44 @@ pub struct LaunchRegion {
 
 /// Computes the launch region of one artifact.
 pub fn launch_region(model: &TraceModel, top: usize) -> LaunchRegion {
+    let mut region = empty_region(model);
+    let tracks = tally_slices(model, &mut region);
+    region.launch_gaps = tracks
+        .by_thread
+        .into_iter()
+        .map(|(thread, launches)| host_track_gaps(thread, launches))
+        .collect();
+    region.streams = tracks
+        .by_stream
+        .into_iter()
+        .map(|(stream, activities)| stream_idle(stream, activities))
+        .collect();
+    region.idle_gap_total_ns = region
+        .streams
+        .iter()
+        .fold(0i64, |total, s| total.saturating_add(s.idle_gap_total_ns));
+    region.top_kernels = top_kernels(model, tracks.kernel_totals, top);
+    cross_check_correlation(model, &mut region);
+    region
+}
+
+/// `(pid, tid)` of a host thread, as text.
+type ThreadKey = (String, String);
+/// `(device, context, stream)` of a device stream, as text.
+type StreamKey = (String, Option<String>, String);
+
+/// The slices [`tally_slices`] grouped for the per-track passes.
+struct Tracks<'m> {
+    /// Launches per host thread.
+    by_thread: BTreeMap<ThreadKey, Vec<&'m Slice>>,
+    /// Device activities per stream.
+    by_stream: BTreeMap<StreamKey, Vec<&'m Slice>>,
+    /// Count and counted duration per kernel name.
+    kernel_totals: HashMap<NameId, (u64, i64)>,
+}
+
+/// The region of `model`'s artifact with its provenance and every count at zero.
+fn empty_region(model: &TraceModel) -> LaunchRegion {
     let a = model.artifact();
     let provenance = Provenance {
         artifact: a.sha256,
@@ -175,10 +213,7 @@ pub fn launch_region(model: &TraceModel, top: usize) -> LaunchRegion {
         clock_domain: a.clock_domain.clone(),
         source: a.source.clone(),
     };
-    let slices = model.slices();
-    let mut start: Option<i64> = None;
-    let mut end: Option<i64> = None;
-    let mut r = LaunchRegion {
+    LaunchRegion {
         artifact: a.sha256,
         provider: a.provider,
         role: a.role.clone(),
@@ -214,54 +249,26 @@ pub fn launch_region(model: &TraceModel, top: usize) -> LaunchRegion {
             disagreement: None,
             negative_duration_slices: 0,
         },
+    }
+}
+
+/// One pass over the slices: counts and durations by class, the region's
+/// bounds and the correlation counts go into `region`; launches and device
+/// activities come back grouped by track.
+fn tally_slices<'m>(model: &'m TraceModel, region: &mut LaunchRegion) -> Tracks<'m> {
+    let mut tracks = Tracks {
+        by_thread: BTreeMap::new(),
+        by_stream: BTreeMap::new(),
+        kernel_totals: HashMap::new(),
     };
-    let mut by_thread: BTreeMap<(String, String), Vec<&Slice>> = BTreeMap::new();
-    type StreamKey = (String, Option<String>, String);
-    let mut by_stream: BTreeMap<StreamKey, Vec<&Slice>> = BTreeMap::new();
-    let mut kernel_totals: HashMap<NameId, (u64, i64)> = HashMap::new();
-    for (i, s) in slices.iter().enumerate() {
-        // A negative duration (an event that ends before it starts) adds
-        // nothing to a total; it is counted in coverage instead.
-        let dur = s.counted_dur_ns();
-        let counted = match s.class {
-            SliceClass::Launch(LaunchKind::Direct) => {
-                r.direct_launch_count += 1;
-                r.direct_launch_duration_ns = r.direct_launch_duration_ns.saturating_add(dur);
-                true
-            }
-            SliceClass::Launch(LaunchKind::Graph) => {
-                r.graph_launch_count += 1;
-                r.graph_launch_duration_ns = r.graph_launch_duration_ns.saturating_add(dur);
-                true
-            }
-            SliceClass::Kernel => {
-                r.kernel_count += 1;
-                r.kernel_duration_ns = r.kernel_duration_ns.saturating_add(dur);
-                let t = kernel_totals.entry(s.name).or_default();
-                t.0 += 1;
-                t.1 = t.1.saturating_add(dur);
-                if s.correlation.is_some() {
-                    r.coverage.kernels_with_correlation_id += 1;
-                }
-                match model.launch_proof(i) {
-                    LaunchProof::Proven(_) => r.correlated_kernel_count += 1,
-                    LaunchProof::Ambiguous(_) => r.coverage.ambiguous_correlation_kernel_count += 1,
-                    LaunchProof::Unproven => {}
-                }
-                true
-            }
-            SliceClass::Memcpy | SliceClass::Memset => {
-                r.memory_op_count += 1;
-                true
-            }
-            SliceClass::DeviceOther => true,
-            _ => false,
-        };
-        if !counted {
+    let mut start: Option<i64> = None;
+    let mut end: Option<i64> = None;
+    for (i, s) in model.slices().iter().enumerate() {
+        if !count_slice(model, i, s, region, &mut tracks.kernel_totals) {
             continue;
         }
         if s.dur_ns < 0 {
-            r.coverage.negative_duration_slices += 1;
+            region.coverage.negative_duration_slices += 1;
         }
         start = Some(start.map_or(s.ts_ns, |v| v.min(s.ts_ns)));
         end = Some(end.map_or(s.end_ns(), |v| v.max(s.end_ns())));
@@ -271,81 +278,142 @@ pub fn launch_region(model: &TraceModel, top: usize) -> LaunchRegion {
                 text(s.pid).unwrap_or_default(),
                 text(s.tid).unwrap_or_default(),
             );
-            by_thread.entry(key).or_default().push(s);
+            tracks.by_thread.entry(key).or_default().push(s);
         } else {
             let key = (
                 text(s.device.or(s.pid)).unwrap_or_default(),
                 text(s.context),
                 text(s.stream.or(s.tid)).unwrap_or_default(),
             );
-            by_stream.entry(key).or_default().push(s);
+            tracks.by_stream.entry(key).or_default().push(s);
         }
     }
-    r.region_start_ns = start;
-    r.region_end_ns = end;
-    r.region_duration_ns = start.zip(end).map(|(s, e)| e.saturating_sub(s));
-    r.coverage.correlation_ids_present = r.coverage.kernels_with_correlation_id > 0;
-    r.coverage.host_to_device_correlation_proven = r.correlated_kernel_count > 0;
+    region.region_start_ns = start;
+    region.region_end_ns = end;
+    region.region_duration_ns = start.zip(end).map(|(s, e)| e.saturating_sub(s));
+    region.coverage.correlation_ids_present = region.coverage.kernels_with_correlation_id > 0;
+    region.coverage.host_to_device_correlation_proven = region.correlated_kernel_count > 0;
+    tracks
+}
 
-    for ((pid, tid), mut launches) in by_thread {
-        launches.sort_by_key(|s| (s.ts_ns, s.index));
-        let mut g = HostTrackGaps {
-            pid,
-            tid,
-            launches: launches.len() as u64,
-            gap_count: 0,
-            gap_total_ns: 0,
-            gap_max_ns: 0,
-        };
-        for pair in launches.windows(2) {
-            let gap = pair[1].ts_ns.saturating_sub(pair[0].end_ns());
-            if gap > 0 {
-                g.gap_count += 1;
-                g.gap_total_ns = g.gap_total_ns.saturating_add(gap);
-                g.gap_max_ns = g.gap_max_ns.max(gap);
+/// Adds slice `i` to the counts of its class; false when the class is
+/// neither a launch nor device activity (the slice is not part of a region).
+fn count_slice(
+    model: &TraceModel,
+    i: usize,
+    s: &Slice,
+    r: &mut LaunchRegion,
+    kernel_totals: &mut HashMap<NameId, (u64, i64)>,
+) -> bool {
+    // A negative duration (an event that ends before it starts) adds
+    // nothing to a total; it is counted in coverage instead.
+    let dur = s.counted_dur_ns();
+    match s.class {
+        SliceClass::Launch(LaunchKind::Direct) => {
+            r.direct_launch_count += 1;
+            r.direct_launch_duration_ns = r.direct_launch_duration_ns.saturating_add(dur);
+            true
+        }
+        SliceClass::Launch(LaunchKind::Graph) => {
+            r.graph_launch_count += 1;
+            r.graph_launch_duration_ns = r.graph_launch_duration_ns.saturating_add(dur);
+            true
+        }
+        SliceClass::Kernel => {
+            r.kernel_count += 1;
+            r.kernel_duration_ns = r.kernel_duration_ns.saturating_add(dur);
+            let t = kernel_totals.entry(s.name).or_default();
+            t.0 += 1;
+            t.1 = t.1.saturating_add(dur);
+            if s.correlation.is_some() {
+                r.coverage.kernels_with_correlation_id += 1;
+            }
+            match model.launch_proof(i) {
+                LaunchProof::Proven(_) => r.correlated_kernel_count += 1,
+                LaunchProof::Ambiguous(_) => r.coverage.ambiguous_correlation_kernel_count += 1,
+                LaunchProof::Unproven => {}
+            }
+            true
+        }
+        SliceClass::Memcpy | SliceClass::Memset => {
+            r.memory_op_count += 1;
+            true
+        }
+        SliceClass::DeviceOther => true,
+        _ => false,
+    }
+}
+
+/// Positive gaps between one launch's end and the next one's start on one
+/// host thread.
+fn host_track_gaps((pid, tid): ThreadKey, mut launches: Vec<&Slice>) -> HostTrackGaps {
+    launches.sort_by_key(|s| (s.ts_ns, s.index));
+    let mut g = HostTrackGaps {
+        pid,
+        tid,
+        launches: launches.len() as u64,
+        gap_count: 0,
+        gap_total_ns: 0,
+        gap_max_ns: 0,
+    };
+    for pair in launches.windows(2) {
+        let gap = pair[1].ts_ns.saturating_sub(pair[0].end_ns());
+        if gap > 0 {
+            g.gap_count += 1;
+            g.gap_total_ns = g.gap_total_ns.saturating_add(gap);
+            g.gap_max_ns = g.gap_max_ns.max(gap);
+        }
+    }
+    g
+}
+
+/// Busy time (the union of the activities) and idle gaps of one device
+/// stream; overlapping activities are busy once.
+fn stream_idle((device, context, stream): StreamKey, mut activities: Vec<&Slice>) -> StreamIdle {
+    activities.sort_by_key(|s| (s.ts_ns, s.index));
+    let mut st = StreamIdle {
+        device,
+        context,
+        stream,
+        activities: activities.len() as u64,
+        busy_ns: 0,
+        idle_gap_count: 0,
+        idle_gap_total_ns: 0,
+        idle_gap_max_ns: 0,
+    };
+    let mut covered_until: Option<i64> = None;
+    for s in activities {
+        match covered_until {
+            Some(until) if s.ts_ns > until => {
+                let gap = s.ts_ns.saturating_sub(until);
+                st.idle_gap_count += 1;
+                st.idle_gap_total_ns = st.idle_gap_total_ns.saturating_add(gap);
+                st.idle_gap_max_ns = st.idle_gap_max_ns.max(gap);
+                st.busy_ns = st.busy_ns.saturating_add(s.counted_dur_ns());
+                covered_until = Some(s.end_ns());
+            }
+            Some(until) => {
+                st.busy_ns = st
+                    .busy_ns
+                    .saturating_add(s.end_ns().saturating_sub(until).max(0));
+                covered_until = Some(until.max(s.end_ns()));
+            }
+            None => {
+                st.busy_ns = st.busy_ns.saturating_add(s.counted_dur_ns());
+                covered_until = Some(s.end_ns());
             }
         }
-        r.launch_gaps.push(g);
     }
-    for ((device, context, stream), mut acts) in by_stream {
-        acts.sort_by_key(|s| (s.ts_ns, s.index));
-        let mut st = StreamIdle {
-            device,
-            context,
-            stream,
-            activities: acts.len() as u64,
-            busy_ns: 0,
-            idle_gap_count: 0,
-            idle_gap_total_ns: 0,
-            idle_gap_max_ns: 0,
-        };
-        let mut covered_until: Option<i64> = None;
-        for s in acts {
-            match covered_until {
-                Some(until) if s.ts_ns > until => {
-                    let gap = s.ts_ns.saturating_sub(until);
-                    st.idle_gap_count += 1;
-                    st.idle_gap_total_ns = st.idle_gap_total_ns.saturating_add(gap);
-                    st.idle_gap_max_ns = st.idle_gap_max_ns.max(gap);
-                    st.busy_ns = st.busy_ns.saturating_add(s.counted_dur_ns());
-                    covered_until = Some(s.end_ns());
-                }
-                Some(until) => {
-                    st.busy_ns = st
-                        .busy_ns
-                        .saturating_add(s.end_ns().saturating_sub(until).max(0));
-                    covered_until = Some(until.max(s.end_ns()));
-                }
-                None => {
-                    st.busy_ns = st.busy_ns.saturating_add(s.counted_dur_ns());
-                    covered_until = Some(s.end_ns());
-                }
-            }
-        }
-        r.idle_gap_total_ns = r.idle_gap_total_ns.saturating_add(st.idle_gap_total_ns);
-        r.streams.push(st);
-    }
+    st
+}
 
+/// The `top` kernel identities by total device time (identity breaks ties);
+/// names that canonicalize to one identity are added together.
+fn top_kernels(
+    model: &TraceModel,
+    kernel_totals: HashMap<NameId, (u64, i64)>,
+    top: usize,
+) -> Vec<KernelTotal> {
     let mut totals: BTreeMap<String, KernelTotal> = BTreeMap::new();
     for (name, (count, dur)) in kernel_totals {
         let raw = model.name(name);
@@ -369,9 +437,15 @@ pub fn launch_region(model: &TraceModel, top: usize) -> LaunchRegion {
             .then_with(|| a.identity.cmp(&b.identity))
     });
     totals.truncate(top);
-    r.top_kernels = totals;
+    totals
+}
 
-    if a.provider.is_kineto() {
+/// Sets the `ac2g` flow count beside the correlation count (Kineto only) and
+/// says why they differ, or why a provider without a qualified namespace
+/// claims nothing from the ids it carries.
+fn cross_check_correlation(model: &TraceModel, r: &mut LaunchRegion) {
+    let provider = model.artifact().provider;
+    if provider.is_kineto() {
         r.coverage.flow_correlated_kernel_count = flow_correlated_kernels(model);
         let (c, f) = (
             r.correlated_kernel_count,
@@ -390,10 +464,9 @@ pub fn launch_region(model: &TraceModel, top: usize) -> LaunchRegion {
         r.coverage.disagreement = Some(format!(
             "{} kernels carry correlation ids, but provider {} defines no qualified namespace: nothing is claimed",
             r.coverage.kernels_with_correlation_id,
-            a.provider.as_str()
+            provider.as_str()
         ));
     }
-    r
 }
 
 /// Kernels whose start carries the end of an `ac2g` flow whose start sits at
