@@ -397,65 +397,162 @@ fn build(
     control: Option<(&Capture, &Structure)>,
     families: &FamilyTable,
 ) -> WidthComparison {
-    let (h1, h2) = (hint_i64(c1.step_hint()), hint_i64(c2.step_hint()));
-    let (l1, l2) = (c1.label(), c2.label());
+    let pair = Widths::new(c1, s1, c2, s2);
+    let guards = compare_guards(c1, s1, c2, s2);
+    let mut specialisations = Vec::new();
+    collect_specialisations(c1, s1, &mut specialisations);
+    collect_specialisations(c2, s2, &mut specialisations);
+    let (control_fully_concrete, control_same_width, control_summary, control_diffs) =
+        match control.map(|(cc, cs)| ControlChecks::new(&pair, cc, cs)) {
+            Some(c) => (
+                Some(c.fully_concrete),
+                Some(c.same_width),
+                Some(c.summary),
+                c.op_count_diffs,
+            ),
+            None => (None, None, None, Vec::new()),
+        };
+    let evidence = Evidence {
+        same_digest: same_digest(&pair),
+        same_op_count: same_op_count(&pair),
+        same_concrete_dims: same_concrete_dims(&pair),
+        second_width_absent: second_width_absent(&pair),
+        first_width_absent_or_engine_constant: first_width_absent_or_engine_constant(&pair),
+        step_axis_in_shapes: step_axis_in_shapes(&pair),
+        no_replacement_solves_step_axis: no_replacement_solves_step_axis(&pair),
+        no_guard_pins_step_axis: no_guard_pins_step_axis(&pair),
+        guards_match_modulo_hint: guards_match_modulo_hint(&pair, &guards),
+        no_unknown_entries: no_unknown_entries(&pair),
+        every_operator_classified: classified_check(
+            [(c1, s1), (c2, s2)].into_iter().chain(control),
+            families,
+        ),
+        control_fully_concrete,
+        control_same_width,
+    };
+    let free_symbol = evidence.checks().iter().all(|(_, c)| c.held);
+    let verdict = verdict_text(&pair, &evidence, control.is_some());
+    WidthComparison {
+        format: COMPARISON_FORMAT,
+        first: summary(c1, s1),
+        second: summary(c2, s2),
+        control: control_summary,
+        free_symbol,
+        verdict,
+        evidence,
+        guards,
+        specialisations,
+        distinct_ops_differences: op_count_diffs(c1, c2),
+        control_distinct_ops_differences: control_diffs,
+    }
+}
 
-    let mut same_digest = check(
-        s1.digest == s2.digest,
+/// The two compared captures, their structures and their widths as `i64`.
+struct Widths<'c> {
+    c1: &'c Capture,
+    s1: &'c Structure,
+    c2: &'c Capture,
+    s2: &'c Structure,
+    h1: i64,
+    h2: i64,
+}
+
+impl<'c> Widths<'c> {
+    fn new(c1: &'c Capture, s1: &'c Structure, c2: &'c Capture, s2: &'c Structure) -> Self {
+        let (h1, h2) = (hint_i64(c1.step_hint()), hint_i64(c2.step_hint()));
+        Widths {
+            c1,
+            s1,
+            c2,
+            s2,
+            h1,
+            h2,
+        }
+    }
+
+    /// The declared step axes (`?` when absent, which `compare` refuses).
+    fn axes(&self) -> (&'c str, &'c str) {
+        (
+            self.c1.step_axis().unwrap_or("?"),
+            self.c2.step_axis().unwrap_or("?"),
+        )
+    }
+}
+
+/// `same_digest`: the load-bearing check.
+fn same_digest(p: &Widths) -> Check {
+    let (h1, h2, l1, l2) = (p.h1, p.h2, p.c1.label(), p.c2.label());
+    let equal = p.s1.digest == p.s2.digest;
+    let mut c = check(
+        equal,
         PROVES_DIGEST,
         format!(
             "digest {}… at width {h1} ({l1}), {}… at width {h2} ({l2}){}",
-            short(&s1.digest),
-            short(&s2.digest),
-            if s1.digest == s2.digest {
-                ": equal"
-            } else {
-                ": different"
-            }
+            short(&p.s1.digest),
+            short(&p.s2.digest),
+            if equal { ": equal" } else { ": different" }
         ),
     );
-    same_digest.load_bearing = true;
+    c.load_bearing = true;
+    c
+}
 
-    let same_op_count = check(
-        c1.op_count() == c2.op_count(),
+fn same_op_count(p: &Widths) -> Check {
+    check(
+        p.c1.op_count() == p.c2.op_count(),
         PROVES_OP_COUNT,
         format!(
-            "{} operator calls at width {h1}, {} at width {h2}",
-            c1.op_count(),
-            c2.op_count()
+            "{} operator calls at width {}, {} at width {}",
+            p.c1.op_count(),
+            p.h1,
+            p.c2.op_count(),
+            p.h2
         ),
-    );
+    )
+}
 
-    let dims_equal = s1.concrete == s2.concrete;
-    let dims_diff = concrete_difference(&s1.concrete, &s2.concrete);
-    let same_concrete_dims = check(
+fn same_concrete_dims(p: &Widths) -> Check {
+    let (h1, h2) = (p.h1, p.h2);
+    let dims_equal = p.s1.concrete == p.s2.concrete;
+    let dims_diff = concrete_difference(&p.s1.concrete, &p.s2.concrete);
+    check(
         dims_equal,
         PROVES_CONCRETE,
         if dims_equal {
             format!(
                 "{} distinct concrete values over {} entries, identical at both widths",
-                s1.concrete.len(),
-                s1.concrete.values().sum::<u64>()
+                p.s1.concrete.len(),
+                p.s1.concrete.values().sum::<u64>()
             )
         } else {
             format!("concrete dimensions differ (value: width {h1} → width {h2}): {dims_diff}")
         },
-    );
+    )
+}
 
-    let count = |s: &Structure, v: i64| s.concrete.get(&v).copied().unwrap_or(0);
-    let (w2_in_1, w2_in_2) = (count(s1, h2), count(s2, h2));
-    let second_width_absent = check(
+/// How often `value` is a concrete dimension in `s`.
+fn concrete_count(s: &Structure, value: i64) -> u64 {
+    s.concrete.get(&value).copied().unwrap_or(0)
+}
+
+fn second_width_absent(p: &Widths) -> Check {
+    let (h1, h2) = (p.h1, p.h2);
+    let (w2_in_1, w2_in_2) = (concrete_count(p.s1, h2), concrete_count(p.s2, h2));
+    check(
         w2_in_1 == 0 && w2_in_2 == 0,
         PROVES_SECOND_ABSENT,
         format!(
             "the value {h2} appears {w2_in_2} time(s) as a concrete dimension at width {h2} and \
              {w2_in_1} time(s) at width {h1}"
         ),
-    );
+    )
+}
 
-    let (w1_in_1, w1_in_2) = (count(s1, h1), count(s2, h1));
+fn first_width_absent_or_engine_constant(p: &Widths) -> Check {
+    let (h1, h2) = (p.h1, p.h2);
+    let (w1_in_1, w1_in_2) = (concrete_count(p.s1, h1), concrete_count(p.s2, h1));
     let first_ok = w1_in_1 == 0 || w1_in_1 == w1_in_2;
-    let first_width_absent_or_engine_constant = check(
+    check(
         first_ok,
         PROVES_FIRST_ABSENT,
         if w1_in_1 == 0 {
@@ -472,59 +569,69 @@ fn build(
                  width {h2}: some of them follow the width"
             )
         },
-    );
+    )
+}
 
-    let axis1 = c1.step_axis().unwrap_or("?");
-    let axis2 = c2.step_axis().unwrap_or("?");
+fn step_axis_in_shapes(p: &Widths) -> Check {
+    let (h1, h2) = (p.h1, p.h2);
+    let (axis1, axis2) = p.axes();
     let pos = |s: &Structure| s.step.shape_ids.first().copied();
-    let in_shapes = pos(s1).is_some() && pos(s1) == pos(s2);
+    let in_shapes = pos(p.s1).is_some() && pos(p.s1) == pos(p.s2);
     let describe_pos = |s: &Structure| match pos(s) {
-        Some(p) => format!("{} entries, as canonical symbol #{p}", s.step.entries),
+        Some(at) => format!("{} entries, as canonical symbol #{at}", s.step.entries),
         None => "no entry".to_string(),
     };
-    let step_axis_in_shapes = check(
+    check(
         in_shapes,
         PROVES_IN_SHAPES,
         format!(
             "step axis {axis1} at width {h1}: {}; step axis {axis2} at width {h2}: {}",
-            describe_pos(s1),
-            describe_pos(s2)
+            describe_pos(p.s1),
+            describe_pos(p.s2)
         ),
-    );
+    )
+}
 
-    let mut specialisations = Vec::new();
-    collect_specialisations(c1, s1, &mut specialisations);
-    collect_specialisations(c2, s2, &mut specialisations);
-
+fn no_replacement_solves_step_axis(p: &Widths) -> Check {
+    let (s1, s2) = (p.s1, p.s2);
     let both_hint_solved = !s1.step.solved_to_hint.is_empty() && !s2.step.solved_to_hint.is_empty();
-    let repl_held = s1.step.solved.is_empty() && s2.step.solved.is_empty() && !both_hint_solved;
-    let no_replacement_solves_step_axis = check(
-        repl_held,
+    let held = s1.step.solved.is_empty() && s2.step.solved.is_empty() && !both_hint_solved;
+    check(
+        held,
         PROVES_REPLACEMENTS,
         format!(
-            "width {h1}: {}; width {h2}: {}",
-            describe_replacements(c1, s1),
-            describe_replacements(c2, s2)
+            "width {}: {}; width {}: {}",
+            p.h1,
+            describe_replacements(p.c1, s1),
+            p.h2,
+            describe_replacements(p.c2, s2)
         ),
-    );
+    )
+}
 
+fn no_guard_pins_step_axis(p: &Widths) -> Check {
+    let (s1, s2) = (p.s1, p.s2);
     let both_hint_pinned = !s1.step.pinned_to_hint.is_empty() && !s2.step.pinned_to_hint.is_empty();
-    let pins_held = s1.step.pinned.is_empty() && s2.step.pinned.is_empty() && !both_hint_pinned;
-    let no_guard_pins_step_axis = check(
-        pins_held,
+    let held = s1.step.pinned.is_empty() && s2.step.pinned.is_empty() && !both_hint_pinned;
+    check(
+        held,
         PROVES_PINS,
         format!(
-            "width {h1}: {}; width {h2}: {}",
+            "width {}: {}; width {}: {}",
+            p.h1,
             describe_pins(s1),
+            p.h2,
             describe_pins(s2)
         ),
-    );
+    )
+}
 
-    let guards = compare_guards(c1, s1, c2, s2);
-    let differing: Vec<&GuardRow> = guards
+fn guards_match_modulo_hint(p: &Widths, guards: &[GuardRow]) -> Check {
+    let (h1, h2) = (p.h1, p.h2);
+    let differing = guards
         .iter()
         .filter(|g| g.relation == GuardRelation::Differs)
-        .collect();
+        .count();
     let hint_dependent = guards
         .iter()
         .filter(|g| {
@@ -540,126 +647,110 @@ fn build(
         .iter()
         .filter(|g| g.relation == GuardRelation::Identical)
         .count();
-    let guards_match_modulo_hint = check(differing.is_empty(), PROVES_GUARDS, {
-        let mut s = format!(
-            "{} guard(s) at width {h1}, {} at width {h2}: {identical} identical, \
-                 {hint_dependent} mentioning the hint",
-            c1.guards().len(),
-            c2.guards().len()
-        );
-        for g in guards
-            .iter()
-            .filter(|g| g.relation != GuardRelation::Identical)
-        {
-            s.push_str("; ");
-            s.push_str(&g.note);
-        }
-        s
-    });
+    let mut observed = format!(
+        "{} guard(s) at width {h1}, {} at width {h2}: {identical} identical, \
+             {hint_dependent} mentioning the hint",
+        p.c1.guards().len(),
+        p.c2.guards().len()
+    );
+    for g in guards
+        .iter()
+        .filter(|g| g.relation != GuardRelation::Identical)
+    {
+        observed.push_str("; ");
+        observed.push_str(&g.note);
+    }
+    check(differing == 0, PROVES_GUARDS, observed)
+}
 
-    let no_unknown_entries = check(
-        s1.unknown == 0 && s2.unknown == 0,
+fn no_unknown_entries(p: &Widths) -> Check {
+    check(
+        p.s1.unknown == 0 && p.s2.unknown == 0,
         PROVES_UNKNOWN,
         format!(
-            "{} unknown entries at width {h1}, {} at width {h2}",
-            s1.unknown, s2.unknown
+            "{} unknown entries at width {}, {} at width {}",
+            p.s1.unknown, p.h1, p.s2.unknown, p.h2
         ),
-    );
+    )
+}
 
-    let every_operator_classified =
-        classified_check([(c1, s1), (c2, s2)].into_iter().chain(control), families);
+/// What the concrete control adds: its two checks, its summary and its
+/// operator-count differences from the capture at its width.
+struct ControlChecks {
+    fully_concrete: Check,
+    same_width: Check,
+    summary: CaptureSummary,
+    op_count_diffs: Vec<OpCountDiff>,
+}
 
-    let (control_fully_concrete, control_same_width, control_summary, control_diffs) = match control
-    {
-        None => (None, None, None, Vec::new()),
-        Some((cc, cs)) => {
-            let hc = hint_i64(cc.step_hint());
-            let fully = check(
-                cs.non_numeric == 0,
-                PROVES_CONTROL_CONCRETE,
-                format!(
-                    "control {} at width {hc}: {} non-numeric of {} shape entries over {} \
-                         operator calls",
-                    cc.label(),
-                    cs.non_numeric,
-                    cs.entries,
-                    cc.op_count()
-                ),
-            );
-            let same_width = check(
-                hc == h1 || hc == h2,
-                PROVES_CONTROL_WIDTH,
-                format!("control traced at width {hc}; compared widths {h1} and {h2}"),
-            );
-            let peer = if hc == h2 { c2 } else { c1 };
-            let diffs = op_count_diffs(cc, peer);
-            (Some(fully), Some(same_width), Some(summary(cc, cs)), diffs)
+impl ControlChecks {
+    fn new(p: &Widths, cc: &Capture, cs: &Structure) -> Self {
+        let (h1, h2) = (p.h1, p.h2);
+        let hc = hint_i64(cc.step_hint());
+        let fully_concrete = check(
+            cs.non_numeric == 0,
+            PROVES_CONTROL_CONCRETE,
+            format!(
+                "control {} at width {hc}: {} non-numeric of {} shape entries over {} \
+                     operator calls",
+                cc.label(),
+                cs.non_numeric,
+                cs.entries,
+                cc.op_count()
+            ),
+        );
+        let same_width = check(
+            hc == h1 || hc == h2,
+            PROVES_CONTROL_WIDTH,
+            format!("control traced at width {hc}; compared widths {h1} and {h2}"),
+        );
+        let peer = if hc == h2 { p.c2 } else { p.c1 };
+        ControlChecks {
+            fully_concrete,
+            same_width,
+            summary: summary(cc, cs),
+            op_count_diffs: op_count_diffs(cc, peer),
         }
-    };
+    }
+}
 
-    let evidence = Evidence {
-        same_digest,
-        same_op_count,
-        same_concrete_dims,
-        second_width_absent,
-        first_width_absent_or_engine_constant,
-        step_axis_in_shapes,
-        no_replacement_solves_step_axis,
-        no_guard_pins_step_axis,
-        guards_match_modulo_hint,
-        no_unknown_entries,
-        every_operator_classified,
-        control_fully_concrete,
-        control_same_width,
-    };
-    let failed: Vec<&str> = evidence
-        .checks()
-        .into_iter()
+/// The verdict sentence: free (with what it rests on) or the failed checks
+/// by name.
+fn verdict_text(p: &Widths, evidence: &Evidence, with_control: bool) -> String {
+    let (h1, h2) = (p.h1, p.h2);
+    let (axis1, axis2) = p.axes();
+    let checks = evidence.checks();
+    let failed: Vec<&str> = checks
+        .iter()
         .filter(|(_, c)| !c.held)
-        .map(|(n, _)| n)
+        .map(|(n, _)| *n)
         .collect();
-    let free_symbol = failed.is_empty();
-    let verdict = if free_symbol {
-        format!(
+    if failed.is_empty() {
+        return format!(
             "free symbol: step axis {axis1} (width {h1}) / {axis2} (width {h2}) is free across the \
              two widths. Load-bearing: the two-width digest is equal; backed by {} further checks \
              that all held{}",
-            evidence.checks().len() - 1,
-            if control.is_some() {
+            checks.len() - 1,
+            if with_control {
                 ", the concrete control included"
             } else {
                 " (no concrete control given)"
             }
-        )
-    } else {
-        let mut v = format!(
-            "not free: {} of {} checks failed: {}",
-            failed.len(),
-            evidence.checks().len(),
-            failed.join(", ")
         );
-        // The one failure a user fixes in their own table: say which operators.
-        if !evidence.every_operator_classified.held {
-            v.push_str(" (");
-            v.push_str(&evidence.every_operator_classified.observed);
-            v.push(')');
-        }
-        v
-    };
-
-    WidthComparison {
-        format: COMPARISON_FORMAT,
-        first: summary(c1, s1),
-        second: summary(c2, s2),
-        control: control_summary,
-        free_symbol,
-        verdict,
-        evidence,
-        guards,
-        specialisations,
-        distinct_ops_differences: op_count_diffs(c1, c2),
-        control_distinct_ops_differences: control_diffs,
     }
+    let mut v = format!(
+        "not free: {} of {} checks failed: {}",
+        failed.len(),
+        checks.len(),
+        failed.join(", ")
+    );
+    // The one failure a user fixes in their own table: say which operators.
+    if !evidence.every_operator_classified.held {
+        v.push_str(" (");
+        v.push_str(&evidence.every_operator_classified.observed);
+        v.push(')');
+    }
+    v
 }
 
 /// `every_operator_classified` over the compared captures.
