@@ -258,12 +258,13 @@ cases! {
 #[test]
 fn fixture_lint_every_case_has_a_named_test_and_ids_are_unique() {
     let doc = cases();
-    assert_eq!(doc["schema"], "opguard.align.map_cases/v1");
+    assert_eq!(doc["schema"], "opguard.align.fixture");
+    assert_eq!(doc["schema_version"], 2);
     let list = doc["cases"].as_array().expect("cases");
     assert_eq!(
-        doc["count"].as_u64(),
+        doc["case_count"].as_u64(),
         Some(list.len() as u64),
-        "count field"
+        "case_count field"
     );
     let ids: Vec<&str> = list.iter().map(|c| c["id"].as_str().expect("id")).collect();
     let unique: BTreeSet<&str> = ids.iter().copied().collect();

@@ -33,15 +33,42 @@ use crate::out::Out;
 use crate::scratch::ScratchDir;
 use crate::style::Style;
 
-/// Case-file label (as the Python and Node runners name it) and path under DIR.
-const KERNEL_NAME: (&str, &str) = ("kernel_symbols.json", "kernel-name/kernel_symbols.json");
-const SELECT: (&str, &str) = ("select/cases.json", "select/cases.json");
-const SCALING: (&str, &str) = ("scaling/cases.json", "scaling/cases.json");
-const ALIGN: (&str, &str) = ("align/map_cases.json", "align/map_cases.json");
+/// One case file: its label (as the Python and Node runners name it), its
+/// path under DIR, and the header it must open with (`fixtures/README.md`).
+struct CaseFile {
+    label: &'static str,
+    path: &'static str,
+    schema: &'static str,
+    /// The `schema_version`s this runner reads.
+    versions: &'static [u64],
+}
 
-/// The `kernel_symbols.json` layouts this runner reads (2 changed the
-/// identity rules, not the fields).
-const KERNEL_NAME_SCHEMA_VERSIONS: &[u64] = &[1, 2, 3];
+/// `kernel_symbols.json`: versions 2 and 3 changed the identity rules, not
+/// the fields.
+const KERNEL_NAME: CaseFile = CaseFile {
+    label: "kernel_symbols.json",
+    path: "kernel-name/kernel_symbols.json",
+    schema: "opguard.kernel-name.fixture",
+    versions: &[1, 2, 3],
+};
+const SELECT: CaseFile = CaseFile {
+    label: "select/cases.json",
+    path: "select/cases.json",
+    schema: "opguard.select.fixture",
+    versions: &[2],
+};
+const SCALING: CaseFile = CaseFile {
+    label: "scaling/cases.json",
+    path: "scaling/cases.json",
+    schema: "opguard.scaling.fixture",
+    versions: &[2],
+};
+const ALIGN: CaseFile = CaseFile {
+    label: "align/map_cases.json",
+    path: "align/map_cases.json",
+    schema: "opguard.align.fixture",
+    versions: &[2],
+};
 /// The ten fields of a symbol case's `expected`.
 const SYMBOL_FIELDS: &[&str] = &[
     "base",
@@ -128,22 +155,23 @@ pub fn run(args: &FixturesRunArgs) -> Result<u8, CliError> {
     let dir = fixtures_dir(args.dir.as_deref())?;
     let mut skipped = Vec::new();
     let mut suites: Vec<Suite> = Vec::new();
-    for (label, rel) in [KERNEL_NAME, SELECT, SCALING, ALIGN] {
-        let path = dir.join(rel);
+    type Load = fn(&Path) -> Result<Suite, CliError>;
+    let files: [(&CaseFile, Load); 4] = [
+        (&KERNEL_NAME, |p| load_kernel_name(p).map(Suite::KernelName)),
+        (&SELECT, |p| load_select(p).map(Suite::Select)),
+        (&SCALING, |p| load_scaling(p).map(Suite::Scaling)),
+        (&ALIGN, |p| load_align(p).map(Suite::Align)),
+    ];
+    for (file, load) in files {
+        let path = dir.join(file.path);
         if !path.exists() {
             skipped.push(Skipped {
-                file: rel.to_owned(),
+                file: file.path.to_owned(),
                 reason: "not in this directory".to_owned(),
             });
             continue;
         }
-        let suite = match label {
-            l if l == KERNEL_NAME.0 => Suite::KernelName(load_kernel_name(&path)?),
-            l if l == SELECT.0 => Suite::Select(load_select(&path)?),
-            l if l == SCALING.0 => Suite::Scaling(load_scaling(&path)?),
-            _ => Suite::Align(load_align(&path)?),
-        };
-        suites.push(suite);
+        suites.push(load(&path)?);
     }
     if dir.join("census").is_dir() {
         skipped.push(Skipped {
@@ -157,10 +185,10 @@ pub fn run(args: &FixturesRunArgs) -> Result<u8, CliError> {
             format!(
                 "no fixture file in {} (expected {}, {}, {} or {})",
                 dir.display(),
-                KERNEL_NAME.1,
-                SELECT.1,
-                SCALING.1,
-                ALIGN.1
+                KERNEL_NAME.path,
+                SELECT.path,
+                SCALING.path,
+                ALIGN.path
             ),
         ));
     }
@@ -277,30 +305,82 @@ fn require(path: &Path, holds: bool, what: impl FnOnce() -> String) -> Result<()
     }
 }
 
-fn unique_ids<'a>(path: &Path, ids: impl IntoIterator<Item = &'a str>) -> Result<(), CliError> {
+/// Reads a case file through the header every case file opens with
+/// (`fixtures/README.md`): `schema` is `file`'s, `schema_version` one this
+/// runner reads, `description` a string; every case list (`cases`,
+/// `<kind>_cases`) is as long as its `case_count` / `<kind>_case_count` says
+/// and every case id is non-empty and unique across the lists. Then the
+/// whole document as `T`.
+fn load_fixture<T: DeserializeOwned>(path: &Path, file: &CaseFile) -> Result<T, CliError> {
+    let doc: Map<String, Value> = read_json(path)?;
+    let schema = doc.get("schema");
+    require(
+        path,
+        schema.and_then(Value::as_str) == Some(file.schema),
+        || format!("schema is {}, expected {:?}", shown(schema), file.schema),
+    )?;
+    let version = doc.get("schema_version");
+    require(
+        path,
+        version
+            .and_then(Value::as_u64)
+            .is_some_and(|v| file.versions.contains(&v)),
+        || {
+            format!(
+                "schema_version {} is not one this runner reads ({:?})",
+                shown(version),
+                file.versions
+            )
+        },
+    )?;
+    require(
+        path,
+        doc.get("description").is_some_and(Value::is_string),
+        || "description is missing or not a string".into(),
+    )?;
     let mut seen = BTreeSet::new();
-    for id in ids {
-        require(path, !id.is_empty(), || "a case has an empty id".into())?;
-        require(path, seen.insert(id), || {
-            format!("case id {id:?} is not unique")
-        })?;
+    for (list, cases) in &doc {
+        let Some(kind) = list.strip_suffix("cases") else {
+            continue;
+        };
+        let cases = cases
+            .as_array()
+            .ok_or_else(|| malformed(path, format!("{list} is not an array")))?;
+        let count_field = format!("{kind}case_count");
+        let declared = doc.get(&count_field);
+        require(
+            path,
+            declared.and_then(Value::as_u64) == Some(cases.len() as u64),
+            || {
+                format!(
+                    "{count_field} is {} but the file has {} cases",
+                    shown(declared),
+                    cases.len()
+                )
+            },
+        )?;
+        for case in cases {
+            let id = case.get("id").and_then(Value::as_str).unwrap_or_default();
+            require(path, !id.is_empty(), || {
+                format!("a case of {list} has no id or an empty one")
+            })?;
+            require(path, seen.insert(id), || {
+                format!("case id {id:?} is not unique")
+            })?;
+        }
     }
-    Ok(())
+    serde_json::from_value(Value::Object(doc))
+        .map_err(|e| malformed(path, format!("not a valid fixture file: {e}")))
 }
 
-fn declared_count(path: &Path, field: &str, declared: u64, actual: usize) -> Result<(), CliError> {
-    require(path, declared == actual as u64, || {
-        format!("{field} is {declared} but the file has {actual} cases")
-    })
+/// A header value as the error message shows it.
+fn shown(value: Option<&Value>) -> String {
+    value.map_or_else(|| "missing".to_owned(), Value::to_string)
 }
 
 #[derive(Deserialize)]
 struct KernelNameFile {
-    schema: String,
-    schema_version: u64,
     identity_scheme: String,
-    symbol_case_count: u64,
-    verdict_case_count: u64,
     symbol_cases: Vec<SymbolCase>,
     verdict_cases: Vec<VerdictCase>,
 }
@@ -329,23 +409,7 @@ struct VerdictExpected {
 }
 
 fn load_kernel_name(path: &Path) -> Result<KernelNameFile, CliError> {
-    let f: KernelNameFile = read_json(path)?;
-    require(path, f.schema == "opguard.kernel-name.fixture", || {
-        format!(
-            "schema is {:?}, expected \"opguard.kernel-name.fixture\"",
-            f.schema
-        )
-    })?;
-    require(
-        path,
-        KERNEL_NAME_SCHEMA_VERSIONS.contains(&f.schema_version),
-        || {
-            format!(
-                "schema_version {} is not one this runner reads ({:?})",
-                f.schema_version, KERNEL_NAME_SCHEMA_VERSIONS
-            )
-        },
-    )?;
+    let f: KernelNameFile = load_fixture(path, &KERNEL_NAME)?;
     if f.identity_scheme != IDENTITY_SCHEME {
         return Err(CliError::new(
             "fixture_version",
@@ -356,25 +420,6 @@ fn load_kernel_name(path: &Path) -> Result<KernelNameFile, CliError> {
         )
         .in_input(path.display().to_string()));
     }
-    declared_count(
-        path,
-        "symbol_case_count",
-        f.symbol_case_count,
-        f.symbol_cases.len(),
-    )?;
-    declared_count(
-        path,
-        "verdict_case_count",
-        f.verdict_case_count,
-        f.verdict_cases.len(),
-    )?;
-    unique_ids(
-        path,
-        f.symbol_cases
-            .iter()
-            .map(|c| c.id.as_str())
-            .chain(f.verdict_cases.iter().map(|c| c.id.as_str())),
-    )?;
     for c in &f.symbol_cases {
         for field in SYMBOL_FIELDS {
             require(path, c.expected.contains_key(*field), || {
@@ -394,8 +439,6 @@ fn load_kernel_name(path: &Path) -> Result<KernelNameFile, CliError> {
 struct SelectFile {
     #[serde(skip)]
     dir: PathBuf,
-    format: String,
-    count: u64,
     cases: Vec<ExpectCase>,
 }
 
@@ -430,16 +473,8 @@ fn expected_error(path: &Path, c: &ExpectCase) -> Result<Option<String>, CliErro
 }
 
 fn load_select(path: &Path) -> Result<SelectFile, CliError> {
-    let mut f: SelectFile = read_json(path)?;
+    let mut f: SelectFile = load_fixture(path, &SELECT)?;
     f.dir = parent(path);
-    require(path, f.format == "opguard.select.fixture/v1", || {
-        format!(
-            "format is {:?}, expected \"opguard.select.fixture/v1\"",
-            f.format
-        )
-    })?;
-    declared_count(path, "count", f.count, f.cases.len())?;
-    unique_ids(path, f.cases.iter().map(|c| c.id.as_str()))?;
     for c in &f.cases {
         require(path, c.request.is_some(), || {
             format!("case {}: no request", c.id)
@@ -455,8 +490,6 @@ struct ScalingFile {
     dir: PathBuf,
     #[serde(skip)]
     plans: Vec<ScalingPlan>,
-    schema: String,
-    case_count: u64,
     cases: Vec<ExpectCase>,
 }
 
@@ -466,16 +499,8 @@ enum ScalingPlan {
 }
 
 fn load_scaling(path: &Path) -> Result<ScalingFile, CliError> {
-    let mut f: ScalingFile = read_json(path)?;
+    let mut f: ScalingFile = load_fixture(path, &SCALING)?;
     f.dir = parent(path);
-    require(path, f.schema == "opguard.scaling/fixture-cases-v1", || {
-        format!(
-            "schema is {:?}, expected \"opguard.scaling/fixture-cases-v1\"",
-            f.schema
-        )
-    })?;
-    declared_count(path, "case_count", f.case_count, f.cases.len())?;
-    unique_ids(path, f.cases.iter().map(|c| c.id.as_str()))?;
     let mut plans = Vec::with_capacity(f.cases.len());
     for c in &f.cases {
         require(path, c.trials.is_some(), || {
@@ -515,10 +540,8 @@ fn load_scaling(path: &Path) -> Result<ScalingFile, CliError> {
 struct AlignFile {
     #[serde(skip)]
     dir: PathBuf,
-    schema: String,
     records: String,
     export: AlignExport,
-    count: u64,
     cases: Vec<AlignCase>,
 }
 
@@ -541,16 +564,8 @@ struct AlignCase {
 }
 
 fn load_align(path: &Path) -> Result<AlignFile, CliError> {
-    let mut f: AlignFile = read_json(path)?;
+    let mut f: AlignFile = load_fixture(path, &ALIGN)?;
     f.dir = parent(path);
-    require(path, f.schema == "opguard.align.map_cases/v1", || {
-        format!(
-            "schema is {:?}, expected \"opguard.align.map_cases/v1\"",
-            f.schema
-        )
-    })?;
-    declared_count(path, "count", f.count, f.cases.len())?;
-    unique_ids(path, f.cases.iter().map(|c| c.id.as_str()))?;
     require(path, f.dir.join(&f.records).is_file(), || {
         format!("records file {} is missing", f.records)
     })?;
@@ -621,7 +636,7 @@ fn to_value<T: Serialize>(v: &T) -> Value {
 type Emit<'a> = dyn FnMut(CaseResult) -> Result<(), CliError> + 'a;
 
 fn run_kernel_name(f: &KernelNameFile, emit: &mut Emit<'_>) -> Result<(), CliError> {
-    let file = KERNEL_NAME.0;
+    let file = KERNEL_NAME.label;
     for c in &f.symbol_cases {
         let mut check = Check::default();
         let got = to_value(&canonicalize(&c.symbol));
@@ -669,7 +684,7 @@ fn run_select(f: &SelectFile, emit: &mut Emit<'_>) -> Result<(), CliError> {
                 }
             }
         }
-        emit(check.result(SELECT.0, &c.id))?;
+        emit(check.result(SELECT.label, &c.id))?;
     }
     Ok(())
 }
@@ -696,7 +711,7 @@ fn run_scaling(f: &ScalingFile, emit: &mut Emit<'_>) -> Result<(), CliError> {
                 }
             }
         }
-        emit(check.result(SCALING.0, &c.id))?;
+        emit(check.result(SCALING.label, &c.id))?;
     }
     Ok(())
 }
@@ -829,7 +844,7 @@ fn first_differences_by_run(d: &[opguard_align::FirstDifference]) -> Value {
 }
 
 fn run_align(f: &AlignFile, emit: &mut Emit<'_>) -> Result<(), CliError> {
-    let file = ALIGN.0;
+    let file = ALIGN.label;
     let scratch = ScratchDir::create("fixtures")?;
     let view = scratch.path().join("view.json");
     let exported = opguard_align::export_records(&f.dir.join(&f.records), &view)

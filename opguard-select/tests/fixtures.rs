@@ -35,9 +35,10 @@ fn the_fixture_trace_is_the_generated_one() {
 fn every_fixture_case_gives_its_expected_outcome() {
     let cases: Value =
         serde_json::from_slice(&std::fs::read(dir().join("cases.json")).unwrap()).unwrap();
-    assert_eq!(cases["format"], "opguard.select.fixture/v1");
+    assert_eq!(cases["schema"], "opguard.select.fixture");
+    assert_eq!(cases["schema_version"], 2);
     let list = cases["cases"].as_array().unwrap();
-    assert_eq!(list.len() as u64, cases["count"].as_u64().unwrap());
+    assert_eq!(list.len() as u64, cases["case_count"].as_u64().unwrap());
     let mut ids = std::collections::HashSet::new();
     for case in list {
         let id = case["id"].as_str().unwrap();

@@ -11,6 +11,47 @@ const FIXTURES = path.join(ROOT, 'fixtures');
 
 const loadJson = (file) => JSON.parse(fs.readFileSync(file, 'utf8'));
 
+/** A case file whose header is not the one fixtures/README.md describes. */
+class FixtureHeaderError extends Error {}
+
+/**
+ * Checks the header every case file opens with (fixtures/README.md): `schema`
+ * and `schema_version` are the ones this runner implements, `description` is a
+ * string, every case list (`cases`, `<kind>_cases`) is as long as its
+ * `case_count` / `<kind>_case_count` says, and every case id is non-empty and
+ * unique across the lists. Returns `doc`.
+ */
+function checkFixtureHeader(doc, schema, version, label = 'the case file') {
+  const refuse = (message) => { throw new FixtureHeaderError(`${label}: ${message}`); };
+  const shown = (v) => (v === undefined ? 'missing' : JSON.stringify(v));
+  if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) refuse('not a JSON object');
+  if (doc.schema !== schema) refuse(`schema is ${shown(doc.schema)}, expected ${JSON.stringify(schema)}`);
+  if (doc.schema_version !== version) {
+    refuse(`schema_version ${shown(doc.schema_version)} is not ${version}, the version this runner implements`);
+  }
+  if (typeof doc.description !== 'string') refuse('description is missing or not a string');
+  const seen = new Set();
+  for (const [key, cases] of Object.entries(doc)) {
+    if (!key.endsWith('cases')) continue;
+    if (!Array.isArray(cases)) refuse(`${key} is not an array`);
+    const countKey = `${key.slice(0, -'cases'.length)}case_count`;
+    if (doc[countKey] !== cases.length) {
+      refuse(`${countKey} is ${shown(doc[countKey])} but the file has ${cases.length} cases`);
+    }
+    for (const c of cases) {
+      const id = c !== null && typeof c === 'object' ? c.id : undefined;
+      if (typeof id !== 'string' || id === '') refuse(`a case of ${key} has no id or an empty one`);
+      if (seen.has(id)) refuse(`case id ${JSON.stringify(id)} is not unique`);
+      seen.add(id);
+    }
+  }
+  return doc;
+}
+
+/** `fixtures/<relative>` through `checkFixtureHeader`: the one way every fixture runner here reads its case file. */
+const loadFixture = (relative, schema, version) =>
+  checkFixtureHeader(loadJson(path.join(FIXTURES, relative)), schema, version, relative);
+
 /**
  * One named test per case, `<file>::<id>`. A case in `knownFailures`
  * (id -> reason) must still fail: it is reported as a known failure while it
@@ -36,4 +77,6 @@ function caseTests(fileLabel, cases, knownFailures, run) {
   }
 }
 
-module.exports = { ROOT, FIXTURES, loadJson, caseTests };
+module.exports = {
+  ROOT, FIXTURES, loadJson, FixtureHeaderError, checkFixtureHeader, loadFixture, caseTests,
+};

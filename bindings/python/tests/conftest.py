@@ -33,6 +33,54 @@ def load_json(path):
         return json.load(f)
 
 
+class FixtureHeaderError(ValueError):
+    """A case file whose header is not the one fixtures/README.md describes."""
+
+
+def check_fixture_header(doc, schema, version, label="the case file"):
+    """Checks the header every case file opens with (fixtures/README.md):
+    ``schema`` and ``schema_version`` are the ones this runner implements,
+    ``description`` is a string, every case list (``cases``, ``<kind>_cases``)
+    is as long as its ``case_count`` / ``<kind>_case_count`` says, and every
+    case id is non-empty and unique across the lists."""
+    def refuse(message):
+        raise FixtureHeaderError(f"{label}: {message}")
+
+    if not isinstance(doc, dict):
+        refuse("not a JSON object")
+    if doc.get("schema") != schema:
+        refuse(f"schema is {doc.get('schema', 'missing')!r}, expected {schema!r}")
+    if doc.get("schema_version") != version:
+        refuse(f"schema_version {doc.get('schema_version', 'missing')!r} is not {version}, "
+               "the version this runner implements")
+    if not isinstance(doc.get("description"), str):
+        refuse("description is missing or not a string")
+    seen = set()
+    for key, cases in doc.items():
+        if not key.endswith("cases"):
+            continue
+        if not isinstance(cases, list):
+            refuse(f"{key} is not an array")
+        count_key = key[: -len("cases")] + "case_count"
+        if doc.get(count_key) != len(cases):
+            refuse(f"{count_key} is {doc.get(count_key, 'missing')!r} "
+                   f"but the file has {len(cases)} cases")
+        for case in cases:
+            case_id = case.get("id") if isinstance(case, dict) else None
+            if not isinstance(case_id, str) or not case_id:
+                refuse(f"a case of {key} has no id or an empty one")
+            if case_id in seen:
+                refuse(f"case id {case_id!r} is not unique")
+            seen.add(case_id)
+    return doc
+
+
+def load_fixture(relative, schema, version):
+    """``fixtures/<relative>`` through :func:`check_fixture_header`: the one
+    way every fixture runner here reads its case file."""
+    return check_fixture_header(load_json(FIXTURES / relative), schema, version, relative)
+
+
 def case_params(file_label, cases, known_failures):
     """One pytest param per case, named ``<file>::<id>``; a known failure is a
     strict xfail (it fails the run as soon as it passes)."""

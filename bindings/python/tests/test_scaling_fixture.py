@@ -5,11 +5,11 @@ import math
 import pytest
 
 import opguard
-from conftest import FIXTURES, case_params, load_json
+from conftest import FIXTURES, case_params, load_fixture, load_json
 
 FILE = "scaling/cases.json"
 DIR = FIXTURES / "scaling"
-CASES = load_json(DIR / "cases.json")
+CASES = load_fixture(FILE, "opguard.scaling.fixture", 2)
 
 # Known failures by case id -> reason. Never edit the fixture to make a case pass.
 KNOWN_FAILURES = {}
@@ -41,7 +41,3 @@ def test_scaling_case(case):
     else:
         report = opguard.scaling_correlate(trials, metric=case.get("metric"))
         assert same(report, load_json(DIR / expect["report"]))
-
-
-def test_case_count():
-    assert CASES["case_count"] == len(CASES["cases"])

@@ -4,11 +4,11 @@ one test per case; each request runs from its file and inline."""
 import pytest
 
 import opguard
-from conftest import FIXTURES, case_params, load_json
+from conftest import FIXTURES, case_params, load_fixture, load_json
 
 FILE = "select/cases.json"
 DIR = FIXTURES / "select"
-DOC = load_json(DIR / "cases.json")
+DOC = load_fixture(FILE, "opguard.select.fixture", 2)
 
 # Known failures by case id -> reason. Never edit the fixture to make a case pass.
 KNOWN_FAILURES = {}
@@ -37,11 +37,6 @@ def test_seam_case(case):
     assert by_file[0] == inline[0]
 
 
-def test_case_count_and_ids():
-    ids = [c["id"] for c in DOC["cases"]]
-    assert DOC["count"] == len(ids) == len(set(ids))
-
-
 def test_profile_rows_declare_their_entity_kind():
     doc = opguard.profile_top_n(DIR / "attention.pid-4242.json.gz", 5)
     assert doc["top"] == 5 and doc["rows"]
@@ -62,4 +57,3 @@ def test_a_capture_without_device_activity_gets_its_host_profile():
     assert doc["host"]["markers"] > 0
     # Declared unknown, nothing says the `end: X` events are markers.
     assert opguard.profile_top_n(trace, 100, provider="unknown")["host"]["markers"] == 0
-

@@ -93,7 +93,8 @@ fn every_fixture_case_gives_its_expected_result() {
     let cases_path = dir().join("cases.json");
     let cases: Value =
         serde_json::from_slice(&std::fs::read(&cases_path).expect("cases.json")).expect("json");
-    assert_eq!(cases["schema"], "opguard.scaling/fixture-cases-v1");
+    assert_eq!(cases["schema"], "opguard.scaling.fixture");
+    assert_eq!(cases["schema_version"], 2);
     let list = cases["cases"].as_array().expect("cases array");
     assert_eq!(cases["case_count"].as_u64(), Some(list.len() as u64));
     let mut ids = Vec::new();
