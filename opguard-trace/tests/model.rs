@@ -131,6 +131,33 @@ fn the_same_stream_labels_in_two_artifacts_are_two_streams() {
 }
 
 #[test]
+fn a_stream_is_busy_once_under_nested_activities_and_idle_only_between_them() {
+    // [0, 100) holds [10, 20) inside it; [150, 160) follows a 50 ns gap.
+    // Host launches 5 ns apart on one thread leave gaps of 0 (not counted)
+    // and 20.
+    let mut t = KinetoTrace::new();
+    t.kernel(0, 7, "kernel_outer_long", 0, 100, None, None);
+    t.kernel(0, 7, "kernel_nested_short", 10, 10, None, None);
+    t.kernel(0, 7, "kernel_after_gap", 150, 10, None, None);
+    t.runtime((1, 1), "cudaLaunchKernel", 0, 5, None, None);
+    t.runtime((1, 1), "cudaLaunchKernel", 5, 5, None, None);
+    t.runtime((1, 1), "cudaLaunchKernel", 30, 5, None, None);
+    let r = region(&t);
+    let s = &r.streams[0];
+    assert_eq!((s.activities, s.busy_ns), (3, 110));
+    assert_eq!(
+        (s.idle_gap_count, s.idle_gap_total_ns, s.idle_gap_max_ns),
+        (1, 50, 50)
+    );
+    let g = &r.launch_gaps[0];
+    assert_eq!(
+        (g.launches, g.gap_count, g.gap_total_ns, g.gap_max_ns),
+        (3, 1, 20, 20)
+    );
+    assert_eq!((r.region_start_ns, r.region_end_ns), (Some(0), Some(160)));
+}
+
+#[test]
 fn identical_content_in_two_files_is_still_two_namespaces() {
     // The second file carries the same kernel with the same correlation 7,
     // but its launch is in the first file: it stays unproven.
