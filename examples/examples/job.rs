@@ -7,6 +7,8 @@
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     use opguard_job::{summarize, Job, SummaryOptions};
     use opguard_testdata::kineto_writer::KinetoTrace;
+    // (opguard-testdata is the workspace's unpublished test support: here it
+    // writes the trace a PyTorch profiler would.)
 
     let dir = tempfile::tempdir()?;
     let mut paths = Vec::new();

@@ -7,6 +7,8 @@
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     use opguard_report::{render, write_new, ArtifactReport, Report};
     use opguard_testdata::kineto_writer::KinetoTrace;
+    // (opguard-testdata is the workspace's unpublished test support: here it
+    // writes the trace a PyTorch profiler would.)
     use opguard_trace::model::{ArtifactSpec, ModelOptions, TraceModel};
 
     // One host thread launches two kernels on stream 7; one kernel is named

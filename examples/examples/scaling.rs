@@ -7,6 +7,8 @@
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     use opguard_scaling::{run_trials_file, Metric};
     use opguard_testdata::kineto_writer::KinetoTrace;
+    // (opguard-testdata is the workspace's unpublished test support: here it
+    // writes the trace a PyTorch profiler would.)
 
     let dir = tempfile::tempdir()?;
     for (i, cost) in [10, 20, 30].into_iter().enumerate() {

@@ -7,6 +7,8 @@
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     use opguard_select::{verdict_from_request_file, Failure};
     use opguard_testdata::kineto_writer::KinetoTrace;
+    // (opguard-testdata is the workspace's unpublished test support: here it
+    // writes the trace a PyTorch profiler would.)
 
     // One server thread: an outer wrapper calls the launcher, which issues a
     // Triton kernel (a correlation edge and no External id).
