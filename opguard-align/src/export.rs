@@ -13,7 +13,6 @@ use std::path::{Path, PathBuf};
 use opguard_trace::{OwnedEvent, RawJson, ReaderOptions, ScalarKey, Sha256Digest, TraceWriter};
 use serde::{Deserialize, Serialize};
 
-use crate::align::{align_sequences, DEFAULT_ALIGNMENT_BUDGET};
 use crate::compare::{compare_events, field_digests, Comparison, FieldDigests};
 use crate::error::{Error, ErrorKind};
 use crate::format::{
@@ -26,6 +25,7 @@ use crate::profile::{records_from_profiles, ProfileInput, ProfileRecords};
 use crate::record::{
     visit_record_lines, visit_records_file, Callsite, Frame, Io, Record, RecordKey,
 };
+use crate::sequence::{align_sequences, DEFAULT_ALIGNMENT_BUDGET};
 
 /// Basis of automatic candidates.
 pub const BASIS_AUTOMATIC: &str = "automatic_callsite_sequence";

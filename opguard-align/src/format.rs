@@ -133,7 +133,7 @@ pub enum Validation {
 
 impl Validation {
     /// The JSON name.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Validation::Unreviewed => "unreviewed",
             Validation::AgentReviewed => "agent_reviewed",
@@ -242,7 +242,7 @@ pub struct Correspondence {
 
 impl Correspondence {
     /// An unreviewed correspondence with no relation.
-    pub fn unrelated(status: Status) -> Self {
+    pub(crate) fn unrelated(status: Status) -> Self {
         Correspondence {
             status,
             validation: Validation::Unreviewed,

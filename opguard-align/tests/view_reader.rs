@@ -41,7 +41,7 @@ fn operation_after_the_others(ev: &mut Vec<Value>) {
 }
 
 /// Gives the first paired operation a status that takes no peer.
-fn paired_status_without_a_paired_meaning(ev: &mut Vec<Value>) {
+fn paired_status_without_a_paired_meaning(ev: &mut [Value]) {
     let i = ev
         .iter()
         .position(|e| !e["args"]["correspondence"]["peer"].is_null())
@@ -77,7 +77,7 @@ fn apply_refuses_an_operation_after_other_events() {
 #[test]
 fn the_validator_lists_a_peer_of_an_unpaired_status() {
     let dir = tempfile::tempdir().unwrap();
-    let (view, _, _) = edited(dir.path(), paired_status_without_a_paired_meaning);
+    let (view, _, _) = edited(dir.path(), |ev| paired_status_without_a_paired_meaning(ev));
     let p = validate_export(&view).unwrap().problems;
     assert!(
         p.iter()
@@ -89,7 +89,7 @@ fn the_validator_lists_a_peer_of_an_unpaired_status() {
 #[test]
 fn apply_refuses_a_peer_of_an_unpaired_status() {
     let dir = tempfile::tempdir().unwrap();
-    let (view, map, out) = edited(dir.path(), paired_status_without_a_paired_meaning);
+    let (view, map, out) = edited(dir.path(), |ev| paired_status_without_a_paired_meaning(ev));
     let err = apply(&view, &map, &out).unwrap_err();
     assert_eq!(err.code(), "invalid_export", "{err}");
     assert!(
@@ -120,7 +120,7 @@ fn a_repeated_args_key_reads_its_first_value_in_the_validator_and_apply() {
         .position(|e| {
             e["cat"] == "opguard.op"
                 && !e["args"]["correspondence"]["peer"].is_null()
-                && e["args"]["correspondence"]["peer"]["event"] != Value::from(paired)
+                && e["args"]["correspondence"]["peer"]["event"] != paired
                 && e["args"]["op"]["record_id"] != events[paired]["args"]["op"]["record_id"]
         })
         .unwrap();
