@@ -32,6 +32,7 @@ use crate::format::{
 use crate::map::{read_map, Checked, Decision};
 use crate::output::{check_output_path, write_view};
 use crate::record::{finish_input, input_error, open_input, Io};
+use opguard_trace::EventRef;
 
 /// The request protocol version.
 pub const PROTOCOL_VERSION: u64 = 1;
@@ -676,6 +677,8 @@ enum Change {
 
 struct Resolution {
     change: Vec<Option<Change>>,
+    /// The two operations of each review.
+    ends: Vec<(u32, u32)>,
     /// Active reviews naming each operation (other than its own relation).
     alternatives: HashMap<u32, Vec<usize>>,
     /// Review history per pair key.
@@ -693,70 +696,10 @@ fn key(a: u32, b: u32) -> (u32, u32) {
 /// Checks every review against the artifact and decides each operation's
 /// new relation. Fails on the first broken rule, in map order.
 fn resolve(p: &Artifact, reviews: &[Checked]) -> Result<Resolution, Error> {
-    let n = p.ops.len() as u64;
-    let mut ends: Vec<(u32, u32)> = Vec::with_capacity(reviews.len());
-    for r in reviews {
-        let at = format!("reviews[{}]", r.at);
-        let mut idx = [0u32; 2];
-        for (slot, (side, reference)) in [("left_ref", r.left), ("right_ref", r.right)]
-            .into_iter()
-            .enumerate()
-        {
-            let place = format!("{at}.{side}");
-            if reference.artifact != p.sha256 {
-                return Err(Error::new(ErrorKind::RefArtifactMismatch {
-                    at: place,
-                    reference: reference.to_string(),
-                    found: reference.artifact.to_string(),
-                    expected: p.sha256.to_string(),
-                }));
-            }
-            if reference.index >= p.events {
-                return Err(Error::new(ErrorKind::RefOutOfRange {
-                    at: place,
-                    index: reference.index,
-                    events: p.events,
-                }));
-            }
-            if reference.index >= n {
-                return Err(Error::new(ErrorKind::RefNotOperation {
-                    at: place,
-                    index: reference.index,
-                    operations: n,
-                }));
-            }
-            idx[slot] = reference.index as u32;
-        }
-        let (l, rr) = (idx[0], idx[1]);
-        if p.ops[l as usize].run == p.ops[rr as usize].run {
-            return Err(Error::new(ErrorKind::SameRunPair {
-                at,
-                run: p.group_labels[p.ops[l as usize].group as usize].0.clone(),
-            }));
-        }
-        if let Some((ls, rs)) = r.selectors {
-            for (sel, op, side) in [(ls, l, "left_tensor"), (rs, rr, "right_tensor")] {
-                let io = p.io.get(&(op as u64));
-                let len = io.map_or(0, |io| match sel.0 {
-                    Side::Inputs => io.inputs.len(),
-                    Side::Outputs => io.outputs.len(),
-                });
-                if sel.1 >= len as u64 {
-                    return Err(Error::new(ErrorKind::InvalidSelector {
-                        at: format!("{at}.{side}"),
-                        detail: format!(
-                            "[\"{}\", {}] is out of range: operation {op} ({}) has {len} {}",
-                            sel.0.as_str(),
-                            sel.1,
-                            p.ids[op as usize],
-                            sel.0.as_str()
-                        ),
-                    }));
-                }
-            }
-        }
-        ends.push((l, rr));
-    }
+    let ends = reviews
+        .iter()
+        .map(|r| review_ends(p, r))
+        .collect::<Result<Vec<_>, Error>>()?;
     // Ordered history: the last entry per event pair is active.
     let mut history: HashMap<(u32, u32), Vec<usize>> = HashMap::new();
     for (k, &(l, r)) in ends.iter().enumerate() {
@@ -764,16 +707,111 @@ fn resolve(p: &Artifact, reviews: &[Checked]) -> Result<Resolution, Error> {
     }
     let mut active: Vec<usize> = history.values().map(|v| v[v.len() - 1]).collect();
     active.sort_unstable();
-    let is_candidate = |a: u32, b: u32| {
-        p.ops[a as usize]
-            .peer
-            .as_ref()
-            .is_some_and(|q| *q == b as u64)
+    let (owner, decisions) = comparable_owners(p, reviews, &ends, &active)?;
+    let mut changes = Changes {
+        change: vec![None; p.ops.len()],
+        own: vec![None; p.ops.len()],
+        new_mappings: 0,
+        displaced: 0,
     };
+    changes.of_owners(p, reviews, &ends, &owner);
+    changes.of_candidates(p, reviews, &ends, &history, &owner);
+    let alternatives = changes.of_alternatives(p, reviews, &ends, &active);
+    Ok(Resolution {
+        change: changes.change,
+        ends,
+        alternatives,
+        history,
+        decisions,
+        active: active.len() as u64,
+        new_mappings: changes.new_mappings,
+        displaced: changes.displaced,
+    })
+}
+
+/// The two operations a review names: references into this artifact, to
+/// operation events of two different runs, with selectors in range.
+fn review_ends(p: &Artifact, r: &Checked) -> Result<(u32, u32), Error> {
+    let at = format!("reviews[{}]", r.at);
+    let l = operation_of(p, format!("{at}.left_ref"), &r.left)?;
+    let rr = operation_of(p, format!("{at}.right_ref"), &r.right)?;
+    if p.ops[l as usize].run == p.ops[rr as usize].run {
+        return Err(Error::new(ErrorKind::SameRunPair {
+            at,
+            run: p.group_labels[p.ops[l as usize].group as usize].0.clone(),
+        }));
+    }
+    if let Some((ls, rs)) = r.selectors {
+        for (sel, op, side) in [(ls, l, "left_tensor"), (rs, rr, "right_tensor")] {
+            let io = p.io.get(&(op as u64));
+            let len = io.map_or(0, |io| match sel.0 {
+                Side::Inputs => io.inputs.len(),
+                Side::Outputs => io.outputs.len(),
+            });
+            if sel.1 >= len as u64 {
+                return Err(Error::new(ErrorKind::InvalidSelector {
+                    at: format!("{at}.{side}"),
+                    detail: format!(
+                        "[\"{}\", {}] is out of range: operation {op} ({}) has {len} {}",
+                        sel.0.as_str(),
+                        sel.1,
+                        p.ids[op as usize],
+                        sel.0.as_str()
+                    ),
+                }));
+            }
+        }
+    }
+    Ok((l, rr))
+}
+
+/// The operation a reference (at map path `place`) points at.
+fn operation_of(p: &Artifact, place: String, reference: &EventRef) -> Result<u32, Error> {
+    if reference.artifact != p.sha256 {
+        return Err(Error::new(ErrorKind::RefArtifactMismatch {
+            at: place,
+            reference: reference.to_string(),
+            found: reference.artifact.to_string(),
+            expected: p.sha256.to_string(),
+        }));
+    }
+    if reference.index >= p.events {
+        return Err(Error::new(ErrorKind::RefOutOfRange {
+            at: place,
+            index: reference.index,
+            events: p.events,
+        }));
+    }
+    let operations = p.ops.len() as u64;
+    if reference.index >= operations {
+        return Err(Error::new(ErrorKind::RefNotOperation {
+            at: place,
+            index: reference.index,
+            operations,
+        }));
+    }
+    Ok(reference.index as u32)
+}
+
+/// Whether `b` is the automatic candidate (current peer) of `a`.
+fn is_candidate(p: &Artifact, a: u32, b: u32) -> bool {
+    p.ops[a as usize]
+        .peer
+        .as_ref()
+        .is_some_and(|q| *q == b as u64)
+}
+
+/// Counts the active reviews per decision and gives each operation its one
+/// active comparable review (its owner); a new pair needs selectors.
+fn comparable_owners(
+    p: &Artifact,
+    reviews: &[Checked],
+    ends: &[(u32, u32)],
+    active: &[usize],
+) -> Result<(HashMap<u32, usize>, DecisionCounts), Error> {
     let mut decisions = DecisionCounts::default();
-    // One active comparable relation per operation.
     let mut owner: HashMap<u32, usize> = HashMap::new();
-    for &k in &active {
+    for &k in active {
         let r = &reviews[k];
         let (l, rr) = ends[k];
         match r.decision {
@@ -784,7 +822,7 @@ fn resolve(p: &Artifact, reviews: &[Checked]) -> Result<Resolution, Error> {
         if r.decision != Decision::Comparable {
             continue;
         }
-        if r.selectors.is_none() && !is_candidate(l, rr) {
+        if r.selectors.is_none() && !is_candidate(p, l, rr) {
             return Err(Error::new(ErrorKind::SelectorsRequired {
                 at: format!("reviews[{}]", r.at),
             }));
@@ -800,46 +838,77 @@ fn resolve(p: &Artifact, reviews: &[Checked]) -> Result<Resolution, Error> {
             owner.insert(op, k);
         }
     }
-    let active_of =
-        |a: u32, b: u32| -> Option<usize> { history.get(&key(a, b)).map(|v| v[v.len() - 1]) };
-    let mut change: Vec<Option<Change>> = vec![None; p.ops.len()];
-    let mut own: Vec<Option<usize>> = vec![None; p.ops.len()];
-    let mut new_mappings = 0;
-    let mut displaced = 0;
-    for (&op, &k) in &owner {
-        let (l, r) = ends[k];
-        let other = if l == op { r } else { l };
-        let candidate = is_candidate(op, other);
-        own[op as usize] = Some(k);
-        change[op as usize] = Some(match reviews[k].selectors {
-            None => Change::Confirmed { review: k },
-            Some((ls, rs)) => {
-                let (this, peer) = if op == l { (ls, rs) } else { (rs, ls) };
-                Change::Mapped {
-                    review: k,
-                    peer: other,
-                    selectors: Selectors { this, peer },
-                    candidate,
+    Ok((owner, decisions))
+}
+
+/// Each operation's change, decided in three rounds: its own comparable
+/// review, then a review of its candidate (or a new mapping that took the
+/// candidate), then the alternatives naming it.
+struct Changes {
+    change: Vec<Option<Change>>,
+    /// The review that decides each operation's relation.
+    own: Vec<Option<usize>>,
+    new_mappings: u64,
+    displaced: u64,
+}
+
+impl Changes {
+    /// Operations with an active comparable review: confirmed, or mapped
+    /// with selectors.
+    fn of_owners(
+        &mut self,
+        p: &Artifact,
+        reviews: &[Checked],
+        ends: &[(u32, u32)],
+        owner: &HashMap<u32, usize>,
+    ) {
+        for (&op, &k) in owner {
+            let (l, r) = ends[k];
+            let other = if l == op { r } else { l };
+            let candidate = is_candidate(p, op, other);
+            self.own[op as usize] = Some(k);
+            self.change[op as usize] = Some(match reviews[k].selectors {
+                None => Change::Confirmed { review: k },
+                Some((ls, rs)) => {
+                    let (this, peer) = if op == l { (ls, rs) } else { (rs, ls) };
+                    Change::Mapped {
+                        review: k,
+                        peer: other,
+                        selectors: Selectors { this, peer },
+                        candidate,
+                    }
                 }
+            });
+            if !candidate && op == l {
+                self.new_mappings += 1;
             }
-        });
-        if !candidate && op == l {
-            new_mappings += 1;
         }
     }
-    for (i, op) in p.ops.iter().enumerate() {
-        if change[i].is_some() {
-            continue;
-        }
-        let i32_ = i as u32;
-        if let Some(q) = op.peer {
+
+    /// Operations whose candidate was reviewed otherwise (rejected,
+    /// unresolved) or taken by another operation's new mapping (displaced).
+    fn of_candidates(
+        &mut self,
+        p: &Artifact,
+        reviews: &[Checked],
+        ends: &[(u32, u32)],
+        history: &HashMap<(u32, u32), Vec<usize>>,
+        owner: &HashMap<u32, usize>,
+    ) {
+        let active_of =
+            |a: u32, b: u32| -> Option<usize> { history.get(&key(a, b)).map(|v| v[v.len() - 1]) };
+        for (i, op) in p.ops.iter().enumerate() {
+            if self.change[i].is_some() {
+                continue;
+            }
+            let Some(q) = op.peer else { continue };
             let q = q as u32;
-            if let Some(k) = active_of(i32_, q) {
-                own[i] = Some(k);
-                change[i] = Some(match reviews[k].decision {
+            if let Some(k) = active_of(i as u32, q) {
+                self.own[i] = Some(k);
+                self.change[i] = Some(match reviews[k].decision {
                     Decision::NotComparable => Change::Rejected { review: k },
                     Decision::Undetermined => Change::Unresolved { review: Some(k) },
-                    // Comparable candidates are owned above.
+                    // Comparable candidates are owned already.
                     Decision::Comparable => continue,
                 });
                 continue;
@@ -847,47 +916,47 @@ fn resolve(p: &Artifact, reviews: &[Checked]) -> Result<Resolution, Error> {
             if let Some(&k) = owner.get(&q) {
                 let (l, r) = ends[k];
                 let by = if l == q { r } else { l };
-                change[i] = Some(Change::Displaced { by });
-                displaced += 1;
+                self.change[i] = Some(Change::Displaced { by });
+                self.displaced += 1;
+            }
+        }
+    }
+
+    /// Active reviews naming an operation that are not its own relation;
+    /// an operation otherwise unchanged is annotated with them, or becomes
+    /// undetermined when it has no relation and one of them is.
+    fn of_alternatives(
+        &mut self,
+        p: &Artifact,
+        reviews: &[Checked],
+        ends: &[(u32, u32)],
+        active: &[usize],
+    ) -> HashMap<u32, Vec<usize>> {
+        let mut alternatives: HashMap<u32, Vec<usize>> = HashMap::new();
+        for &k in active {
+            let (l, r) = ends[k];
+            for op in [l, r] {
+                if self.own[op as usize] != Some(k) {
+                    alternatives.entry(op).or_default().push(k);
+                }
+            }
+        }
+        for (&op, alts) in &alternatives {
+            let i = op as usize;
+            if self.change[i].is_some() {
                 continue;
             }
+            let unresolved = alts
+                .iter()
+                .any(|&k| reviews[k].decision == Decision::Undetermined);
+            self.change[i] = Some(if unresolved && p.ops[i].peer.is_none() {
+                Change::Unresolved { review: None }
+            } else {
+                Change::Annotated
+            });
         }
+        alternatives
     }
-    // Active reviews naming an operation that are not its own relation.
-    let mut alternatives: HashMap<u32, Vec<usize>> = HashMap::new();
-    for &k in &active {
-        let (l, r) = ends[k];
-        for op in [l, r] {
-            if own[op as usize] != Some(k) {
-                alternatives.entry(op).or_default().push(k);
-            }
-        }
-    }
-    for (&op, alts) in &alternatives {
-        let i = op as usize;
-        if change[i].is_some() {
-            continue;
-        }
-        let unresolved = alts
-            .iter()
-            .any(|&k| reviews[k].decision == Decision::Undetermined);
-        // An operation with an unchanged relation keeps it; one without a
-        // relation becomes undetermined when a pair naming it is.
-        change[i] = Some(if unresolved && p.ops[i].peer.is_none() {
-            Change::Unresolved { review: None }
-        } else {
-            Change::Annotated
-        });
-    }
-    Ok(Resolution {
-        change,
-        alternatives,
-        history,
-        decisions,
-        active: active.len() as u64,
-        new_mappings,
-        displaced,
-    })
 }
 
 fn slot_digests(io: &Io, sel: Selector) -> Option<FieldDigests> {
@@ -1009,8 +1078,6 @@ struct Rewrite<'a> {
     p: &'a Artifact,
     res: &'a Resolution,
     reviews: &'a [Checked],
-    /// The two operations of each review.
-    ends: Vec<(u32, u32)>,
     /// Presentation data of every operation in the new view.
     views: Vec<OpView>,
     /// Slot comparisons of the operations a review mapped.
@@ -1019,14 +1086,10 @@ struct Rewrite<'a> {
 
 impl<'a> Rewrite<'a> {
     fn new(p: &'a Artifact, res: &'a Resolution, reviews: &'a [Checked]) -> Result<Self, Error> {
-        let ends: Vec<(u32, u32)> = reviews
-            .iter()
-            .map(|r| (r.left.index as u32, r.right.index as u32))
-            .collect();
         let mut views: Vec<OpView> = Vec::with_capacity(p.ops.len());
         let mut slot_cmp: HashMap<usize, Comparison> = HashMap::new();
         for (i, op) in p.ops.iter().enumerate() {
-            let (view, cmp) = new_relation(p, res.change[i].as_ref(), i, op, reviews, &ends)?;
+            let (view, cmp) = new_relation(p, res.change[i].as_ref(), i, op, reviews, &res.ends)?;
             views.push(view);
             if let Some(c) = cmp {
                 slot_cmp.insert(i, c);
@@ -1037,7 +1100,6 @@ impl<'a> Rewrite<'a> {
             p,
             res,
             reviews,
-            ends,
             views,
             slot_cmp,
         })
@@ -1049,7 +1111,7 @@ impl<'a> Rewrite<'a> {
 
     /// Earlier entries of the map for the pair of review `k`.
     fn history_of(&self, i: u32, k: usize) -> Vec<serde_json::Value> {
-        let (l, r) = self.ends[k];
+        let (l, r) = self.res.ends[k];
         debug_assert!(i == l || i == r);
         self.res
             .history
