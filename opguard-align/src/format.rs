@@ -48,6 +48,16 @@ pub(crate) const TID_OPERATIONS: u32 = 1;
 pub(crate) const TID_STATUS: u32 = 2;
 /// Thread of first-difference markers.
 pub(crate) const TID_MARKERS: u32 = 3;
+/// `args` key of a status-lane entry or a marker: its operation's index.
+pub(crate) const ARG_OPERATION: &str = "operation";
+/// `args` key of a status-lane entry: its operation's record id.
+pub(crate) const ARG_RECORD_ID: &str = "record_id";
+/// `args` key of a flow's start (`s`): the left run's operation.
+pub(crate) const ARG_FLOW_FROM: &str = "from";
+/// `args` key of a flow's end (`f`): the right run's operation.
+pub(crate) const ARG_FLOW_TO: &str = "to";
+/// `bp` of both flow ends: bound to the enclosing slice, the operation.
+pub(crate) const FLOW_BINDING: &str = "e";
 /// Presentation slot of one operation, in nanoseconds.
 pub(crate) const SLOT_NS: i64 = 1_000;
 /// Duration of an operation's presentation slice, in nanoseconds.
@@ -548,7 +558,7 @@ pub(crate) fn write_tail<'a, W: std::io::Write>(
             line.clear();
             let _ = write!(
                 line,
-                "{{\"ph\":\"{ph}\",\"cat\":\"{CAT_FLOW}\",\"name\":\"correspondence\",\"pid\":{},\"tid\":{TID_OPERATIONS},\"ts\":{},\"id\":{pairs},\"bp\":\"e\",\"args\":{{\"from\":{i},\"to\":{p}}}}}",
+                "{{\"ph\":\"{ph}\",\"cat\":\"{CAT_FLOW}\",\"name\":\"correspondence\",\"pid\":{},\"tid\":{TID_OPERATIONS},\"ts\":{},\"id\":{pairs},\"bp\":\"{FLOW_BINDING}\",\"args\":{{\"{ARG_FLOW_FROM}\":{i},\"{ARG_FLOW_TO}\":{p}}}}}",
                 groups[end.group as usize].pid,
                 nanos_to_micros_text(end.ts_ns),
             );
@@ -579,7 +589,7 @@ pub(crate) fn write_tail<'a, W: std::io::Write>(
         line.clear();
         let _ = write!(
             line,
-            "{{\"ph\":\"X\",\"cat\":\"{CAT_STATUS}\",\"name\":\"{status}\",\"pid\":{},\"tid\":{TID_STATUS},\"ts\":{},\"dur\":{},\"args\":{{\"operation\":{i},\"record_id\":{},\"status\":\"{status}\",\"validation\":\"{v}\"}}}}",
+            "{{\"ph\":\"X\",\"cat\":\"{CAT_STATUS}\",\"name\":\"{status}\",\"pid\":{},\"tid\":{TID_STATUS},\"ts\":{},\"dur\":{},\"args\":{{\"{ARG_OPERATION}\":{i},\"{ARG_RECORD_ID}\":{},\"status\":\"{status}\",\"validation\":\"{v}\"}}}}",
             groups[op.group as usize].pid,
             nanos_to_micros_text(op.ts_ns),
             nanos_to_micros_text(op.dur_ns),

@@ -19,8 +19,9 @@ use crate::error::Error;
 use crate::format::{
     has_operation_phase, is_on_thread, is_operation, metadata_json, peer_agrees_with_status,
     ExportMetadata, OpArgs, OperationArgs, OperationsFirst, PeerArgs, Side, Status, StatusCounts,
-    CAT_FLOW, CAT_MARKER, CAT_STATUS, EXPORT_FORMAT, MAX_EXPORT_BYTES, TENSOR_EQUALITY,
-    TID_MARKERS, TID_OPERATIONS, TID_STATUS,
+    ARG_FLOW_FROM, ARG_FLOW_TO, ARG_OPERATION, ARG_RECORD_ID, CAT_FLOW, CAT_MARKER, CAT_STATUS,
+    EXPORT_FORMAT, FLOW_BINDING, MAX_EXPORT_BYTES, TENSOR_EQUALITY, TID_MARKERS, TID_OPERATIONS,
+    TID_STATUS,
 };
 
 /// What [`validate_export`] found.
@@ -347,9 +348,9 @@ fn read_flow_end(e: &Event<'_>, flows: &mut BTreeMap<String, Vec<FlowEnd>>) {
     let op = arg_u64(
         e,
         if ph.as_deref() == Some("s") {
-            "from"
+            ARG_FLOW_FROM
         } else {
-            "to"
+            ARG_FLOW_TO
         },
     );
     flows.entry(id).or_default().push(FlowEnd {
@@ -366,7 +367,7 @@ fn read_flow_end(e: &Event<'_>, flows: &mut BTreeMap<String, Vec<FlowEnd>>) {
 /// One status-lane entry: beside its operation, with its status and id.
 fn read_status_lane(e: &Event<'_>, ops: &mut [Op], ids: &HashMap<String, u64>, p: &mut Problems) {
     let i = e.index();
-    let Some(k) = arg_u64(e, "operation") else {
+    let Some(k) = arg_u64(e, ARG_OPERATION) else {
         p.add(format!(
             "traceEvents[{i}]: status lane entry without args.operation"
         ));
@@ -395,7 +396,7 @@ fn read_status_lane(e: &Event<'_>, ops: &mut [Op], ids: &HashMap<String, u64>, p
         ));
     }
     let rid = e
-        .arg("record_id")
+        .arg(ARG_RECORD_ID)
         .and_then(|v| v.as_str())
         .map(|s| s.into_owned());
     if rid.as_ref().and_then(|r| ids.get(r)) != Some(&k) {
@@ -408,7 +409,7 @@ fn read_status_lane(e: &Event<'_>, ops: &mut [Op], ids: &HashMap<String, u64>, p
 /// One first-difference marker, kept for [`check_markers`].
 fn read_marker(e: &Event<'_>, markers: &mut Vec<Marker>, p: &mut Problems) {
     let i = e.index();
-    match arg_u64(e, "operation") {
+    match arg_u64(e, ARG_OPERATION) {
         Some(operation) => markers.push(Marker {
             event: i,
             operation,
@@ -517,7 +518,7 @@ fn bound_operation(end: &FlowEnd, ops: &[Op], p: &mut Problems) -> Option<u64> {
     if end.pid != Some(op.pid)
         || end.tid != Some(i64::from(TID_OPERATIONS))
         || !inside
-        || end.bp.as_deref() != Some("e")
+        || end.bp.as_deref() != Some(FLOW_BINDING)
     {
         p.add(format!(
             "traceEvents[{}]: flow end is not bound to operation {k}",
