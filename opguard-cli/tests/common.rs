@@ -51,8 +51,8 @@ pub fn opguard(args: &[&str]) -> Command {
     cmd
 }
 
-/// Runs a command, feeding `stdin`.
-pub fn run_cmd(mut cmd: Command, stdin: &str) -> Run {
+/// Runs a command, feeding `stdin` (text or a trace's bytes).
+pub fn run_cmd(mut cmd: Command, stdin: impl AsRef<[u8]>) -> Run {
     cmd.stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
@@ -60,7 +60,7 @@ pub fn run_cmd(mut cmd: Command, stdin: &str) -> Run {
     {
         let mut input = child.stdin.take().expect("stdin is piped");
         // The command may exit before reading everything (usage errors).
-        let _ = input.write_all(stdin.as_bytes());
+        let _ = input.write_all(stdin.as_ref());
     }
     let out = child
         .wait_with_output()
