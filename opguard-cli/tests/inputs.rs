@@ -405,3 +405,22 @@ fn select_verdict_reads_a_process_trace_from_stdin_and_takes_the_provider() {
         from_files["matched_kernel_calls"]
     );
 }
+
+#[test]
+fn every_command_reading_several_traces_refuses_stdin_twice() {
+    let trace = std::fs::read(producer("torch_cpu.json.gz")).unwrap();
+    for args in [
+        &["trace", "info", "-", "-"][..],
+        &["trace", "launches", "-", "-"],
+        &["inspect", "-", "-"],
+    ] {
+        let r = run_cmd(opguard(args), &trace);
+        assert_eq!(r.status, 64, "{args:?}: {}", r.stderr);
+        assert!(
+            r.stderr.contains("more than once"),
+            "{args:?}: {}",
+            r.stderr
+        );
+        assert_eq!(r.stdout, "", "{args:?}");
+    }
+}
