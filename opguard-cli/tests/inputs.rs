@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::common::{opguard, run, run_cmd, Run};
+use crate::common::{opguard, run, run_bytes, Run};
 
 fn producer(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -75,7 +75,7 @@ fn export_reads_one_profile_from_stdin() {
         s(&dir.path().join("files.json")),
     ]));
     let out = dir.path().join("stdin.json");
-    let r = run_cmd(
+    let r = run_bytes(
         opguard(&[
             "export",
             "--json",
@@ -86,7 +86,7 @@ fn export_reads_one_profile_from_stdin() {
             "--out",
             s(&out),
         ]),
-        std::fs::read(&a).unwrap(),
+        &std::fs::read(&a).unwrap(),
     );
     let from_stdin = json(&r);
     assert_eq!(from_stdin["runs"][0], "stdin");
@@ -100,7 +100,7 @@ fn export_reads_one_profile_from_stdin() {
     assert_eq!(from_stdin["output_sha256"], sha256sum(&out));
     // Two `-` are refused before anything is read or written.
     let twice = dir.path().join("twice.json");
-    let r = run_cmd(
+    let r = run_bytes(
         opguard(&[
             "export",
             "--from-profile",
@@ -110,7 +110,7 @@ fn export_reads_one_profile_from_stdin() {
             "--out",
             s(&twice),
         ]),
-        std::fs::read(&a).unwrap(),
+        &std::fs::read(&a).unwrap(),
     );
     assert_eq!(r.status, 64, "{}", r.stderr);
     assert!(r.stderr.contains("more than once"), "{}", r.stderr);
@@ -226,7 +226,7 @@ fn align_reads_the_artifact_from_stdin_as_from_its_file() {
         s(&by_file),
     ]));
     let by_stdin = dir.path().join("by_stdin.json");
-    let r = run_cmd(
+    let r = run_bytes(
         opguard(&[
             "align",
             "--json",
@@ -237,7 +237,7 @@ fn align_reads_the_artifact_from_stdin_as_from_its_file() {
             "--out",
             s(&by_stdin),
         ]),
-        std::fs::read(&view).unwrap(),
+        &std::fs::read(&view).unwrap(),
     );
     let b = json(&r);
     assert_eq!(a["artifact_sha256"], b["artifact_sha256"]);
@@ -383,9 +383,9 @@ fn select_verdict_reads_a_process_trace_from_stdin_and_takes_the_provider() {
     piped["processes"][0]["trace"] = "-".into();
     let piped_req = dir.path().join("piped-request.json");
     std::fs::write(&piped_req, piped.to_string()).unwrap();
-    let r = run_cmd(
+    let r = run_bytes(
         opguard(&["select", "verdict", "--json", "--request", s(&piped_req)]),
-        std::fs::read(dir.path().join(&first)).unwrap(),
+        &std::fs::read(dir.path().join(&first)).unwrap(),
     );
     let from_stdin = json(&r);
     for key in [
@@ -414,7 +414,7 @@ fn every_command_reading_several_traces_refuses_stdin_twice() {
         &["trace", "launches", "-", "-"],
         &["inspect", "-", "-"],
     ] {
-        let r = run_cmd(opguard(args), &trace);
+        let r = run_bytes(opguard(args), &trace);
         assert_eq!(r.status, 64, "{args:?}: {}", r.stderr);
         assert!(
             r.stderr.contains("more than once"),
