@@ -15,6 +15,7 @@ mod spill;
 mod threads;
 mod validator;
 mod validator_defects;
+mod view_reader;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
