@@ -8,9 +8,12 @@
 //! bounded by that index, not by the records.
 
 use std::collections::{BTreeSet, HashMap, HashSet};
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use opguard_trace::{OwnedEvent, RawJson, ReaderOptions, ScalarKey, Sha256Digest, TraceWriter};
+use opguard_trace::{
+    OwnedEvent, RawJson, ReaderOptions, ScalarKey, Sha256Digest, TraceReader, TraceWriter,
+};
 use serde::{Deserialize, Serialize};
 
 use crate::compare::{compare_events, field_digests, Comparison, FieldDigests};
@@ -20,10 +23,10 @@ use crate::format::{
     OpView, Peer, SourceInfo, Status, StatusCounts, Validation, CAT_OPERATION, EXPORT_FORMAT,
     MAX_EXPORT_BYTES, SLICE_NS, SLOT_NS, TID_OPERATIONS, VERDICT,
 };
-use crate::output::write_view;
-use crate::profile::{records_from_profiles, ProfileInput, ProfileRecords};
+use crate::output::{write_view, ScratchFile};
+use crate::profile::{visit_profile_records, ProfileInput, ProfileRecords};
 use crate::record::{
-    visit_record_lines, visit_records_file, Callsite, Frame, Io, Record, RecordKey,
+    visit_record_lines, visit_records_file, Callsite, Frame, Io, Record, RecordKey, RecordsWriter,
 };
 use crate::sequence::{align_sequences, DEFAULT_ALIGNMENT_BUDGET};
 
@@ -72,6 +75,9 @@ pub struct ExportOptions {
     /// renders it. Off by default: a library embedded in a profiler starts
     /// no thread its host did not ask for.
     pub output_thread: bool,
+    /// Overrides provider detection for profiler traces (it decides how a
+    /// trace that yields no operation is described in the refusal).
+    pub provider: Option<opguard_trace::model::Provider>,
 }
 
 impl Default for ExportOptions {
@@ -82,6 +88,7 @@ impl Default for ExportOptions {
             max_export_bytes: MAX_EXPORT_BYTES,
             reader: ReaderOptions::default(),
             output_thread: false,
+            provider: None,
         }
     }
 }
@@ -114,6 +121,11 @@ impl ExportOptions {
     /// Sets [`ExportOptions::output_thread`].
     pub fn output_thread(mut self, on: bool) -> Self {
         self.output_thread = on;
+        self
+    }
+    /// Sets [`ExportOptions::provider`] (`None` detects it).
+    pub fn provider(mut self, provider: Option<opguard_trace::model::Provider>) -> Self {
+        self.provider = provider;
         self
     }
 }
@@ -169,6 +181,69 @@ pub struct ExportSummary {
     pub sources: Vec<SourceInfo>,
     /// Always `not_evaluated`: nothing was run.
     pub verdict: String,
+    /// What the trace reader accepted in the inputs that a strict reader
+    /// would not (`array_unterminated`; `truncated` and the like under
+    /// salvage), per input in input order. Absent when there are none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<InputWarning>,
+}
+
+/// A reader warning about one input of an export.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct InputWarning {
+    /// The input as given.
+    pub input: PathBuf,
+    /// The reader's stable code (`array_unterminated`, `truncated`, ...).
+    pub code: String,
+    /// Decoded byte offset the warning is about.
+    pub offset: u64,
+    /// Compressed byte offset, for a gzip stream cut short.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub encoded_offset: Option<u64>,
+    /// Complete events read before that place.
+    pub complete_events: u64,
+    /// What happened and what was kept.
+    pub message: String,
+}
+
+impl InputWarning {
+    pub(crate) fn new(input: &Path, w: &opguard_trace::ReadWarning) -> Self {
+        InputWarning {
+            input: input.to_path_buf(),
+            code: w.code.to_owned(),
+            offset: w.offset,
+            encoded_offset: w.encoded_offset,
+            complete_events: w.complete_events,
+            message: w.message.clone(),
+        }
+    }
+}
+
+/// A profiler trace to export, read from its path or from a stream the
+/// caller opened (stdin, a pipe): the path then only names it in errors
+/// and, unless the input names a run, gives the run label.
+pub struct ProfileStream {
+    input: ProfileInput,
+    reader: Option<Box<dyn Read + Send>>,
+}
+
+impl ProfileStream {
+    /// The trace at `input.path`.
+    pub fn file(input: ProfileInput) -> Self {
+        ProfileStream {
+            input,
+            reader: None,
+        }
+    }
+
+    /// The trace read from `reader` (plain or gzip JSON).
+    pub fn reader(input: ProfileInput, reader: Box<dyn Read + Send>) -> Self {
+        ProfileStream {
+            input,
+            reader: Some(reader),
+        }
+    }
 }
 
 /// Exports a records file with the default options.
@@ -231,12 +306,17 @@ pub fn export_with(
             let source = Source::File {
                 path,
                 reader: &options.reader,
+                sources: None,
             };
             run(&source, &request.output, options)
         }
         (None, n) if n >= 2 => {
-            let profiles = records_from_profiles(&request.from_profile, &options.reader)?;
-            run_profiles(profiles, &request.output, options)
+            let streams = request
+                .from_profile
+                .iter()
+                .map(|i| ProfileStream::file(i.clone()))
+                .collect();
+            export_profile_streams(streams, &request.output, options)
         }
         _ => Err(Error::new(ErrorKind::InvalidRequest(
             "give either a records file or two or more profiler traces (from_profile)".into(),
@@ -276,6 +356,88 @@ pub fn export_profile_records(
     run_profiles(profiles, output, options)
 }
 
+/// Exports two or more profiler traces with memory bounded by the
+/// operation index rather than the traces: each trace's records are derived
+/// as it is read and written to a temporary `opguard.records/v1` file
+/// beside the output (created exclusively, removed on success and on
+/// failure), which the export then reads twice like any records file. The
+/// bytes written are those of [`export_profile_records`] over the same
+/// traces.
+pub fn export_profile_streams(
+    inputs: Vec<ProfileStream>,
+    output: &Path,
+    options: &ExportOptions,
+) -> Result<ExportSummary, Error> {
+    crate::output::check_output_path(output)?;
+    if inputs.len() < 2 {
+        return Err(Error::new(ErrorKind::InvalidRequest(
+            "give two or more profiler traces (from_profile)".into(),
+        )));
+    }
+    let mut spill = ScratchFile::create(output, "records")?;
+    let mut sources = Vec::with_capacity(inputs.len());
+    let mut warnings = Vec::new();
+    {
+        let mut writer =
+            RecordsWriter::new(std::io::BufWriter::with_capacity(256 << 10, spill.file()))?;
+        let mut seen: Vec<(String, u32)> = Vec::with_capacity(inputs.len());
+        for stream in inputs {
+            let path = &stream.input.path;
+            let opened = |e: opguard_trace::Error| Error::from(e).with_path(path);
+            let mut spill_record = |r: Record| writer.write(&r);
+            let facts = match stream.reader {
+                Some(r) => visit_profile_records(
+                    &stream.input,
+                    TraceReader::with_thread(r, options.reader.clone()).map_err(opened)?,
+                    options.provider,
+                    &mut spill_record,
+                )?,
+                None => visit_profile_records(
+                    &stream.input,
+                    TraceReader::open_with(path, options.reader.clone()).map_err(opened)?,
+                    options.provider,
+                    &mut spill_record,
+                )?,
+            };
+            facts.check_exportable(path)?;
+            if seen
+                .iter()
+                .any(|(run, rank)| *run == facts.run && *rank == facts.rank)
+            {
+                return Err(Error::new(ErrorKind::DuplicateRunRank {
+                    run: facts.run,
+                    rank: facts.rank,
+                })
+                .with_path(path));
+            }
+            warnings.extend(facts.warnings.iter().map(|w| InputWarning::new(path, w)));
+            sources.push(SourceInfo {
+                kind: "profile".into(),
+                sha256: facts.sha256.to_string(),
+                run: Some(facts.run.clone()),
+                rank: Some(facts.rank),
+                alignment_map_sha256: None,
+            });
+            seen.push((facts.run, facts.rank));
+        }
+        writer.finish()?;
+    }
+    // The spill is ours and may exceed the inputs' limits (it holds every
+    // trace's records); only the decode thread is taken from the caller.
+    let reader = ReaderOptions::new()
+        .max_encoded_bytes(u64::MAX)
+        .max_decoded_bytes(u64::MAX)
+        .decode_thread(options.reader.decode_thread);
+    let source = Source::File {
+        path: spill.path(),
+        reader: &reader,
+        sources: Some(sources),
+    };
+    let mut summary = run(&source, output, options)?;
+    summary.warnings = warnings;
+    Ok(summary)
+}
+
 fn run_profiles(
     profiles: Vec<ProfileRecords>,
     output: &Path,
@@ -297,9 +459,12 @@ fn run_profiles(
 }
 
 enum Source<'a> {
+    /// A records file; `sources`, when given, are reported instead of the
+    /// file's digest (the file is a spill of those traces' records).
     File {
         path: &'a Path,
         reader: &'a ReaderOptions,
+        sources: Option<Vec<SourceInfo>>,
     },
     Memory {
         records: Vec<Record>,
@@ -314,7 +479,7 @@ impl Source<'_> {
         f: &mut dyn FnMut(&Record) -> Result<(), Error>,
     ) -> Result<Option<Sha256Digest>, Error> {
         match self {
-            Source::File { path, reader } => {
+            Source::File { path, reader, .. } => {
                 visit_records_file(path, reader, &mut |r| f(&r)).map(Some)
             }
             Source::Memory { records, .. } => {
@@ -335,24 +500,26 @@ impl Source<'_> {
         f: &mut dyn FnMut(KeyView<'_>) -> Result<(), Error>,
     ) -> Result<Option<Sha256Digest>, Error> {
         match self {
-            Source::File { path, reader } => visit_record_lines(path, reader, &mut |text, line| {
-                let k: RecordKey<'_> = crate::record::parse_record_line(text, line)?;
-                f(KeyView {
-                    line,
-                    record_id: &k.record_id,
-                    run: &k.run,
-                    rank: k.rank,
-                    sequence: k.sequence,
-                    op: &k.op,
-                    callsite: k
-                        .callsite
-                        .as_ref()
-                        .map(|c| (c.file.as_ref(), c.function.as_ref(), c.line)),
-                    inputs: k.io.inputs.iter().map(|t| t.digests()).collect(),
-                    outputs: k.io.outputs.iter().map(|t| t.digests()).collect(),
+            Source::File { path, reader, .. } => {
+                visit_record_lines(path, reader, &mut |text, line| {
+                    let k: RecordKey<'_> = crate::record::parse_record_line(text, line)?;
+                    f(KeyView {
+                        line,
+                        record_id: &k.record_id,
+                        run: &k.run,
+                        rank: k.rank,
+                        sequence: k.sequence,
+                        op: &k.op,
+                        callsite: k
+                            .callsite
+                            .as_ref()
+                            .map(|c| (c.file.as_ref(), c.function.as_ref(), c.line)),
+                        inputs: k.io.inputs.iter().map(|t| t.digests()).collect(),
+                        outputs: k.io.outputs.iter().map(|t| t.digests()).collect(),
+                    })
                 })
-            })
-            .map(Some),
+                .map(Some)
+            }
             Source::Memory { records, .. } => {
                 for (n, r) in records.iter().enumerate() {
                     f(KeyView {
@@ -680,15 +847,22 @@ fn run(
     let plan = plan(&index, options.alignment_budget)?;
     let runs: [String; 2] = [index.runs[0].clone(), index.runs[1].clone()];
     let sources = match (source, first_sha) {
-        (Source::Memory { sources, .. }, _) => sources.clone(),
-        (Source::File { .. }, Some(sha)) => vec![SourceInfo {
+        (Source::Memory { sources, .. }, _)
+        | (
+            Source::File {
+                sources: Some(sources),
+                ..
+            },
+            _,
+        ) => sources.clone(),
+        (Source::File { sources: None, .. }, Some(sha)) => vec![SourceInfo {
             kind: "records".into(),
             sha256: sha.to_string(),
             run: None,
             rank: None,
             alignment_map_sha256: None,
         }],
-        (Source::File { .. }, None) => Vec::new(),
+        (Source::File { sources: None, .. }, None) => Vec::new(),
     };
     let views: Vec<OpView> = (0..index.ops.len())
         .map(|i| OpView {
@@ -813,5 +987,6 @@ fn run(
         alignment_budget_exhausted_ranks: plan.budget_exhausted,
         sources,
         verdict: VERDICT.into(),
+        warnings: Vec::new(),
     })
 }

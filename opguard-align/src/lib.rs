@@ -97,8 +97,9 @@ pub use apply::{
 };
 pub use error::{Error, ErrorKind, ERROR_CODES};
 pub use export::{
-    export, export_profile_records, export_profiles, export_records, export_request_file,
-    export_with, CallsiteMatch, ExportOptions, ExportRequest, ExportSummary, BASIS_AUTOMATIC,
+    export, export_profile_records, export_profile_streams, export_profiles, export_records,
+    export_request_file, export_with, CallsiteMatch, ExportOptions, ExportRequest, ExportSummary,
+    InputWarning, ProfileStream, BASIS_AUTOMATIC,
 };
 pub use format::{
     Correspondence, ExportMetadata, FirstDifference, Peer, Selector, Selectors, Side, SourceInfo,

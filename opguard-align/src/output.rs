@@ -85,40 +85,13 @@ impl PendingOutput {
     /// Checks the path and creates the temporary file exclusively.
     pub(crate) fn create(path: &Path) -> Result<Self, Error> {
         check_output_path(path)?;
-        let dir = parent_dir(path);
-        let name = path
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        loop {
-            let tmp_path = dir.join(format!(
-                ".{name}.opguard-tmp-{}-{}",
-                std::process::id(),
-                COUNTER.fetch_add(1, Ordering::Relaxed)
-            ));
-            match OpenOptions::new()
-                .write(true)
-                .create_new(true)
-                .open(&tmp_path)
-            {
-                Ok(file) => {
-                    return Ok(PendingOutput {
-                        final_path: path.to_path_buf(),
-                        tmp_path,
-                        file,
-                        committed: false,
-                    })
-                }
-                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
-                Err(e)
-                    if e.kind() == io::ErrorKind::PermissionDenied
-                        || e.kind() == io::ErrorKind::ReadOnlyFilesystem =>
-                {
-                    return Err(Error::new(ErrorKind::OutputDirNotWritable(e)).with_path(path))
-                }
-                Err(e) => return Err(Error::io("creating the output", e).with_path(path)),
-            }
-        }
+        let (tmp_path, file) = create_exclusive(path, "tmp")?;
+        Ok(PendingOutput {
+            final_path: path.to_path_buf(),
+            tmp_path,
+            file,
+            committed: false,
+        })
     }
 
     /// The temporary file.
@@ -152,6 +125,71 @@ impl Drop for PendingOutput {
         if !self.committed {
             let _ = std::fs::remove_file(&self.tmp_path);
         }
+    }
+}
+
+/// Creates a new file exclusively (`create_new`) beside `output`, named
+/// `.<output name>.opguard-<tag>-<pid>-<n>`; a name taken by anyone else
+/// is skipped, never reused.
+fn create_exclusive(output: &Path, tag: &str) -> Result<(PathBuf, File), Error> {
+    let dir = parent_dir(output);
+    let name = output
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    loop {
+        let tmp_path = dir.join(format!(
+            ".{name}.opguard-{tag}-{}-{}",
+            std::process::id(),
+            COUNTER.fetch_add(1, Ordering::Relaxed)
+        ));
+        match OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .open(&tmp_path)
+        {
+            Ok(file) => return Ok((tmp_path, file)),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+            Err(e)
+                if e.kind() == io::ErrorKind::PermissionDenied
+                    || e.kind() == io::ErrorKind::ReadOnlyFilesystem =>
+            {
+                return Err(Error::new(ErrorKind::OutputDirNotWritable(e)).with_path(output))
+            }
+            Err(e) => return Err(Error::io("creating the output", e).with_path(output)),
+        }
+    }
+}
+
+/// A working file beside an output (e.g. spilled records), created
+/// exclusively and removed when dropped, whatever happened.
+pub(crate) struct ScratchFile {
+    path: PathBuf,
+    file: File,
+}
+
+impl ScratchFile {
+    /// Creates it beside `output`; `tag` says what it holds.
+    pub(crate) fn create(output: &Path, tag: &str) -> Result<Self, Error> {
+        let (path, file) = create_exclusive(output, tag)?;
+        Ok(ScratchFile { path, file })
+    }
+
+    /// Where it is.
+    pub(crate) fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The open file.
+    pub(crate) fn file(&mut self) -> &mut File {
+        &mut self.file
+    }
+}
+
+impl Drop for ScratchFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.path);
     }
 }
 

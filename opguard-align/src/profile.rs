@@ -101,29 +101,40 @@ impl ProfileRecords {
     /// operation, or whose operations carry no shapes, would silently pair
     /// nothing. The error names the file and the reason.
     pub fn check_exportable(&self, path: &std::path::Path) -> Result<(), Error> {
-        if self.records.is_empty() {
-            let reason = if self.provider.is_kineto() {
-                format!(
-                    "a PyTorch profiler trace ({}) without cpu_op events: it was recorded \
-                     without CPU activity (activities=[ProfilerActivity.CPU])",
-                    self.provider.as_str()
-                )
-            } else {
-                format!(
-                    "not a PyTorch profiler trace (provider {}): it has no cpu_op events",
-                    self.provider.as_str()
-                )
-            };
-            return Err(Error::new(ErrorKind::NoOperations { reason }).with_path(path));
-        }
-        if self.operations_with_shapes == 0 {
-            return Err(Error::new(ErrorKind::RecordedWithoutShapes {
-                operations: self.records.len() as u64,
-            })
-            .with_path(path));
-        }
-        Ok(())
+        check_exportable(
+            self.provider,
+            self.records.len() as u64,
+            self.operations_with_shapes,
+            path,
+        )
     }
+}
+
+fn check_exportable(
+    provider: Provider,
+    operations: u64,
+    operations_with_shapes: u64,
+    path: &std::path::Path,
+) -> Result<(), Error> {
+    if operations == 0 {
+        let reason = if provider.is_kineto() {
+            format!(
+                "a PyTorch profiler trace ({}) without cpu_op events: it was recorded \
+                 without CPU activity (activities=[ProfilerActivity.CPU])",
+                provider.as_str()
+            )
+        } else {
+            format!(
+                "not a PyTorch profiler trace (provider {}): it has no cpu_op events",
+                provider.as_str()
+            )
+        };
+        return Err(Error::new(ErrorKind::NoOperations { reason }).with_path(path));
+    }
+    if operations_with_shapes == 0 {
+        return Err(Error::new(ErrorKind::RecordedWithoutShapes { operations }).with_path(path));
+    }
+    Ok(())
 }
 
 struct PyFrame {
@@ -132,16 +143,51 @@ struct PyFrame {
     name: String,
 }
 
+/// One `cpu_op` between reading the trace and emitting its record, kept
+/// small because a trace's every operation is held at once (they are
+/// emitted in start order, which the file need not follow): the operator
+/// name and thread are interned, the input summaries kept as their JSON.
 struct RawOp {
     index: u64,
     ts: i64,
     dur: i64,
-    thread: (Option<ScalarKey>, Option<ScalarKey>),
-    name: String,
-    io: Io,
-    legacy_stack: Option<String>,
+    thread: u32,
+    name: u32,
+    io: Box<[u8]>,
+    legacy_stack: Option<Box<str>>,
     external_id: Option<serde_json::Value>,
     sequence_number: Option<serde_json::Value>,
+}
+
+type ThreadKey = (Option<ScalarKey>, Option<ScalarKey>);
+
+/// Interns strings (operator names, threads) to dense ids.
+struct Interner<K> {
+    ids: HashMap<K, u32>,
+    values: Vec<K>,
+}
+
+impl<K: std::hash::Hash + Eq + Clone> Interner<K> {
+    fn new() -> Self {
+        Interner {
+            ids: HashMap::new(),
+            values: Vec::new(),
+        }
+    }
+
+    fn id<Q>(&mut self, key: &Q) -> u32
+    where
+        K: std::borrow::Borrow<Q>,
+        Q: std::hash::Hash + Eq + ToOwned<Owned = K> + ?Sized,
+    {
+        if let Some(&id) = self.ids.get(key) {
+            return id;
+        }
+        let id = self.values.len() as u32;
+        self.values.push(key.to_owned());
+        self.ids.insert(key.to_owned(), id);
+        id
+    }
 }
 
 /// Parses a python frame name: `path(line): function`, else the text.
@@ -256,15 +302,71 @@ pub fn records_from_profile(
     input: &ProfileInput,
     options: &ReaderOptions,
 ) -> Result<ProfileRecords, Error> {
+    let reader = TraceReader::open_with(&input.path, options.clone())
+        .map_err(|e| Error::from(e).with_path(&input.path))?;
+    let mut records = Vec::new();
+    let facts = visit_profile_records(input, reader, None, &mut |r| {
+        records.push(r);
+        Ok(())
+    })?;
+    Ok(ProfileRecords {
+        run: facts.run,
+        rank: facts.rank,
+        sha256: facts.sha256,
+        records,
+        unsummarized_inputs: facts.unsummarized_inputs,
+        operations_with_shapes: facts.operations_with_shapes,
+        provider: facts.provider,
+    })
+}
+
+/// What deriving records learned about a trace, besides the records.
+#[derive(Debug, Clone)]
+pub(crate) struct ProfileFacts {
+    pub run: String,
+    pub rank: u32,
+    pub sha256: opguard_trace::Sha256Digest,
+    pub operations: u64,
+    pub unsummarized_inputs: u64,
+    pub operations_with_shapes: u64,
+    pub provider: Provider,
+    pub warnings: Vec<opguard_trace::ReadWarning>,
+}
+
+impl ProfileFacts {
+    /// See [`ProfileRecords::check_exportable`].
+    pub(crate) fn check_exportable(&self, path: &std::path::Path) -> Result<(), Error> {
+        check_exportable(
+            self.provider,
+            self.operations,
+            self.operations_with_shapes,
+            path,
+        )
+    }
+}
+
+/// Derives the records of one trace from `reader` and hands them to `f`
+/// one at a time, in sequence order. What is held meanwhile is a compact
+/// form of each operation (see [`RawOp`]), never the records themselves,
+/// so a caller that writes them out stays far below the trace's size.
+/// `provider` overrides detection (it decides how a trace without
+/// operations is described).
+pub(crate) fn visit_profile_records<R: std::io::Read>(
+    input: &ProfileInput,
+    mut reader: TraceReader<R>,
+    provider: Option<Provider>,
+    f: &mut dyn FnMut(Record) -> Result<(), Error>,
+) -> Result<ProfileFacts, Error> {
     let path = &input.path;
     let bad = |m: String| Error::new(ErrorKind::InvalidProfile(m)).with_path(path);
-    let mut reader = TraceReader::open_with(path, options.clone())
-        .map_err(|e| Error::from(e).with_path(path))?;
     let mut ops = Vec::new();
-    let mut frames: HashMap<(Option<ScalarKey>, Option<ScalarKey>), Vec<PyFrame>> = HashMap::new();
+    let mut threads: Interner<ThreadKey> = Interner::new();
+    let mut names: Interner<String> = Interner::new();
+    let mut frames: Vec<Vec<PyFrame>> = Vec::new();
     let mut unsummarized = 0;
     let mut detector = ProviderDetector::new();
     let mut with_shapes = 0u64;
+    let mut summaries = Vec::new();
     while let Some(e) = reader
         .next_event()
         .map_err(|e| Error::from(e).with_path(path))?
@@ -287,39 +389,43 @@ pub fn records_from_profile(
             .dur_ns()
             .map_err(|err| bad(format!("traceEvents[{}].dur: {err}", e.index())))?
             .unwrap_or(0);
-        let thread = (e.pid().map(|p| p.to_key()), e.tid().map(|t| t.to_key()));
-        let name = e
-            .name()
-            .map(|n| n.as_cow().into_owned())
-            .unwrap_or_default();
+        let thread = threads.id(&(e.pid().map(|p| p.to_key()), e.tid().map(|t| t.to_key())));
+        let name = e.name().map(|n| n.as_cow()).unwrap_or_default();
         if !is_op {
-            frames.entry(thread).or_default().push(PyFrame {
+            if frames.len() <= thread as usize {
+                frames.resize_with(thread as usize + 1, Vec::new);
+            }
+            frames[thread as usize].push(PyFrame {
                 ts,
                 end: ts.saturating_add(dur),
-                name,
+                name: name.into_owned(),
             });
             continue;
         }
         if e.arg("Input Dims").is_some() {
             with_shapes += 1;
         }
-        let mut summaries = Vec::new();
+        summaries.clear();
         unsummarized += inputs(&e, &mut summaries);
+        let io = if summaries.is_empty() {
+            Box::default()
+        } else {
+            serde_json::to_vec(&summaries)
+                .map_err(|e| Error::io("encoding input summaries", std::io::Error::other(e)))?
+                .into_boxed_slice()
+        };
         let legacy_stack = e
             .arg("Call stack")
             .and_then(|v| v.as_str())
-            .map(|s| s.into_owned())
-            .filter(|s| !s.trim().is_empty());
+            .filter(|s| !s.trim().is_empty())
+            .map(|s| s.into());
         ops.push(RawOp {
             index: e.index(),
             ts,
             dur,
             thread,
-            name,
-            io: Io {
-                inputs: summaries,
-                outputs: Vec::new(),
-            },
+            name: names.id(name.as_ref()),
+            io,
             legacy_stack,
             external_id: e.external_id().map(scalar_json),
             sequence_number: e.sequence_number().map(scalar_json),
@@ -328,7 +434,7 @@ pub fn records_from_profile(
     let summary = reader
         .finish()
         .map_err(|e| Error::from(e).with_path(path))?;
-    let provider = detector.provider(&summary.metadata);
+    let provider = provider.unwrap_or_else(|| detector.provider(&summary.metadata));
     let rank = match input.rank {
         Some(r) => r,
         None => match summary.metadata.get_json("distributedInfo") {
@@ -351,11 +457,20 @@ pub fn records_from_profile(
         return Err(bad("the run label is empty; give one explicitly".into()));
     }
     // Enclosing python frames per thread: sweep in start order.
-    let stacks = python_stacks(&ops, frames);
+    let (parsed, mut stacks) = python_stacks(&ops, frames);
+    let thread_names: Vec<Option<String>> = threads
+        .values
+        .iter()
+        .map(|t| match t {
+            (Some(p), Some(t)) => Some(format!("{p}/{t}")),
+            (None, Some(t)) => Some(t.to_string()),
+            (Some(p), None) => Some(p.to_string()),
+            (None, None) => None,
+        })
+        .collect();
+    drop(threads);
     let mut order: Vec<usize> = (0..ops.len()).collect();
     order.sort_by_key(|&i| (ops[i].ts, std::cmp::Reverse(ops[i].dur), ops[i].index));
-    let mut stacks = stacks;
-    let mut records = Vec::with_capacity(ops.len());
     for (sequence, i) in order.into_iter().enumerate() {
         let op = &mut ops[i];
         let stack: Vec<Frame> = match &op.legacy_stack {
@@ -365,7 +480,10 @@ pub fn records_from_profile(
                 .filter(|f| !f.is_empty())
                 .map(parse_frame)
                 .collect(),
-            None => std::mem::take(&mut stacks[i]),
+            None => std::mem::take(&mut stacks[i])
+                .into_iter()
+                .map(|s| parsed[op.thread as usize][s as usize].clone())
+                .collect(),
         };
         let callsite = stack.iter().find_map(|f| {
             f.file.as_ref().map(|file| Callsite {
@@ -390,58 +508,59 @@ pub fn records_from_profile(
         if let Some(x) = op.sequence_number.take() {
             origin.insert("sequence_number".into(), x);
         }
-        let thread = match &op.thread {
-            (Some(p), Some(t)) => Some(format!("{p}/{t}")),
-            (None, Some(t)) => Some(t.to_string()),
-            (Some(p), None) => Some(p.to_string()),
-            (None, None) => None,
+        let inputs = if op.io.is_empty() {
+            Vec::new()
+        } else {
+            // Written by this function from `TensorSummary` values just above.
+            serde_json::from_slice(&std::mem::take(&mut op.io))
+                .map_err(|e| Error::io("decoding input summaries", std::io::Error::other(e)))?
         };
-        records.push(Record {
+        f(Record {
             record_id: format!("{run}/rank{rank}/op{sequence}"),
             run: run.clone(),
             rank,
             sequence: sequence as u64,
-            op: std::mem::take(&mut op.name),
+            op: names.values[op.name as usize].clone(),
             callsite,
             stack,
-            io: std::mem::take(&mut op.io),
-            thread,
+            io: Io {
+                inputs,
+                outputs: Vec::new(),
+            },
+            thread: thread_names[op.thread as usize].clone(),
             ts_ns: Some(op.ts),
             dur_ns: Some(op.dur),
             origin: Some(origin),
-        });
+        })?;
     }
-    Ok(ProfileRecords {
+    Ok(ProfileFacts {
         run,
         rank,
         sha256: summary.sha256,
-        records,
+        operations: ops.len() as u64,
         unsummarized_inputs: unsummarized,
         operations_with_shapes: with_shapes,
         provider,
+        warnings: summary.warnings,
     })
 }
 
 /// For each op, the python frames enclosing it on its thread, innermost
-/// first: a frame encloses an op when it starts at or before the op and
-/// ends after the op starts.
-fn python_stacks(
-    ops: &[RawOp],
-    mut frames: HashMap<(Option<ScalarKey>, Option<ScalarKey>), Vec<PyFrame>>,
-) -> Vec<Vec<Frame>> {
+/// first, as indexes into that thread's parsed frames (returned first): a
+/// frame encloses an op when it starts at or before the op and ends after
+/// the op starts.
+fn python_stacks(ops: &[RawOp], frames: Vec<Vec<PyFrame>>) -> (Vec<Vec<Frame>>, Vec<Vec<u32>>) {
     let mut out = vec![Vec::new(); ops.len()];
-    let mut by_thread: HashMap<&(Option<ScalarKey>, Option<ScalarKey>), Vec<usize>> =
-        HashMap::new();
+    let mut by_thread: Vec<Vec<usize>> = vec![Vec::new(); frames.len()];
     for (i, op) in ops.iter().enumerate() {
-        by_thread.entry(&op.thread).or_default().push(i);
+        if let Some(list) = by_thread.get_mut(op.thread as usize) {
+            list.push(i);
+        }
     }
-    for (thread, mut op_ids) in by_thread {
-        let Some(mut fs) = frames.remove(thread) else {
-            continue;
-        };
+    let mut parsed_by_thread = Vec::with_capacity(frames.len());
+    for (mut fs, mut op_ids) in frames.into_iter().zip(by_thread) {
         fs.sort_by_key(|f| (f.ts, std::cmp::Reverse(f.end)));
         op_ids.sort_by_key(|&i| (ops[i].ts, std::cmp::Reverse(ops[i].dur), ops[i].index));
-        let parsed: Vec<Frame> = fs.iter().map(|f| parse_frame(&f.name)).collect();
         let mut stack: Vec<usize> = Vec::new();
         let mut next = 0;
         for i in op_ids {
@@ -460,32 +579,12 @@ fn python_stacks(
                 .iter()
                 .rev()
                 .filter(|&&s| fs[s].end > t)
-                .map(|&s| parsed[s].clone())
+                .map(|&s| s as u32)
                 .collect();
         }
+        parsed_by_thread.push(fs.iter().map(|f| parse_frame(&f.name)).collect());
     }
-    out
-}
-
-/// Records of several traces, checked for distinct (run, rank).
-pub(crate) fn records_from_profiles(
-    inputs: &[ProfileInput],
-    options: &ReaderOptions,
-) -> Result<Vec<ProfileRecords>, Error> {
-    let mut out: Vec<ProfileRecords> = Vec::with_capacity(inputs.len());
-    for input in inputs {
-        let recs = records_from_profile(input, options)?;
-        recs.check_exportable(&input.path)?;
-        if out.iter().any(|o| o.run == recs.run && o.rank == recs.rank) {
-            return Err(Error::new(ErrorKind::DuplicateRunRank {
-                run: recs.run,
-                rank: recs.rank,
-            })
-            .with_path(&input.path));
-        }
-        out.push(recs);
-    }
-    Ok(out)
+    (parsed_by_thread, out)
 }
 
 #[cfg(test)]

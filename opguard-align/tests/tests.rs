@@ -11,6 +11,7 @@ mod real_data;
 mod records_files;
 mod request;
 mod review_counts;
+mod spill;
 mod threads;
 mod validator;
 mod validator_defects;

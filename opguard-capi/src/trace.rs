@@ -125,7 +125,8 @@ struct RegionsRequest<'a> {
 }
 
 /// `{"artifacts": [{"path"|"text", "role"?, "stage"?, "provider"?}], "top"?, "reader"?}`
-/// → `{"regions": [one per artifact], "aggregate": …}`.
+/// → `{"regions": [one per artifact], "aggregate": …, "warnings": [{"input":
+/// "artifacts[i]", "code", "offset", "complete_events", "message", …}]}`.
 pub(crate) fn launch_regions(request: &str) -> Result<String, Error> {
     let r: RegionsRequest<'_> = parse("trace_launch_regions", request)?;
     if r.artifacts.is_empty() {
@@ -136,6 +137,7 @@ pub(crate) fn launch_regions(request: &str) -> Result<String, Error> {
     let options = ModelOptions::launches_only().reader(r.reader.options());
     let top = r.top.unwrap_or(DEFAULT_TOP_KERNELS);
     let mut regions = Vec::with_capacity(r.artifacts.len());
+    let mut warnings = Vec::new();
     for (i, a) in r.artifacts.iter().enumerate() {
         let input = format!("artifacts[{i}]");
         let mut spec = ArtifactSpec::new();
@@ -161,16 +163,30 @@ pub(crate) fn launch_regions(request: &str) -> Result<String, Error> {
             Source::Text(t) => TraceReader::with_options(t.as_bytes(), options.reader.clone())
                 .and_then(|reader| TraceModel::from_reader(reader, spec, &options, &mut |_, _| {})),
         }
-        .map_err(|e| Error::trace(&e).in_input(input))?;
+        .map_err(|e| Error::trace(&e).in_input(input.clone()))?;
         regions.push(launch_region(&model, top));
+        warnings.extend(model.summary().warnings.iter().map(|warning| InputWarning {
+            input: input.clone(),
+            warning: warning.clone(),
+        }));
+    }
+    /// What the reader accepted in one artifact (`array_unterminated`;
+    /// `truncated` and the like under salvage), as trace info reports it.
+    #[derive(Serialize)]
+    struct InputWarning {
+        input: String,
+        #[serde(flatten)]
+        warning: opguard_trace::ReadWarning,
     }
     #[derive(Serialize)]
     struct Regions<'a> {
         regions: &'a [opguard_trace::analysis::LaunchRegion],
         aggregate: opguard_trace::analysis::RegionAggregate,
+        warnings: Vec<InputWarning>,
     }
     Ok(ok(&Regions {
         regions: &regions,
         aggregate: aggregate(&regions),
+        warnings,
     }))
 }

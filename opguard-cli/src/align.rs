@@ -11,9 +11,32 @@ use crate::out::Out;
 use crate::style::{facts, Style};
 
 /// Runs `opguard align`.
+/// `-` reads the artifact or the map from stdin: it is copied to a scratch
+/// file first, because the artifact is read twice (the second pass must see
+/// the same SHA-256) and stdin can be read once.
 pub fn run(args: &AlignArgs) -> Result<u8, CliError> {
+    let (artifact, map) = (args.artifact.as_path(), args.alignment_map.as_path());
+    crate::read::at_most_one_stdin([artifact, map])?;
+    let scratch = if crate::read::is_stdin(artifact) || crate::read::is_stdin(map) {
+        Some(crate::read::stdin_to_scratch("align")?)
+    } else {
+        None
+    };
+    let from_stdin = |p: &'_ std::path::Path| match (&scratch, crate::read::is_stdin(p)) {
+        (Some((_, copy)), true) => copy.clone(),
+        _ => p.to_path_buf(),
+    };
     let options = options().max_output_bytes(args.output_limit.max_output_bytes);
-    let response = apply_with(&args.artifact, &args.alignment_map, &args.out, &options)?;
+    let response = apply_with(&from_stdin(artifact), &from_stdin(map), &args.out, &options)
+        .map_err(|e| {
+            let on_stdin = matches!((&scratch, e.path()), (Some((_, copy)), Some(p)) if p == copy);
+            let err = CliError::from(e);
+            if on_stdin {
+                err.in_input("-")
+            } else {
+                err
+            }
+        })?;
     print(&response, args.output.json)
 }
 

@@ -154,6 +154,13 @@ The runs are paired per rank by an order-aware alignment of operator and callsit
 a candidate for review, never a claim that tensors are equal (verdict: not_evaluated). The
 output must not exist (outputs are never overwritten); a name ending in .gz is gzip.
 
+Memory: with --from-profile each trace's records are written, as the trace is read, to a
+temporary opguard.records/v1 file beside the output (.<OUT>.opguard-records-*, created
+exclusively, removed on success and on failure), which the export then reads twice; memory
+is bounded by one trace's operation index, not by the traces (two 258 MB traces: see
+benches/RESULTS.md). Reader warnings (a trace without its closing `]`, what --salvage kept)
+go to stderr. `-` reads one trace from stdin.
+
 Exit status: 0 ok, 2 error (an unreadable input, an input that yields no operation
 (no_operations) or was recorded without shapes (recorded_without_shapes), fewer or more than
 two runs, an existing output).
@@ -161,7 +168,9 @@ two runs, an existing output).
 Examples:
   opguard export --records runs.records.jsonl --out view.json
   opguard export --from-profile base.json.gz --from-profile test.json.gz --out view.json.gz --json
-  opguard export --from-profile a.json --from-profile b.json --out view.json --max-decoded-bytes 512MiB --max-output-bytes 4GiB";
+  opguard export --from-profile a.json --from-profile b.json --out view.json --max-decoded-bytes 512MiB --max-output-bytes 4GiB
+  zcat base.json.gz | opguard export --from-profile - --from-profile test.json.gz --out view.json
+  opguard export --from-profile cut.json --from-profile b.json --salvage --provider kineto_cuda --out view.json";
 
 /// `opguard export`.
 #[derive(Debug, Args)]
@@ -173,12 +182,16 @@ pub struct ExportArgs {
     pub reader: ReaderArgs,
     #[command(flatten)]
     pub output_limit: OutputLimitArgs,
+    #[command(flatten)]
+    pub provider: ProviderArgs,
     /// An opguard.records/v1 file (JSON Lines; plain or gzip).
     #[arg(long, value_name = "FILE")]
     pub records: Option<PathBuf>,
     /// A PyTorch profiler trace recorded with shapes; give it once per run and rank (two
-    /// or more). The run label is the file name without .json/.gz, the rank its
-    /// distributedInfo.rank.
+    /// or more). The run label is the file name without .json/.gz (`stdin` for `-`,
+    /// which reads one trace from stdin), the rank its distributedInfo.rank. Each
+    /// trace's records are spilled to a temporary file beside OUT (removed on success
+    /// and failure), so memory is bounded by the operation index, not the traces.
     #[arg(long = "from-profile", value_name = "TRACE")]
     pub from_profile: Vec<PathBuf>,
     /// The view to write; it must not exist.
@@ -196,7 +209,8 @@ Exit status: 0 ok, 2 error (the error's code names the broken rule).
 
 Examples:
   opguard align --artifact view.json --alignment-map map.json --out reviewed.json
-  opguard align --json --artifact view.json --alignment-map map.json --out reviewed.json.gz";
+  opguard align --json --artifact view.json --alignment-map map.json --out reviewed.json.gz
+  zcat view.json.gz | opguard align --artifact - --alignment-map map.json --out reviewed.json";
 
 /// `opguard align`.
 #[derive(Debug, Args)]
@@ -205,10 +219,11 @@ pub struct AlignArgs {
     pub output: OutputArgs,
     #[command(flatten)]
     pub output_limit: OutputLimitArgs,
-    /// The opguard.export/v1 view to review (never modified).
+    /// The opguard.export/v1 view to review (never modified); `-` reads it from stdin
+    /// (copied to a scratch file, since it is read twice).
     #[arg(long, value_name = "A")]
     pub artifact: PathBuf,
-    /// The alignment map (version 1).
+    /// The alignment map (version 1); `-` reads it from stdin.
     #[arg(long = "alignment-map", value_name = "M")]
     pub alignment_map: PathBuf,
     /// The reviewed view to write; it must not exist.
@@ -320,7 +335,9 @@ unreadable trace.
 
 Examples:
   opguard select verdict --request seam-request.json
-  opguard select verdict --json --request seam-request.json | jq '.failed'")]
+  opguard select verdict --json --request seam-request.json | jq '.failed'
+  zcat rank0.json.gz | opguard select verdict --request seam-request.json   # its trace is \"-\"
+  opguard select verdict --request seam-request.json --provider kineto_cuda --salvage")]
     Verdict(SelectVerdictArgs),
 }
 
@@ -346,7 +363,12 @@ pub struct SelectProfileArgs {
 pub struct SelectVerdictArgs {
     #[command(flatten)]
     pub output: OutputArgs,
-    /// The request (protocol_version 1); trace paths are relative to it.
+    #[command(flatten)]
+    pub reader: ReaderArgs,
+    #[command(flatten)]
+    pub provider: ProviderArgs,
+    /// The request (protocol_version 1); trace paths are relative to it, and a
+    /// process trace written `-` is read from stdin.
     #[arg(long, value_name = "FILE")]
     pub request: PathBuf,
 }
@@ -364,6 +386,8 @@ pub struct ScalingArgs {
     /// inclusive_ns, self_ns or count (default: the document's, else inclusive_ns).
     #[arg(long, value_name = "METRIC")]
     pub metric: Option<String>,
+    #[command(flatten)]
+    pub provider: ProviderArgs,
 }
 
 const INSPECT_AFTER_HELP: &str = "\
@@ -560,6 +584,8 @@ pub struct TraceInfoArgs {
     pub output: OutputArgs,
     #[command(flatten)]
     pub reader: ReaderArgs,
+    #[command(flatten)]
+    pub provider: ProviderArgs,
     /// Trace files (plain or gzip JSON; `-` for stdin).
     #[arg(required = true, value_name = "FILE")]
     pub files: Vec<PathBuf>,

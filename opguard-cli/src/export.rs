@@ -1,7 +1,10 @@
 //! `opguard export`: one call to [`opguard_align::export_with`], with a
 //! records file or two or more profiler traces.
 
-use opguard_align::{export_with, ExportOptions, ExportRequest, ExportSummary, ProfileInput};
+use opguard_align::{
+    export_profile_streams, export_with, ExportOptions, ExportRequest, ExportSummary, ProfileInput,
+    ProfileStream,
+};
 use opguard_trace::ReaderOptions;
 
 use crate::cli::ExportArgs;
@@ -35,21 +38,50 @@ impl From<opguard_align::Error> for CliError {
     }
 }
 
-/// Runs `opguard export`.
+/// Runs `opguard export`. `--from-profile -` reads one trace from stdin
+/// (its run label is `stdin`); the reader's warnings go to stderr.
 pub fn run(args: &ExportArgs) -> Result<u8, CliError> {
-    let request = ExportRequest {
-        records: args.records.clone(),
-        from_profile: args
-            .from_profile
-            .iter()
-            .map(|p| ProfileInput::new(p.clone()))
-            .collect(),
-        output: args.out.clone(),
-    };
+    crate::read::at_most_one_stdin(args.from_profile.iter().map(|p| p.as_path()))?;
     let options = options()
         .reader(args.reader.options().decode_thread(true))
-        .max_export_bytes(args.output_limit.max_output_bytes);
-    let summary = export_with(&request, &options)?;
+        .max_export_bytes(args.output_limit.max_output_bytes)
+        .provider(args.provider.provider);
+    let summary = match &args.records {
+        Some(records) => export_with(
+            &ExportRequest {
+                records: Some(records.clone()),
+                from_profile: Vec::new(),
+                output: args.out.clone(),
+            },
+            &options,
+        )?,
+        None => {
+            let streams = args
+                .from_profile
+                .iter()
+                .map(|p| {
+                    if crate::read::is_stdin(p) {
+                        let input = ProfileInput {
+                            path: p.clone(),
+                            run: Some("stdin".into()),
+                            rank: None,
+                        };
+                        ProfileStream::reader(input, Box::new(std::io::stdin()))
+                    } else {
+                        ProfileStream::file(ProfileInput::new(p.clone()))
+                    }
+                })
+                .collect();
+            export_profile_streams(streams, &args.out, &options)?
+        }
+    };
+    crate::read::report_input_warnings(
+        summary
+            .warnings
+            .iter()
+            .map(|w| (w.input.display().to_string(), w)),
+        args.output.json,
+    );
     let mut out = Out::new();
     if args.output.json {
         out.json_line(&summary)?;

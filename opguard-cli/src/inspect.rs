@@ -149,6 +149,7 @@ pub struct AlignmentError {
 
 /// Runs `opguard inspect`.
 pub fn run(args: &InspectArgs) -> Result<u8, CliError> {
+    crate::read::at_most_one_stdin(args.traces.iter().map(|p| p.as_path()))?;
     // Holds the default input until the run ends.
     let _scratch;
     let (input, traces, request) = if args.traces.is_empty() {

@@ -2,7 +2,7 @@
 //! reader flags, a progress bar, and the reader's warnings on stderr.
 
 use std::io::Read;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use opguard_trace::model::{ArtifactSpec, ModelOptions, TraceModel};
 use opguard_trace::{ReadWarning, ReaderOptions, TraceReader};
@@ -10,11 +10,42 @@ use serde::Serialize;
 
 use crate::error::CliError;
 use crate::progress::Progress;
+use crate::scratch::ScratchDir;
 use crate::style::Style;
 
 /// Whether `path` means stdin.
 pub fn is_stdin(path: &Path) -> bool {
     path.as_os_str() == "-"
+}
+
+/// Refuses `-` given more than once: stdin can be read once, and the second
+/// reader would see an empty input rather than a trace.
+pub fn at_most_one_stdin<'a>(paths: impl IntoIterator<Item = &'a Path>) -> Result<(), CliError> {
+    if paths.into_iter().filter(|p| is_stdin(p)).count() > 1 {
+        return Err(CliError::usage(
+            "`-` (stdin) is given more than once; stdin can be read once, so give `-` for at most one input",
+        ));
+    }
+    Ok(())
+}
+
+/// Copies stdin into a fresh scratch directory, for a command that reads
+/// its input twice (stdin can be read once); the copy goes with the
+/// returned directory when it is dropped, whatever happened. Returns the
+/// directory and the copy's path.
+pub fn stdin_to_scratch(purpose: &str) -> Result<(ScratchDir, PathBuf), CliError> {
+    let dir = ScratchDir::create(purpose)?;
+    let path = dir.path().join("stdin");
+    let copy = || -> std::io::Result<()> {
+        let mut file = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&path)?;
+        std::io::copy(&mut std::io::stdin().lock(), &mut file)?;
+        file.sync_all()
+    };
+    copy().map_err(|e| CliError::new("io", format!("cannot copy stdin: {e}")).in_input("-"))?;
+    Ok((dir, path))
 }
 
 /// A reader over a file or stdin.
@@ -52,30 +83,69 @@ pub fn model(
 /// Reports what the reader accepted on stderr: `warning[<code>]: <message>`
 /// and `  --> <input>`, or with `--json` one line `{"warning": {...}}`.
 pub fn report_warnings(input: &str, warnings: &[ReadWarning], json: bool) {
+    report_input_warnings(warnings.iter().map(|w| (input.to_owned(), w)), json);
+}
+
+/// A reader warning as [`report_input_warnings`] prints it.
+pub trait WarningLine {
+    /// The stable code.
+    fn code(&self) -> &str;
+    /// What happened and what was kept.
+    fn message(&self) -> &str;
+    /// The `--json` body (one JSON object), naming `input`.
+    fn json(&self, input: &str) -> String;
+}
+
+impl WarningLine for ReadWarning {
+    fn code(&self) -> &str {
+        self.code
+    }
+    fn message(&self) -> &str {
+        &self.message
+    }
+    fn json(&self, input: &str) -> String {
+        #[derive(Serialize)]
+        struct Body<'a> {
+            #[serde(flatten)]
+            warning: &'a ReadWarning,
+            input: &'a str,
+        }
+        serde_json::to_string(&Body {
+            warning: self,
+            input,
+        })
+        .unwrap_or_default()
+    }
+}
+
+impl WarningLine for opguard_align::InputWarning {
+    fn code(&self) -> &str {
+        &self.code
+    }
+    fn message(&self) -> &str {
+        &self.message
+    }
+    fn json(&self, _input: &str) -> String {
+        serde_json::to_string(self).unwrap_or_default()
+    }
+}
+
+/// [`report_warnings`] over warnings of several inputs, each with its input.
+pub fn report_input_warnings<'a, W: WarningLine + 'a>(
+    warnings: impl IntoIterator<Item = (String, &'a W)>,
+    json: bool,
+) {
     use std::io::Write;
-    #[derive(Serialize)]
-    struct Line<'a> {
-        warning: Body<'a>,
-    }
-    #[derive(Serialize)]
-    struct Body<'a> {
-        #[serde(flatten)]
-        warning: &'a ReadWarning,
-        input: &'a str,
-    }
     let style = Style::for_stderr();
     let mut err = std::io::stderr().lock();
-    for w in warnings {
+    for (input, w) in warnings {
         let text = if json {
-            serde_json::to_string(&Line {
-                warning: Body { warning: w, input },
-            })
-            .unwrap_or_default()
+            format!("{{\"warning\":{}}}", w.json(&input))
         } else {
             format!(
                 "{}: {}\n  --> {input}",
-                style.warning(&format!("warning[{}]", w.code)),
-                w.message
+                style.warning(&format!("warning[{}]", w.code())),
+                w.message()
             )
         };
         let _ = writeln!(err, "{text}");

@@ -1,7 +1,7 @@
-//! `opguard scaling`: one call to [`opguard_scaling::run_trials`] over the
-//! trials document, with the reader flags.
+//! `opguard scaling`: one call to [`opguard_scaling::run_trials_as`] over the
+//! trials document, with the reader flags and `--provider`.
 
-use opguard_scaling::{run_trials, Metric, ScalingReport, TrialsDocument};
+use opguard_scaling::{run_trials_as, Metric, ScalingReport, TrialsDocument};
 use opguard_trace::model::ModelOptions;
 
 use crate::cli::ScalingArgs;
@@ -28,7 +28,7 @@ pub fn run(args: &ScalingArgs) -> Result<u8, CliError> {
     };
     let options = ModelOptions::new().reader(args.reader.options());
     let report = TrialsDocument::read(&args.trials)
-        .and_then(|doc| run_trials(&doc, metric, &options))
+        .and_then(|doc| run_trials_as(&doc, metric, &options, args.provider.provider))
         .map_err(|e| CliError::from(e).in_input(args.trials.display().to_string()))?;
     let mut out = Out::new();
     if args.output.json {

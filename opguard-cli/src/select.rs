@@ -1,9 +1,10 @@
 //! `opguard select profile` and `opguard select verdict`: one call each to
 //! [`opguard_select::profile_model`] (over a trace read with the reader
-//! flags) and [`opguard_select::verdict_from_request_file`].
+//! flags) and [`opguard_select::verdict_from_request_file_with`].
 
 use opguard_select::{
-    profile_model, verdict_from_request_file, HostProfile, ProfileDocument, Verdict,
+    profile_model, verdict_from_request_file_with, HostProfile, ProfileDocument, Verdict,
+    VerdictOptions,
 };
 use opguard_trace::model::{ArtifactSpec, ModelOptions};
 
@@ -43,8 +44,13 @@ pub fn run_profile(args: &SelectProfileArgs) -> Result<u8, CliError> {
 }
 
 /// Runs `opguard select verdict`; exit 1 when the selection is refused.
+/// A process trace written `-` in the request is read from stdin.
 pub fn run_verdict(args: &SelectVerdictArgs) -> Result<u8, CliError> {
-    let v = verdict_from_request_file(&args.request)
+    let options = VerdictOptions::new()
+        .model(ModelOptions::new().reader(args.reader.options().decode_thread(true)))
+        .provider(args.provider.provider)
+        .stream(Box::new(std::io::stdin()));
+    let v = verdict_from_request_file_with(&args.request, options)
         .map_err(|e| CliError::from(e).in_input(args.request.display().to_string()))?;
     let mut out = Out::new();
     if args.output.json {

@@ -8,6 +8,7 @@ use std::io::Read;
 use std::path::Path;
 
 use opguard_trace::analysis::{trace_info, TraceInfo};
+use opguard_trace::model::Provider;
 use opguard_trace::{Compression, ReaderOptions, TopLevelForm, TraceReader};
 use serde::Serialize;
 
@@ -24,9 +25,13 @@ use crate::style::{facts as facts_block, Align, Style, Table};
 pub struct FileInfo {
     /// The path as given (`-` for stdin).
     pub file: String,
-    /// What the read established.
+    /// What the read established (its `provider` is `--provider`'s when
+    /// given).
     #[serde(flatten)]
     pub info: TraceInfo,
+    /// The detected provider, when `--provider` overrode it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub provider_detected: Option<Provider>,
 }
 
 /// Runs `opguard trace info`. Every file is read; a file that fails is
@@ -36,9 +41,14 @@ pub fn run(args: &TraceInfoArgs) -> Result<u8, CliError> {
     let style = Style::for_stdout();
     let mut status = exit::OK;
     let options = args.reader.options();
+    crate::read::at_most_one_stdin(args.files.iter().map(|p| p.as_path()))?;
     for (i, file) in args.files.iter().enumerate() {
         match info(file, options.clone()) {
-            Ok(info) => {
+            Ok(mut info) => {
+                if let Some(given) = args.provider.provider {
+                    info.provider_detected = Some(info.info.provider);
+                    info.info.provider = given;
+                }
                 if args.output.json {
                     out.json_line(&info)?;
                 } else {
@@ -75,7 +85,11 @@ fn read<R: Read>(
     let mut progress = Progress::new(&label, total);
     let info = trace_info(reader, &mut |encoded| progress.update(encoded))?;
     progress.finish();
-    Ok(FileInfo { file: label, info })
+    Ok(FileInfo {
+        file: label,
+        info,
+        provider_detected: None,
+    })
 }
 
 fn human(file: &FileInfo, style: Style) -> String {
@@ -91,7 +105,17 @@ fn human(file: &FileInfo, style: Style) -> String {
     let mut facts = vec![
         ("file", file.file.clone()),
         ("sha256", info.sha256.to_hex()),
-        ("provider", info.provider.as_str().to_owned()),
+        (
+            "provider",
+            match file.provider_detected {
+                Some(detected) => format!(
+                    "{} (given; detected {})",
+                    info.provider.as_str(),
+                    detected.as_str()
+                ),
+                None => info.provider.as_str().to_owned(),
+            },
+        ),
         ("clock domain", info.clock_domain.clone()),
         ("compression", compression.to_owned()),
         ("form", form.to_owned()),

@@ -85,6 +85,7 @@ fn stages(values: &[String], files: &[PathBuf]) -> Result<Vec<Option<String>>, C
 
 /// Runs `opguard trace launches`.
 pub fn run(args: &TraceLaunchesArgs) -> Result<u8, CliError> {
+    crate::read::at_most_one_stdin(args.files.iter().map(|p| p.as_path()))?;
     let provider = args.provider.provider;
     let stages = stages(&args.stage, &args.files)?;
     let options = ModelOptions::launches_only().reader(args.reader.options().decode_thread(true));

@@ -52,7 +52,12 @@ pub fn opguard(args: &[&str]) -> Command {
 }
 
 /// Runs a command, feeding `stdin`.
-pub fn run_cmd(mut cmd: Command, stdin: &str) -> Run {
+pub fn run_cmd(cmd: Command, stdin: &str) -> Run {
+    run_bytes(cmd, stdin.as_bytes())
+}
+
+/// Runs a command, feeding `stdin` (a trace's bytes, say).
+pub fn run_bytes(mut cmd: Command, stdin: &[u8]) -> Run {
     cmd.stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
@@ -60,7 +65,7 @@ pub fn run_cmd(mut cmd: Command, stdin: &str) -> Run {
     {
         let mut input = child.stdin.take().expect("stdin is piped");
         // The command may exit before reading everything (usage errors).
-        let _ = input.write_all(stdin.as_bytes());
+        let _ = input.write_all(stdin);
     }
     let out = child
         .wait_with_output()

@@ -6,6 +6,7 @@ mod census;
 mod common;
 mod fixtures;
 mod framework;
+mod inputs;
 mod inspect;
 mod job;
 mod kernel_name;

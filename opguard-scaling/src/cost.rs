@@ -11,7 +11,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
 use opguard_trace::model::{
-    ArtifactSpec, FrameIdentity, IdValue, ModelOptions, SliceClass, TraceModel,
+    ArtifactSpec, FrameIdentity, IdValue, ModelOptions, Provider, SliceClass, TraceModel,
 };
 
 use crate::error::{Error, ErrorKind};
@@ -135,6 +135,18 @@ pub fn trial_costs(
     metric: Metric,
     options: &ModelOptions,
 ) -> Result<TrialCosts, Error> {
+    trial_costs_as(trial, metric, options, None)
+}
+
+/// [`trial_costs`] with the traces' provider given instead of detected
+/// (`None` detects it). The provider is part of every semantic frame's
+/// identity, so it decides which series the trials share.
+pub fn trial_costs_as(
+    trial: &TrialSpec,
+    metric: Metric,
+    options: &ModelOptions,
+    provider: Option<Provider>,
+) -> Result<TrialCosts, Error> {
     let mut frames: BTreeMap<String, FrameCost> = BTreeMap::new();
     let mut unmatched: BTreeMap<(String, String, String), Unmatched> = BTreeMap::new();
     let mut artifacts: Vec<TraceArtifact> = Vec::new();
@@ -154,7 +166,7 @@ pub fn trial_costs(
         || "the trials document".into(),
     )?;
     for path in &trial.traces {
-        let model = read(trial, path, options)?;
+        let model = read(trial, path, options, provider)?;
         let sha256 = model.artifact().sha256.to_hex();
         if artifacts.iter().any(|a| a.sha256 == sha256) {
             return Err(ErrorKind::ArtifactReused {
@@ -200,8 +212,15 @@ pub fn trial_costs(
     })
 }
 
-fn read(trial: &TrialSpec, path: &Path, options: &ModelOptions) -> Result<TraceModel, Error> {
-    TraceModel::read(path, ArtifactSpec::new(), options).map_err(|source| {
+fn read(
+    trial: &TrialSpec,
+    path: &Path,
+    options: &ModelOptions,
+    provider: Option<Provider>,
+) -> Result<TraceModel, Error> {
+    let mut spec = ArtifactSpec::new();
+    spec.provider = provider;
+    TraceModel::read(path, spec, options).map_err(|source| {
         ErrorKind::TraceUnreadable {
             trial: trial.id.clone(),
             path: path.to_owned(),

@@ -61,7 +61,8 @@ mod trials;
 
 pub use correlate::{correlate, MIN_DISTINCT_INPUTS, MIN_SAMPLES};
 pub use cost::{
-    self_times, trial_costs, FrameCost, TraceArtifact, TrialCosts, BUILD_ID_KEY, SOURCE_STATE_KEY,
+    self_times, trial_costs, trial_costs_as, FrameCost, TraceArtifact, TrialCosts, BUILD_ID_KEY,
+    SOURCE_STATE_KEY,
 };
 pub use error::{Error, ErrorKind, ERROR_CODES};
 pub use metric::{Metric, Unit};
@@ -69,7 +70,7 @@ pub use report::{
     Hotspot, Insufficient, InsufficientReason, MultiplicityMethod, NotCorrelatable,
     NotCorrelatableReason, ScalingReport, SeriesInfo, Unmatched,
 };
-pub use run::{run_trials, run_trials_file};
+pub use run::{run_trials, run_trials_as, run_trials_file};
 pub use trials::{TrialSpec, TrialsDocument, MAX_TRIALS_DOCUMENT_BYTES, TRIALS_FORMAT};
 
 /// This crate's version (its Cargo.toml `version`), for tools that report what

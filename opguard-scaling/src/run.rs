@@ -2,10 +2,10 @@
 
 use std::path::Path;
 
-use opguard_trace::model::ModelOptions;
+use opguard_trace::model::{ModelOptions, Provider};
 
 use crate::correlate::correlate;
-use crate::cost::{trial_costs, TrialCosts};
+use crate::cost::{trial_costs_as, TrialCosts};
 use crate::error::Error;
 use crate::metric::Metric;
 use crate::report::ScalingReport;
@@ -29,11 +29,22 @@ pub fn run_trials(
     metric: Option<Metric>,
     options: &ModelOptions,
 ) -> Result<ScalingReport, Error> {
+    run_trials_as(doc, metric, options, None)
+}
+
+/// [`run_trials`] with every trace's provider given instead of detected
+/// (`None` detects it); see [`trial_costs_as`](crate::trial_costs_as).
+pub fn run_trials_as(
+    doc: &TrialsDocument,
+    metric: Option<Metric>,
+    options: &ModelOptions,
+    provider: Option<Provider>,
+) -> Result<ScalingReport, Error> {
     let (metric, _unit) = doc.measure(metric)?;
     let costs = doc
         .trials
         .iter()
-        .map(|t| trial_costs(t, metric, options))
+        .map(|t| trial_costs_as(t, metric, options, provider))
         .collect::<Result<Vec<TrialCosts>, Error>>()?;
     correlate(&costs)
 }

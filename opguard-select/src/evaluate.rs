@@ -2,9 +2,11 @@
 //! per-process verdicts, and the verdict over all of them.
 
 use std::collections::HashMap;
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use opguard_trace::model::{ArtifactSpec, ModelOptions, TraceModel};
+use opguard_trace::model::{ArtifactSpec, ModelOptions, Provider, TraceModel};
+use opguard_trace::TraceReader;
 
 use crate::error::Error;
 use crate::request::{resolve, Admitted, ProcessSpec, Request};
@@ -21,15 +23,69 @@ use crate::verdict::{
 /// or refused at admission, or a trace that exists cannot be read. A
 /// verdict that fails is `Ok` with `ok: false`.
 pub fn verdict_from_request_file(path: impl AsRef<Path>) -> Result<Verdict, Error> {
+    verdict_from_request_file_with(path, VerdictOptions::default())
+}
+
+/// [`verdict_from_request_file`] reading traces as `options` says.
+pub fn verdict_from_request_file_with(
+    path: impl AsRef<Path>,
+    options: VerdictOptions,
+) -> Result<Verdict, Error> {
     let path = path.as_ref();
     let request = Request::read(path)?;
     let base = path.parent().unwrap_or_else(|| Path::new(""));
-    verdict(request, base)
+    verdict_with(request, base, options)
+}
+
+/// How [`verdict_with`] reads the processes' traces. The default is
+/// [`verdict`]'s: reader defaults, the provider detected, no stream.
+#[derive(Default)]
+#[non_exhaustive]
+pub struct VerdictOptions {
+    /// What the model keeps and the reader's limits.
+    pub model: ModelOptions,
+    /// Overrides provider detection for every trace (it decides which
+    /// correlation namespaces exist, so which launches are proven).
+    pub provider: Option<Provider>,
+    /// Where a process trace written `-` is read from (the CLI passes
+    /// stdin). Read once: processes naming `-` share that one trace.
+    pub stream: Option<Box<dyn Read + Send>>,
+}
+
+impl VerdictOptions {
+    /// The defaults.
+    pub fn new() -> Self {
+        Self::default()
+    }
+    /// Sets [`VerdictOptions::model`].
+    pub fn model(mut self, model: ModelOptions) -> Self {
+        self.model = model;
+        self
+    }
+    /// Sets [`VerdictOptions::provider`] (`None` detects it).
+    pub fn provider(mut self, provider: Option<Provider>) -> Self {
+        self.provider = provider;
+        self
+    }
+    /// Sets [`VerdictOptions::stream`].
+    pub fn stream(mut self, stream: Box<dyn Read + Send>) -> Self {
+        self.stream = Some(stream);
+        self
+    }
 }
 
 /// Admits a parsed request and evaluates it, resolving trace paths against
 /// `base_dir`. Nothing is read before admission succeeds.
 pub fn verdict(request: Request, base_dir: &Path) -> Result<Verdict, Error> {
+    verdict_with(request, base_dir, VerdictOptions::default())
+}
+
+/// [`verdict`] reading traces as `options` says.
+pub fn verdict_with(
+    request: Request,
+    base_dir: &Path,
+    mut options: VerdictOptions,
+) -> Result<Verdict, Error> {
     let admitted = request.admit()?;
     let mut cache: HashMap<PathBuf, usize> = HashMap::new();
     let mut models: Vec<TraceModel> = Vec::new();
@@ -39,6 +95,36 @@ pub fn verdict(request: Request, base_dir: &Path) -> Result<Verdict, Error> {
             slots.push(None);
             continue;
         };
+        let mut spec = ArtifactSpec::new()
+            .role("seam_capture")
+            .source(relative.clone());
+        spec.provider = options.provider;
+        if relative == "-" {
+            let key = PathBuf::from("-");
+            if let Some(&slot) = cache.get(&key) {
+                slots.push(Some(slot));
+                continue;
+            }
+            let unreadable = |source| Error::TraceUnreadable {
+                path: key.clone(),
+                source,
+            };
+            let Some(stream) = options.stream.take() else {
+                return Err(unreadable(opguard_trace::Error::from(std::io::Error::new(
+                    std::io::ErrorKind::NotFound,
+                    "the trace `-` names a stream and none was given",
+                ))));
+            };
+            let model = TraceReader::with_thread(stream, options.model.reader.clone())
+                .and_then(|reader| {
+                    TraceModel::from_reader(reader, spec, &options.model, &mut |_, _| {})
+                })
+                .map_err(unreadable)?;
+            models.push(model);
+            cache.insert(key, models.len() - 1);
+            slots.push(Some(models.len() - 1));
+            continue;
+        }
         let path = resolve(base_dir, relative);
         match std::fs::metadata(&path) {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
@@ -58,16 +144,11 @@ pub fn verdict(request: Request, base_dir: &Path) -> Result<Verdict, Error> {
             slots.push(Some(slot));
             continue;
         }
-        let model = TraceModel::read(
-            &path,
-            ArtifactSpec::new()
-                .role("seam_capture")
-                .source(relative.clone()),
-            &ModelOptions::new(),
-        )
-        .map_err(|source| Error::TraceUnreadable {
-            path: path.clone(),
-            source,
+        let model = TraceModel::read(&path, spec, &options.model).map_err(|source| {
+            Error::TraceUnreadable {
+                path: path.clone(),
+                source,
+            }
         })?;
         models.push(model);
         cache.insert(key, models.len() - 1);

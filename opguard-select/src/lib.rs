@@ -94,7 +94,10 @@ mod seam;
 mod verdict;
 
 pub use error::{Error, ERROR_CODES};
-pub use evaluate::{verdict, verdict_for_models, verdict_from_request_file};
+pub use evaluate::{
+    verdict, verdict_for_models, verdict_from_request_file, verdict_from_request_file_with,
+    verdict_with, VerdictOptions,
+};
 pub use profile::{
     profile, profile_model, profile_with, EntityKind, ExpandedAggregate, HostEvidence, HostProfile,
     HostRow, NameTime, ProfileDocument, ProfileRow, ProfiledTrace, RegionRow, RowEvidence,

@@ -7,7 +7,7 @@ use opguard_capi::ffi::*;
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 
-use crate::suite::support::{call, call_raw, err, fixtures, kernel_fixture, ok, Entry};
+use crate::suite::support::{call, call_raw, crate_dir, err, fixtures, kernel_fixture, ok, Entry};
 
 /// Every JSON entry point by symbol. Kept equal to the library's own list,
 /// so a new entry point cannot skip these tests.
@@ -1117,4 +1117,58 @@ fn job_merge_refuses_what_is_not_a_summary() {
         empty,
         json!({"format": "opguard.job/v1", "ranks": [], "frames": []})
     );
+}
+
+/// A committed real producer trace, decompressed, cut after `keep` of its
+/// bytes (a process killed while writing).
+fn cut_producer_trace(name: &str, keep: f64) -> (String, String) {
+    use std::io::Read;
+    let path = crate_dir().join("../fixtures/producers/traces").join(name);
+    let mut text = String::new();
+    flate2::read::GzDecoder::new(std::fs::File::open(&path).unwrap())
+        .read_to_string(&mut text)
+        .unwrap();
+    let mut cut = (text.len() as f64 * keep) as usize;
+    while !text.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    (text[..cut].to_owned(), text)
+}
+
+#[test]
+fn launch_regions_carry_the_readers_warnings_per_artifact() {
+    let (cut, whole) = cut_producer_trace("torch_cpu.json.gz", 0.6);
+    // The whole trace's events, counted with serde_json.
+    let doc: Value = serde_json::from_str(&whole).unwrap();
+    let total = doc["traceEvents"].as_array().unwrap().len() as u64;
+    let request = |salvage: bool| {
+        json!({
+            "artifacts": [{ "text": whole }, { "text": cut }],
+            "reader": { "salvage": salvage },
+        })
+        .to_string()
+    };
+    let e = err(opguard_trace_launch_regions, &request(false));
+    assert_eq!(e["code"], "trace.json_truncated", "{e}");
+    assert_eq!(e["input"], "artifacts[1]", "{e}");
+    let v = ok(opguard_trace_launch_regions, &request(true));
+    let warnings = v["warnings"].as_array().unwrap();
+    assert_eq!(warnings.len(), 1, "{v}");
+    let w = &warnings[0];
+    assert_eq!(w["input"], "artifacts[1]", "{w}");
+    assert_eq!(w["code"], "truncated", "{w}");
+    let complete = w["complete_events"].as_u64().unwrap();
+    assert!(complete > 0 && complete < total, "{complete} of {total}");
+    // The cut trace's complete events are exactly what trace info counts.
+    let info = ok(
+        opguard_trace_info,
+        &json!({ "text": cut, "reader": { "salvage": true } }).to_string(),
+    );
+    assert_eq!(info["events"].as_u64().unwrap(), complete, "{info}");
+    // The whole trace alone: an empty list, not an absent one.
+    let v = ok(
+        opguard_trace_launch_regions,
+        &json!({ "artifacts": [{ "text": whole }] }).to_string(),
+    );
+    assert_eq!(v["warnings"], json!([]));
 }
