@@ -43,6 +43,10 @@ def main():
     p.add_argument("--opguard", default="target/release/opguard")
     p.add_argument("--count", default="target/release/examples/count",
                    help="opguard-trace's count example (reader only), run with --thread")
+    p.add_argument("--baseline", metavar="OPGUARD",
+                   help="an earlier build of opguard, run in the same rounds")
+    p.add_argument("--baseline-floor", metavar="INFLATE",
+                   help="the inflate example of that earlier build (its flate2 backend)")
     p.add_argument("--repeat", type=int, default=5)
     a = p.parse_args()
 
@@ -53,6 +57,11 @@ def main():
     }
     if os.path.exists(a.count):
         commands["count --thread (reader only)"] = [a.count, "--thread", a.trace]
+    if a.baseline:
+        commands["baseline: opguard trace info --json"] = [
+            a.baseline, "trace", "info", "--json", a.trace]
+    if a.baseline_floor:
+        commands["baseline: inflate floor"] = [a.baseline_floor, a.trace]
     samples = {name: [] for name in commands}
     load_before = os.getloadavg()
     for _ in range(a.repeat):
