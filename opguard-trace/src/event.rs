@@ -47,9 +47,14 @@ enum ArgKey {
     SequenceNumber,
     InputDims,
     InputType,
+    /// XLA's op and module: provider detection asks every event without a
+    /// `cat` for them, which on a large Kineto trace was a rescan of `args`
+    /// for most events.
+    HloOp,
+    HloModule,
 }
 
-const ARG_KEY_COUNT: usize = 8;
+const ARG_KEY_COUNT: usize = 10;
 
 impl ArgKey {
     fn from_key(key: &[u8]) -> Option<ArgKey> {
@@ -62,6 +67,8 @@ impl ArgKey {
             b"Sequence number" => ArgKey::SequenceNumber,
             b"Input Dims" => ArgKey::InputDims,
             b"Input type" => ArgKey::InputType,
+            b"hlo_op" => ArgKey::HloOp,
+            b"hlo_module" => ArgKey::HloModule,
             _ => return None,
         })
     }
@@ -815,6 +822,15 @@ mod tests {
             dup.args().unwrap().get("correlation").unwrap().raw(),
             dup.arg("correlation").unwrap().raw()
         );
+        let xla = event(r#"{"args":{"hlo\u005fop":"fusion.1","hlo_op":"x","hlo_module":{"m":1}}}"#);
+        for key in ["hlo_op", "hlo_module"] {
+            assert_eq!(
+                xla.arg(key).unwrap().raw(),
+                xla.args().unwrap().get(key).unwrap().raw(),
+                "{key}"
+            );
+        }
+        assert_eq!(xla.arg("hlo_op").unwrap().raw(), r#""fusion.1""#);
     }
 
     #[test]
