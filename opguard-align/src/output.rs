@@ -182,7 +182,8 @@ impl<W: Write> Write for Encoded<W> {
 
 enum Enc<W: Write> {
     Plain(Encoded<W>),
-    Gzip(GzEncoder<Encoded<W>>),
+    // Boxed: flate2's zlib-rs encoder state is several hundred bytes.
+    Gzip(Box<GzEncoder<Encoded<W>>>),
 }
 
 /// The byte sink of a view: decoded-size limit, optional gzip, encoded-size
@@ -211,10 +212,10 @@ impl<W: Write> Sink<W> {
             hit: false,
         };
         let enc = if gzip {
-            Enc::Gzip(GzEncoder::new(
+            Enc::Gzip(Box::new(GzEncoder::new(
                 encoded,
                 flate2::Compression::new(GZIP_LEVEL),
-            ))
+            )))
         } else {
             Enc::Plain(encoded)
         };
