@@ -182,8 +182,7 @@ impl<W: Write> Write for Encoded<W> {
 
 enum Enc<W: Write> {
     Plain(Encoded<W>),
-    // Boxed: flate2's zlib-rs encoder state is several hundred bytes.
-    Gzip(Box<GzEncoder<Encoded<W>>>),
+    Gzip(GzEncoder<Encoded<W>>),
 }
 
 /// The byte sink of a view: decoded-size limit, optional gzip, encoded-size
@@ -212,10 +211,10 @@ impl<W: Write> Sink<W> {
             hit: false,
         };
         let enc = if gzip {
-            Enc::Gzip(Box::new(GzEncoder::new(
+            Enc::Gzip(GzEncoder::new(
                 encoded,
                 flate2::Compression::new(GZIP_LEVEL),
-            )))
+            ))
         } else {
             Enc::Plain(encoded)
         };
