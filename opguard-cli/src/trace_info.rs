@@ -40,7 +40,9 @@ pub fn run(args: &TraceInfoArgs) -> Result<u8, CliError> {
     let mut out = Out::new();
     let style = Style::for_stdout();
     let mut status = exit::OK;
-    let options = args.reader.options();
+    // The command owns the process: inflating on a second thread while this
+    // one scans is what makes a gzip trace read at the inflate floor.
+    let options = args.reader.options().decode_thread(true);
     crate::read::at_most_one_stdin(args.files.iter().map(|p| p.as_path()))?;
     for (i, file) in args.files.iter().enumerate() {
         match info(file, options.clone()) {

@@ -26,6 +26,8 @@ fn accepts(field: Field, kind: ValueKind) -> bool {
 }
 
 /// Where the typed fields of one event sit, relative to the event's start.
+/// The reader keeps one and the scanner fills it in place: an event hands
+/// out a reference, never a copy of these few hundred bytes.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct EventSpans {
     fields: [Option<Span>; FIELD_COUNT],
@@ -45,9 +47,14 @@ enum ArgKey {
     SequenceNumber,
     InputDims,
     InputType,
+    /// XLA's op and module: provider detection asks every event without a
+    /// `cat` for them, which on a large Kineto trace was a rescan of `args`
+    /// for most events.
+    HloOp,
+    HloModule,
 }
 
-const ARG_KEY_COUNT: usize = 8;
+const ARG_KEY_COUNT: usize = 10;
 
 impl ArgKey {
     fn from_key(key: &[u8]) -> Option<ArgKey> {
@@ -60,6 +67,8 @@ impl ArgKey {
             b"Sequence number" => ArgKey::SequenceNumber,
             b"Input Dims" => ArgKey::InputDims,
             b"Input type" => ArgKey::InputType,
+            b"hlo_op" => ArgKey::HloOp,
+            b"hlo_module" => ArgKey::HloModule,
             _ => return None,
         })
     }
@@ -187,21 +196,28 @@ fn scan_args(
     })
 }
 
+impl Default for EventSpans {
+    fn default() -> Self {
+        EventSpans {
+            fields: [None; FIELD_COUNT],
+            args: [None; ARG_KEY_COUNT],
+        }
+    }
+}
+
 /// Scans one event object starting at `pos` (which must be `{`), nested at
-/// `depth` (1 for the document itself). Returns the typed field spans
-/// (relative to `pos`) and the index just past the object.
+/// `depth` (1 for the document itself). Fills `spans` with the typed field
+/// spans (relative to `pos`) and returns the index just past the object.
 pub(crate) fn scan_event(
     b: &[u8],
     pos: usize,
     depth: usize,
     max_depth: usize,
     at_eof: bool,
-) -> Result<(EventSpans, usize), Stop> {
+    spans: &mut EventSpans,
+) -> Result<usize, Stop> {
     check_depth(pos, depth, max_depth)?;
-    let mut spans = EventSpans {
-        fields: [None; FIELD_COUNT],
-        args: [None; ARG_KEY_COUNT],
-    };
+    *spans = EventSpans::default();
     let end = scan_members(b, pos, at_eof, |key, key_start, at| {
         let field = key.and_then(Field::from_key);
         let value = match (field, b.get(at)) {
@@ -240,7 +256,7 @@ pub(crate) fn scan_event(
         }
         Ok(value)
     })?;
-    Ok((spans, end))
+    Ok(end)
 }
 
 /// One trace event, borrowed from the reader. Valid until the next call to
@@ -250,11 +266,11 @@ pub struct Event<'a> {
     index: u64,
     offset: u64,
     text: &'a str,
-    spans: EventSpans,
+    spans: &'a EventSpans,
 }
 
 impl<'a> Event<'a> {
-    pub(crate) fn new(index: u64, offset: u64, text: &'a str, spans: EventSpans) -> Self {
+    pub(crate) fn new(index: u64, offset: u64, text: &'a str, spans: &'a EventSpans) -> Self {
         Event {
             index,
             offset,
@@ -772,7 +788,8 @@ mod tests {
     use super::*;
 
     fn event(s: &str) -> Event<'_> {
-        let (spans, end) = scan_event(s.as_bytes(), 0, 1, 64, true).expect("scans");
+        let spans = Box::leak(Box::default());
+        let end = scan_event(s.as_bytes(), 0, 1, 64, true, spans).expect("scans");
         assert_eq!(end, s.len());
         Event::new(0, 0, s, spans)
     }
@@ -805,6 +822,15 @@ mod tests {
             dup.args().unwrap().get("correlation").unwrap().raw(),
             dup.arg("correlation").unwrap().raw()
         );
+        let xla = event(r#"{"args":{"hlo\u005fop":"fusion.1","hlo_op":"x","hlo_module":{"m":1}}}"#);
+        for key in ["hlo_op", "hlo_module"] {
+            assert_eq!(
+                xla.arg(key).unwrap().raw(),
+                xla.args().unwrap().get(key).unwrap().raw(),
+                "{key}"
+            );
+        }
+        assert_eq!(xla.arg("hlo_op").unwrap().raw(), r#""fusion.1""#);
     }
 
     #[test]
@@ -819,7 +845,9 @@ mod tests {
 
     #[test]
     fn wrong_types_and_duplicates_are_refused() {
-        let stop = |s: &str| scan_event(s.as_bytes(), 0, 1, 64, true).unwrap_err();
+        let stop = |s: &str| {
+            scan_event(s.as_bytes(), 0, 1, 64, true, &mut EventSpans::default()).unwrap_err()
+        };
         assert!(matches!(
             stop(r#"{"ts":"12"}"#),
             Stop::Syntax {

@@ -357,6 +357,9 @@ impl<R: Read> Decoder<R> {
 /// Decoded chunks produced by a second thread.
 struct Threaded {
     rx: mpsc::Receiver<Result<Vec<u8>, Error>>,
+    /// Chunks read out go back to the thread, which refills them instead of
+    /// allocating (and the allocator zeroing and faulting in) new ones.
+    spare: mpsc::Sender<Vec<u8>>,
     chunk: Vec<u8>,
     chunk_pos: usize,
     encoded: Arc<AtomicU64>,
@@ -371,6 +374,7 @@ impl Threaded {
     ) -> Result<Self, Error> {
         // Two chunks in flight bound the memory the thread can run ahead by.
         let (tx, rx) = mpsc::sync_channel::<Result<Vec<u8>, Error>>(2);
+        let (spare, spares) = mpsc::channel::<Vec<u8>>();
         let encoded = Arc::new(AtomicU64::new(0));
         let progress = Arc::clone(&encoded);
         let stop = Arc::new(AtomicBool::new(false));
@@ -379,7 +383,8 @@ impl Threaded {
         let work = move || {
             let mut decoded = 0u64;
             while !stopped.load(Ordering::Relaxed) {
-                let mut chunk = vec![0u8; HANDOFF_BYTES];
+                let mut chunk = spares.try_recv().unwrap_or_default();
+                chunk.resize(HANDOFF_BYTES, 0);
                 let mut filled = 0;
                 let allowed = max_decoded_bytes.saturating_add(1).saturating_sub(decoded);
                 let want = HANDOFF_BYTES.min(usize::try_from(allowed).unwrap_or(usize::MAX));
@@ -416,6 +421,7 @@ impl Threaded {
             .spawn(work)?;
         Ok(Threaded {
             rx,
+            spare,
             chunk: Vec::new(),
             chunk_pos: 0,
             encoded,
@@ -428,7 +434,9 @@ impl Threaded {
         while self.chunk_pos == self.chunk.len() {
             match self.rx.recv() {
                 Ok(Ok(chunk)) => {
-                    self.chunk = chunk;
+                    let used = std::mem::replace(&mut self.chunk, chunk);
+                    // The thread may have ended; then the chunk is just freed.
+                    let _ = self.spare.send(used);
                     self.chunk_pos = 0;
                 }
                 Ok(Err(e)) => return Err(e),

@@ -239,6 +239,8 @@ pub struct TraceReader<R> {
     warnings: Vec<ReadWarning>,
     /// Compressed offset where a gzip stream ended early (salvage only).
     gzip_cut: Option<u64>,
+    /// The typed field spans of the event last scanned.
+    spans: EventSpans,
 }
 
 impl TraceReader<File> {
@@ -296,6 +298,7 @@ impl<R: Read> TraceReader<R> {
             failed: false,
             warnings: Vec::new(),
             gzip_cut: None,
+            spans: EventSpans::default(),
         }
     }
 
@@ -353,7 +356,7 @@ impl<R: Read> TraceReader<R> {
         if self.failed {
             return Ok(None);
         }
-        let (start, end, spans) = match self.advance() {
+        let (start, end) = match self.advance() {
             Ok(Some(found)) => found,
             Ok(None) => return Ok(None),
             Err(e) => {
@@ -367,7 +370,7 @@ impl<R: Read> TraceReader<R> {
         // `buf` are touched below, so the borrow can be returned.
         let bytes = &self.buf[start..end];
         let valid_up_to = match std::str::from_utf8(bytes) {
-            Ok(text) => return Ok(Some(Event::new(index, offset, text, spans))),
+            Ok(text) => return Ok(Some(Event::new(index, offset, text, &self.spans))),
             Err(e) => e.valid_up_to(),
         };
         if !self.options.lossy_utf8 {
@@ -384,9 +387,16 @@ impl<R: Read> TraceReader<R> {
         self.utf8_replacements += replaced as u64;
         self.scratch = String::from_utf8_lossy(bytes).into_owned().into_bytes();
         let depth = self.event_depth();
-        let rescanned = scan_event(&self.scratch, 0, depth, self.options.max_depth, true);
+        let rescanned = scan_event(
+            &self.scratch,
+            0,
+            depth,
+            self.options.max_depth,
+            true,
+            &mut self.spans,
+        );
         match (rescanned, std::str::from_utf8(&self.scratch)) {
-            (Ok((spans, _)), Ok(text)) => Ok(Some(Event::new(index, offset, text, spans))),
+            (Ok(_), Ok(text)) => Ok(Some(Event::new(index, offset, text, &self.spans))),
             _ => {
                 self.failed = true;
                 Err(Error::new(ErrorKind::InvalidUtf8)
@@ -407,7 +417,7 @@ impl<R: Read> TraceReader<R> {
 
     /// Moves the state machine to the next event. Returns its span in `buf`
     /// and its field spans; the caller validates its UTF-8 once.
-    fn advance(&mut self) -> Result<Option<(usize, usize, EventSpans)>, Error> {
+    fn advance(&mut self) -> Result<Option<(usize, usize)>, Error> {
         loop {
             match self.state {
                 State::Done => return Ok(None),
@@ -572,7 +582,7 @@ impl<R: Read> TraceReader<R> {
         Ok(Ok(()))
     }
 
-    fn step_events(&mut self, expect: Expect) -> Result<Option<(usize, usize, EventSpans)>, Error> {
+    fn step_events(&mut self, expect: Expect) -> Result<Option<(usize, usize)>, Error> {
         let Some(c) = self.peek_non_ws(false)? else {
             // The Trace Event Format lets the array form end without `]`
             // (a tracer killed mid-run still leaves a loadable file), with
@@ -610,7 +620,7 @@ impl<R: Read> TraceReader<R> {
         }
         let depth = self.event_depth();
         if c != b'{' {
-            let err = match self.scan_with_refill(|b, pos, d, eof| {
+            let err = match self.scan_with_refill(|b, pos, d, eof, _| {
                 scan::skip_value(b, pos, depth - 1, d, eof).map(|s| s.kind)
             }) {
                 Ok(found) => Error::new(ErrorKind::EventNotObject { found }).at(self.offset()),
@@ -619,8 +629,9 @@ impl<R: Read> TraceReader<R> {
             return Err(err.in_event(Some(self.events)));
         }
         // A refill inside may move the event to the front: read pos after.
-        let scanned = self.scan_with_refill(|b, pos, d, eof| scan_event(b, pos, depth, d, eof));
-        let (spans, end) = match scanned {
+        let scanned =
+            self.scan_with_refill(|b, pos, d, eof, spans| scan_event(b, pos, depth, d, eof, spans));
+        let end = match scanned {
             Ok(found) => found,
             Err(e) if self.options.salvage && matches!(e.kind(), ErrorKind::Truncated { .. }) => {
                 self.cut_short(Some(self.offset()))?;
@@ -632,14 +643,15 @@ impl<R: Read> TraceReader<R> {
         self.pos = end;
         self.events += 1;
         self.state = State::Events(Expect::CommaOrEnd);
-        Ok(Some((span.0, span.1, spans)))
+        Ok(Some(span))
     }
 
     /// Runs `scan` at `pos`, refilling the buffer until the value is whole.
     /// On return `self.pos` is where the value starts (it may have moved).
+    /// An event's scan fills the reader's field spans in place.
     fn scan_with_refill<T>(
         &mut self,
-        scan: impl Fn(&[u8], usize, usize, bool) -> Result<T, Stop>,
+        scan: impl Fn(&[u8], usize, usize, bool, &mut EventSpans) -> Result<T, Stop>,
     ) -> Result<T, Error> {
         loop {
             match scan(
@@ -647,6 +659,7 @@ impl<R: Read> TraceReader<R> {
                 self.pos,
                 self.options.max_depth,
                 self.eof,
+                &mut self.spans,
             ) {
                 Ok(v) => return Ok(v),
                 Err(Stop::Incomplete) => {

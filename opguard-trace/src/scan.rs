@@ -104,16 +104,83 @@ static CLASS: [u8; 256] = {
 
 /// Index of the first non-whitespace byte at or after `pos`.
 #[inline]
-pub(crate) fn skip_ws(b: &[u8], mut pos: usize) -> usize {
-    while pos < b.len() && CLASS[b[pos] as usize] & WS != 0 {
-        pos += 1;
+pub(crate) fn skip_ws(b: &[u8], pos: usize) -> usize {
+    // Most calls land on a token or on one space before it; longer runs are
+    // the indentation of pretty-printed traces, skipped eight bytes at a time.
+    match b.get(pos) {
+        Some(&c) if CLASS[c as usize] & WS != 0 => {}
+        _ => return pos,
     }
-    pos
+    let mut i = pos + 1;
+    match b.get(i) {
+        Some(&c) if CLASS[c as usize] & WS != 0 => {}
+        _ => return i,
+    }
+    while let Some(word) = b.get(i..).and_then(<[u8]>::first_chunk::<8>) {
+        let word = u64::from_le_bytes(*word);
+        let space = lanes_equal(word, b' ')
+            | lanes_equal(word, b'\n')
+            | lanes_equal(word, b'\t')
+            | lanes_equal(word, b'\r');
+        let other = !space & lanes(0x80);
+        if other != 0 {
+            return i + (other.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    while i < b.len() && CLASS[b[i] as usize] & WS != 0 {
+        i += 1;
+    }
+    i
+}
+
+/// Every byte lane set to `byte`.
+const fn lanes(byte: u8) -> u64 {
+    u64::from_ne_bytes([byte; 8])
+}
+
+/// The high bit of each byte lane of `word` that equals `byte`, exactly
+/// (no carry crosses a lane: the low seven bits add up to at most 0xfe).
+#[inline]
+fn lanes_equal(word: u64, byte: u8) -> u64 {
+    let diff = word ^ lanes(byte);
+    !(((diff & lanes(0x7f)) + lanes(0x7f)) | diff) & lanes(0x80)
 }
 
 #[inline]
 fn syntax(at: usize, kind: SyntaxKind) -> Stop {
     Stop::Syntax { at, kind }
+}
+
+/// The high bit of each byte lane of `word` (little-endian order) that ends
+/// a run of plain string bytes: `"`, `\` or a control character. Lanes
+/// above the lowest hit may be set spuriously (a borrow only runs upward),
+/// so only the lowest set lane is meaningful, and it is exact.
+#[inline]
+fn string_stops(word: u64) -> u64 {
+    let control = word.wrapping_sub(lanes(0x20)) & !word;
+    let quote = word ^ lanes(b'"');
+    let quote = quote.wrapping_sub(lanes(1)) & !quote;
+    let backslash = word ^ lanes(b'\\');
+    let backslash = backslash.wrapping_sub(lanes(1)) & !backslash;
+    (control | quote | backslash) & lanes(0x80)
+}
+
+/// Index of the first `"`, `\` or control byte at or after `i`, or
+/// `b.len()`. Eight bytes at a time: strings are mostly plain bytes.
+#[inline]
+fn next_string_stop(b: &[u8], mut i: usize) -> usize {
+    while let Some(word) = b.get(i..).and_then(<[u8]>::first_chunk::<8>) {
+        let stops = string_stops(u64::from_le_bytes(*word));
+        if stops != 0 {
+            return i + (stops.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    while i < b.len() && CLASS[b[i] as usize] & STR_STOP == 0 {
+        i += 1;
+    }
+    i
 }
 
 /// Scans a string whose opening quote is at `pos`. Returns the index just past
@@ -123,21 +190,11 @@ pub(crate) fn scan_string(b: &[u8], pos: usize) -> Result<(usize, bool), Stop> {
     let mut i = pos + 1;
     let mut escaped = false;
     loop {
-        // Fast path: runs of ordinary bytes, eight at a time.
-        while i + 8 <= b.len() {
-            let chunk = &b[i..i + 8];
-            if chunk.iter().any(|&c| CLASS[c as usize] & STR_STOP != 0) {
-                break;
-            }
-            i += 8;
-        }
-        while i < b.len() && CLASS[b[i] as usize] & STR_STOP == 0 {
-            i += 1;
-        }
-        if i >= b.len() {
+        i = next_string_stop(b, i);
+        let Some(&stop) = b.get(i) else {
             return Err(Stop::Incomplete);
-        }
-        match b[i] {
+        };
+        match stop {
             b'"' => return Ok((i + 1, escaped)),
             b'\\' => {
                 escaped = true;
@@ -166,51 +223,58 @@ pub(crate) fn scan_string(b: &[u8], pos: usize) -> Result<(usize, bool), Stop> {
 
 /// Scans a number starting at `pos`. `at_eof` says no more bytes will follow,
 /// so a number touching the end of the slice is complete.
+#[inline]
 pub(crate) fn scan_number(b: &[u8], pos: usize, at_eof: bool) -> Result<usize, Stop> {
-    let mut i = pos;
-    let need = |i: usize| -> Result<u8, Stop> {
-        match b.get(i) {
-            Some(&c) => Ok(c),
-            None if at_eof => Ok(0),
-            None => Err(Stop::Incomplete),
+    // The scan reads each byte once, left to right, and stops at the first
+    // byte that ends the number or is wrong. Past the slice it reads a NUL
+    // (which ends every number); when that NUL was looked at and more
+    // bytes may come, the answer is to wait for them, whatever it was.
+    let (found, looked_at) = number_end(b, pos);
+    if looked_at >= b.len() && !at_eof {
+        return Err(Stop::Incomplete);
+    }
+    found
+}
+
+/// The number at `pos` with a NUL past the slice, and the index of the
+/// last byte examined.
+#[inline]
+fn number_end(b: &[u8], pos: usize) -> (Result<usize, Stop>, usize) {
+    let at = |i: usize| b.get(i).copied().unwrap_or(0);
+    let digits = |mut i: usize| {
+        while at(i).is_ascii_digit() {
+            i += 1;
         }
+        i
     };
-    if need(i)? == b'-' {
+    let mut i = pos;
+    if at(i) == b'-' {
         i += 1;
     }
-    match need(i)? {
+    match at(i) {
         b'0' => i += 1,
-        b'1'..=b'9' => {
-            i += 1;
-            while need(i)?.is_ascii_digit() {
-                i += 1;
-            }
-        }
-        b'I' | b'N' => return Err(syntax(pos, SyntaxKind::NonFiniteNumber)),
-        _ => return Err(syntax(i, SyntaxKind::InvalidNumber)),
+        b'1'..=b'9' => i = digits(i + 1),
+        b'I' | b'N' => return (Err(syntax(pos, SyntaxKind::NonFiniteNumber)), i),
+        _ => return (Err(syntax(i, SyntaxKind::InvalidNumber)), i),
     }
-    if need(i)? == b'.' {
+    if at(i) == b'.' {
         i += 1;
-        if !need(i)?.is_ascii_digit() {
-            return Err(syntax(i, SyntaxKind::InvalidNumber));
+        if !at(i).is_ascii_digit() {
+            return (Err(syntax(i, SyntaxKind::InvalidNumber)), i);
         }
-        while need(i)?.is_ascii_digit() {
-            i += 1;
-        }
+        i = digits(i);
     }
-    if matches!(need(i)?, b'e' | b'E') {
+    if matches!(at(i), b'e' | b'E') {
         i += 1;
-        if matches!(need(i)?, b'+' | b'-') {
+        if matches!(at(i), b'+' | b'-') {
             i += 1;
         }
-        if !need(i)?.is_ascii_digit() {
-            return Err(syntax(i, SyntaxKind::InvalidNumber));
+        if !at(i).is_ascii_digit() {
+            return (Err(syntax(i, SyntaxKind::InvalidNumber)), i);
         }
-        while need(i)?.is_ascii_digit() {
-            i += 1;
-        }
+        i = digits(i);
     }
-    Ok(i)
+    (Ok(i), i)
 }
 
 fn scan_literal(b: &[u8], pos: usize, lit: &[u8]) -> Result<usize, Stop> {
@@ -257,6 +321,7 @@ impl Nest {
 /// Scans one complete value starting at `pos` (which must not be whitespace).
 /// `depth` is the nesting depth the value sits at; containers deeper than
 /// `max_depth` are refused.
+#[inline(always)]
 pub(crate) fn skip_value(
     b: &[u8],
     pos: usize,
@@ -264,12 +329,19 @@ pub(crate) fn skip_value(
     max_depth: usize,
     at_eof: bool,
 ) -> Result<Span, Stop> {
-    let Some(&first) = b.get(pos) else {
-        return Err(Stop::Incomplete);
-    };
-    let start = pos as u32;
+    match b.get(pos) {
+        None => Err(Stop::Incomplete),
+        Some(&first @ (b'{' | b'[')) => skip_container(b, pos, first, depth, max_depth, at_eof),
+        Some(&first) => scalar(b, pos, first, at_eof),
+    }
+}
+
+/// Scans the scalar whose first byte, `first`, is at `pos`: most values
+/// are scalars, so this stays inline where values are walked.
+#[inline(always)]
+fn scalar(b: &[u8], pos: usize, first: u8, at_eof: bool) -> Result<Span, Stop> {
     let span = |end: usize, kind, escaped| Span {
-        start,
+        start: pos as u32,
         end: end as u32,
         kind,
         escaped,
@@ -277,24 +349,40 @@ pub(crate) fn skip_value(
     match first {
         b'"' => {
             let (end, escaped) = scan_string(b, pos)?;
-            return Ok(span(end, ValueKind::String, escaped));
+            Ok(span(end, ValueKind::String, escaped))
         }
         b'-' | b'0'..=b'9' | b'N' | b'I' => {
             let end = scan_number(b, pos, at_eof)?;
-            return Ok(span(end, ValueKind::Number, false));
+            Ok(span(end, ValueKind::Number, false))
         }
-        b't' => return Ok(span(scan_literal(b, pos, b"true")?, ValueKind::Bool, false)),
-        b'f' => {
-            return Ok(span(
-                scan_literal(b, pos, b"false")?,
-                ValueKind::Bool,
-                false,
-            ))
-        }
-        b'n' => return Ok(span(scan_literal(b, pos, b"null")?, ValueKind::Null, false)),
-        b'{' | b'[' => {}
-        _ => return Err(syntax(pos, SyntaxKind::ExpectedValue)),
+        b't' => Ok(span(scan_literal(b, pos, b"true")?, ValueKind::Bool, false)),
+        b'f' => Ok(span(
+            scan_literal(b, pos, b"false")?,
+            ValueKind::Bool,
+            false,
+        )),
+        b'n' => Ok(span(scan_literal(b, pos, b"null")?, ValueKind::Null, false)),
+        _ => Err(syntax(pos, SyntaxKind::ExpectedValue)),
     }
+}
+
+/// Scans the object or array whose opener, `first`, is at `pos`, with an
+/// explicit stack instead of recursion.
+fn skip_container(
+    b: &[u8],
+    pos: usize,
+    first: u8,
+    depth: usize,
+    max_depth: usize,
+    at_eof: bool,
+) -> Result<Span, Stop> {
+    let start = pos as u32;
+    let span = |end: usize, kind, escaped| Span {
+        start,
+        end: end as u32,
+        kind,
+        escaped,
+    };
     let kind = if first == b'{' {
         ValueKind::Object
     } else {
@@ -366,7 +454,7 @@ pub(crate) fn skip_value(
             i += 1;
             next = Next::MemberOrClose;
         } else {
-            let s = skip_value(b, i, nest.depth, max_depth, at_eof)?;
+            let s = scalar(b, i, v, at_eof)?;
             i = s.end as usize;
             if s.kind == ValueKind::String {
                 check_after_string(b, i, at_eof)?;
@@ -425,6 +513,94 @@ mod tests {
         }
         assert_eq!(scan_number(b"12", 0, false), Err(Stop::Incomplete));
         assert_eq!(scan_number(b"12", 0, true), Ok(2));
+    }
+
+    /// Bytes that sit on or next to what the word scans look for, including
+    /// their high-bit twins, where a carry or borrow mistake would show.
+    const TRICKY: &[u8] = &[
+        b' ', b'\t', b'\n', b'\r', b'"', b'\\', 0x00, 0x0b, 0x0c, 0x1f, 0x21, 0x23, 0x5b, 0x5d,
+        0x7f, 0x80, 0x89, 0x8a, 0x8d, 0xa0, 0xa2, 0xdc, 0xff, b'a', b'0',
+    ];
+
+    fn tricky_bytes() -> impl proptest::strategy::Strategy<Value = Vec<u8>> {
+        proptest::collection::vec(proptest::sample::select(TRICKY), 0..40)
+    }
+
+    /// The number grammar read one byte at a time, asking for more
+    /// whenever a byte past the slice is needed: what the scanner must match.
+    fn number_bytewise(b: &[u8], pos: usize, at_eof: bool) -> Result<usize, Stop> {
+        let need = |i: usize| match b.get(i) {
+            Some(&c) => Ok(c),
+            None if at_eof => Ok(0),
+            None => Err(Stop::Incomplete),
+        };
+        let digits = |mut i: usize| -> Result<usize, Stop> {
+            while need(i)?.is_ascii_digit() {
+                i += 1;
+            }
+            Ok(i)
+        };
+        let mut i = pos;
+        if need(i)? == b'-' {
+            i += 1;
+        }
+        match need(i)? {
+            b'0' => i += 1,
+            b'1'..=b'9' => i = digits(i + 1)?,
+            b'I' | b'N' => return Err(syntax(pos, SyntaxKind::NonFiniteNumber)),
+            _ => return Err(syntax(i, SyntaxKind::InvalidNumber)),
+        }
+        if need(i)? == b'.' {
+            i += 1;
+            if !need(i)?.is_ascii_digit() {
+                return Err(syntax(i, SyntaxKind::InvalidNumber));
+            }
+            i = digits(i)?;
+        }
+        if matches!(need(i)?, b'e' | b'E') {
+            i += 1;
+            if matches!(need(i)?, b'+' | b'-') {
+                i += 1;
+            }
+            if !need(i)?.is_ascii_digit() {
+                return Err(syntax(i, SyntaxKind::InvalidNumber));
+            }
+            i = digits(i)?;
+        }
+        Ok(i)
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn word_scans_find_what_a_bytewise_scan_finds(
+            bytes in tricky_bytes(),
+            start in 0usize..40,
+        ) {
+            let start = start.min(bytes.len());
+            let stop = (start..bytes.len())
+                .find(|&i| CLASS[bytes[i] as usize] & STR_STOP != 0)
+                .unwrap_or(bytes.len());
+            proptest::prop_assert_eq!(next_string_stop(&bytes, start), stop);
+            let token = (start..bytes.len())
+                .find(|&i| CLASS[bytes[i] as usize] & WS == 0)
+                .unwrap_or(bytes.len());
+            proptest::prop_assert_eq!(skip_ws(&bytes, start), token);
+        }
+
+        #[test]
+        fn numbers_scan_as_the_bytewise_grammar_does(
+            text in "-?[0-9IN]{0,4}(\\.[0-9]{0,3})?([eE][+-]?[0-9]{0,3})?[ ,x]?",
+            at_eof: bool,
+        ) {
+            let b = text.as_bytes();
+            for cut in 0..=b.len() {
+                proptest::prop_assert_eq!(
+                    scan_number(&b[..cut], 0, at_eof),
+                    number_bytewise(&b[..cut], 0, at_eof),
+                    "{:?} cut at {}", text, cut
+                );
+            }
+        }
     }
 
     #[test]
