@@ -688,6 +688,22 @@ impl<'a> Canonical<'a> {
         }
     }
 
+    /// The bytes of text this canonical form holds besides its symbol (what
+    /// it owns once detached with [`Canonical::into_owned`]); the memo's charge.
+    pub(crate) fn heap_bytes(&self) -> usize {
+        self.base.len()
+            + self.qualification.as_ref().map_or(0, |q| q.raw().len())
+            + self.template.content.len()
+            + self.template.partial.as_ref().map_or(0, |p| p.raw().len())
+            + self.annotation.as_ref().map_or(0, |a| a.len())
+            + self
+                .memory_op
+                .as_ref()
+                .and_then(|op| op.direction.as_ref())
+                .map_or(0, |d| d.len())
+            + self.demangled.as_ref().map_or(0, String::len)
+    }
+
     /// Detaches the canonical form from the symbol it borrows from.
     pub fn into_owned(self) -> Canonical<'static> {
         Canonical {
@@ -705,26 +721,6 @@ impl<'a> Canonical<'a> {
             truncated: self.truncated,
             degenerate: self.degenerate,
         }
-    }
-}
-
-impl serde::Serialize for Canonical<'_> {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut st = serializer.serialize_struct("Canonical", 13)?;
-        st.serialize_field("symbol", &*self.symbol)?;
-        st.serialize_field("base", &*self.base)?;
-        st.serialize_field("qualification", &self.qualification)?;
-        st.serialize_field("short_name", &*self.short_name())?;
-        st.serialize_field("template", &self.template)?;
-        st.serialize_field("annotation", &self.annotation())?;
-        st.serialize_field("truncated", &self.truncated)?;
-        st.serialize_field("degenerate", &self.degenerate)?;
-        st.serialize_field("memory_op", &self.memory_op)?;
-        st.serialize_field("mangling", self.mangling.as_str())?;
-        st.serialize_field("demangled", &self.demangled)?;
-        st.serialize_field("identity", &self.identity())?;
-        st.serialize_field("identity_scheme", IDENTITY_SCHEME)?;
-        st.end()
     }
 }
 

@@ -96,6 +96,8 @@
 
 mod canonical;
 mod error;
+mod field;
+mod memo;
 mod scan;
 mod text;
 mod verdict;
@@ -105,6 +107,8 @@ pub use canonical::{
     TemplateKind, IDENTITY_SCHEME, MIN_TOKEN_LEN, SHORT_NAME_LIMIT,
 };
 pub use error::{Error, ErrorKind, ERROR_CODES};
+pub use field::{Field, FieldListError, Projection};
+pub use memo::{Memo, MemoStats};
 pub use text::Fragment;
 pub use verdict::{is_match, matches, Basis, Reason, Verdict};
 
