@@ -11,6 +11,11 @@
 //!   [`Verdict`] carrying a stable [`Reason`] code when they do not and a
 //!   [`Basis`] when they do; [`is_match`] is the `bool` form.
 //! * [`Canonical::identity`] is a stable semantic identity string to hash.
+//! * [`Memo`] is a size-bounded memo for callers that name kernels per event:
+//!   a repeated `_Z...` symbol is not demangled again (answers identical to
+//!   [`canonicalize`]'s).
+//! * [`Field`] names the parts of the JSON answer; [`Canonical::project`]
+//!   serializes some of them ([`Field::COMPACT`]: what a per-event caller needs).
 //!
 //! ```
 //! use opguard_kernel_name::{canonicalize, matches, short_name, Reason, TemplateKind};
