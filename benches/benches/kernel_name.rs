@@ -8,7 +8,10 @@ use std::hint::black_box;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
+use criterion::measurement::WallTime;
+use criterion::{
+    criterion_group, criterion_main, BatchSize, BenchmarkGroup, Criterion, Throughput,
+};
 use opguard_kernel_name::{canonicalize, matches, short_name, Canonical, Field, Memo};
 use opguard_trace::TraceReader;
 
@@ -169,6 +172,15 @@ fn event_rate_corpus() -> Vec<String> {
         .collect()
 }
 
+fn event_rate_group(c: &mut Criterion) -> BenchmarkGroup<'_, WallTime> {
+    let mut group = c.benchmark_group("event_rate");
+    group
+        .sample_size(20)
+        .measurement_time(Duration::from_secs(4))
+        .warm_up_time(Duration::from_secs(1));
+    group
+}
+
 /// Without a memo: each distinct name canonicalized (and answered as JSON) once.
 fn event_rate(c: &mut Criterion) {
     let names = event_rate_corpus();
@@ -184,11 +196,7 @@ fn event_rate(c: &mut Criterion) {
         names.len(),
         mangled.len()
     );
-    let mut group = c.benchmark_group("event_rate");
-    group
-        .sample_size(20)
-        .measurement_time(Duration::from_secs(4))
-        .warm_up_time(Duration::from_secs(1));
+    let mut group = event_rate_group(c);
     group.throughput(Throughput::Elements(names.len() as u64));
     group.bench_function("cold/canonicalize", |b| {
         b.iter(|| {
@@ -227,11 +235,7 @@ fn event_rate_memo(c: &mut Criterion) {
     if names.is_empty() {
         return;
     }
-    let mut group = c.benchmark_group("event_rate");
-    group
-        .sample_size(20)
-        .measurement_time(Duration::from_secs(4))
-        .warm_up_time(Duration::from_secs(1));
+    let mut group = event_rate_group(c);
     group.throughput(Throughput::Elements(names.len() as u64));
     group.bench_function("memo/first_pass", |b| {
         b.iter_batched(
