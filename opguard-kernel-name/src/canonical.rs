@@ -5,7 +5,9 @@ use std::fmt::Write as _;
 
 use crate::error::{Error, ErrorKind};
 use crate::scan::{scan, ArgSplit, Group, TemplateSpan, OPERATOR_KEYWORD};
-use crate::text::{collapse_ws, is_ident, is_ws, trim_ws, truncate_chars, Fragment};
+use crate::text::{
+    collapse_ws, is_ident, is_ws, push_normalized, trim_ws, truncate_chars, Fragment,
+};
 use serde::ser::SerializeStruct;
 
 /// Display names in profile tables are at most this many characters long.
@@ -631,7 +633,9 @@ impl<'a> Canonical<'a> {
         if self.mangling == Mangling::Opaque {
             return format!("mangled:{}", self.base);
         }
-        let mut out = String::with_capacity(self.base.len() + 2);
+        // Normal form never lengthens the text except for the `, ` between
+        // arguments and the elision marker.
+        let mut out = String::with_capacity(self.base.len() + self.template.content.len() * 2 + 8);
         out.push_str(&self.base);
         if self.template.kind == TemplateKind::None {
             return out;
@@ -641,7 +645,7 @@ impl<'a> Canonical<'a> {
             if i > 0 {
                 out.push_str(", ");
             }
-            let _ = write!(out, "{arg}");
+            push_normalized(&mut out, arg.raw());
         }
         if self.template.kind == TemplateKind::Elided {
             if !self.template.is_empty() {
