@@ -126,15 +126,18 @@ pub fn run_canonical(args: &CanonicalArgs) -> Result<u8, CliError> {
     let fields = canonical_fields(args)?;
     let json = args.symbols.output.json;
     let mut memo = Memo::new();
+    let mut line = String::new();
     for_each_symbol(&args.symbols, |symbol, first, out| {
-        let c = memo.canonicalize(symbol);
         if json {
-            return out.json_line(&c.project(&fields));
+            line.clear();
+            memo.write_json(symbol, &fields, &mut line);
+            line.push('\n');
+            return out.text(&line);
         }
         if !first {
             out.text("\n")?;
         }
-        out.text(&human_canonical(&c, style))
+        out.text(&human_canonical(&memo.canonicalize(symbol), style))
     })
 }
 

@@ -11,6 +11,7 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 
 use crate::canonical::{canonicalize, Canonical};
+use crate::field::Field;
 use crate::text::trim_ws;
 use crate::verdict::Verdict;
 
@@ -28,9 +29,14 @@ pub struct MemoStats {
     pub too_large: u64,
     /// Plain (not `_Z...`) symbols, canonicalized directly.
     pub direct: u64,
+    /// [`Memo::write_json`] answers copied from the memo.
+    pub answer_hits: u64,
+    /// [`Memo::write_json`] answers rendered (and kept when they fit).
+    pub answer_misses: u64,
 }
 
-/// A size-bounded memo of canonical forms of `_Z...` (Itanium-mangled) symbols.
+/// A size-bounded memo of canonical forms of `_Z...` (Itanium-mangled) symbols
+/// and of JSON answers.
 ///
 /// [`Memo::canonicalize`] returns exactly what [`canonicalize`] returns for the
 /// same symbol (property-tested over every fixture and real-trace name);
@@ -38,15 +44,17 @@ pub struct MemoStats {
 ///
 /// # Bound and eviction
 ///
-/// Each entry is charged an estimate of the heap it holds: the symbol (as the
-/// key and as the owned canonical form's text), the demangled text, the owned
-/// fragments, plus [`Memo::ENTRY_OVERHEAD`] bytes. The entries live in two
+/// Half the budget holds canonical forms of `_Z...` symbols, half the JSON
+/// answers of [`Memo::write_json`] (any symbol). Each entry is charged an
+/// estimate of the heap it holds: the symbol (as the key and as the owned
+/// canonical form's text), the demangled text, the owned fragments or the
+/// answer, plus [`Memo::ENTRY_OVERHEAD`] bytes. Each half's entries live in two
 /// generations. New entries, and old ones found again, go to the young
-/// generation; when it would exceed half the budget, the old generation is
+/// generation; when it would exceed half of its half, the old generation is
 /// dropped and the young one becomes old. So the memo never holds more than
 /// the budget, and a symbol stays as long as it was used within the last two
 /// generations (an approximation of least-recently-used with O(1) work per
-/// call). An entry larger than half the budget is never kept.
+/// call). An entry larger than half its half is never kept.
 ///
 /// ```
 /// use opguard_kernel_name::{canonicalize, Memo};
@@ -61,12 +69,80 @@ pub struct MemoStats {
 /// ```
 #[derive(Debug)]
 pub struct Memo {
-    young: HashMap<Box<str>, Canonical<'static>>,
-    old: HashMap<Box<str>, Canonical<'static>>,
+    canonical: Generations<Canonical<'static>>,
+    answers: Generations<Box<str>>,
+    /// The projection the kept answers were rendered with.
+    answer_fields: Vec<Field>,
+    budget: usize,
+    stats: MemoStats,
+}
+
+/// Two generations of entries under one byte bound (see [`Memo`]).
+#[derive(Debug)]
+struct Generations<V> {
+    young: HashMap<Box<str>, (V, usize)>,
+    old: HashMap<Box<str>, (V, usize)>,
     young_bytes: usize,
     old_bytes: usize,
     budget: usize,
-    stats: MemoStats,
+}
+
+impl<V> Generations<V> {
+    fn new(budget: usize) -> Self {
+        Generations {
+            young: HashMap::new(),
+            old: HashMap::new(),
+            young_bytes: 0,
+            old_bytes: 0,
+            budget,
+        }
+    }
+
+    fn get(&self, key: &str) -> Option<&V> {
+        self.young
+            .get(key)
+            .or_else(|| self.old.get(key))
+            .map(|(v, _)| v)
+    }
+
+    /// Whether `key` is kept; an old entry is moved to the young generation.
+    /// Returns the number of entries evicted by that move.
+    fn refresh(&mut self, key: &str) -> Option<u64> {
+        if self.young.contains_key(key) {
+            return Some(0);
+        }
+        let (key, (value, charge)) = self.old.remove_entry(key)?;
+        self.old_bytes -= charge;
+        Some(self.keep(key, value, charge))
+    }
+
+    /// Whether an entry of `charge` bytes may be kept at all.
+    fn fits(&self, charge: usize) -> bool {
+        charge <= self.budget / 2
+    }
+
+    /// Puts an entry in the young generation, first dropping the old one
+    /// and aging the young one when it is full; returns how many were dropped.
+    fn keep(&mut self, key: Box<str>, value: V, charge: usize) -> u64 {
+        let mut evicted = 0;
+        if self.young_bytes + charge > self.budget / 2 {
+            evicted = self.old.len() as u64;
+            self.old = std::mem::take(&mut self.young);
+            self.old_bytes = self.young_bytes;
+            self.young_bytes = 0;
+        }
+        self.young_bytes += charge;
+        self.young.insert(key, (value, charge));
+        evicted
+    }
+
+    fn len(&self) -> usize {
+        self.young.len() + self.old.len()
+    }
+
+    fn bytes(&self) -> usize {
+        self.young_bytes + self.old_bytes
+    }
 }
 
 impl Default for Memo {
@@ -93,10 +169,9 @@ impl Memo {
     /// A budget of 0 keeps nothing: every call canonicalizes.
     pub fn with_budget(bytes: usize) -> Self {
         Memo {
-            young: HashMap::new(),
-            old: HashMap::new(),
-            young_bytes: 0,
-            old_bytes: 0,
+            canonical: Generations::new(bytes / 2),
+            answers: Generations::new(bytes - bytes / 2),
+            answer_fields: Vec::new(),
             budget: bytes,
             stats: MemoStats::default(),
         }
@@ -159,50 +234,67 @@ impl Memo {
 
     /// The kept canonical form of `symbol`, without counting or refreshing it.
     fn peek(&self, symbol: &str) -> Option<&Canonical<'static>> {
-        self.young.get(symbol).or_else(|| self.old.get(symbol))
+        self.canonical.get(symbol)
     }
 
     /// Puts a `_Z...` symbol's canonical form in the young generation
     /// (canonicalizing it on a miss, moving it forward from the old one on a
     /// hit there); returns it instead when it is too large to keep.
     fn fetch(&mut self, symbol: &str) -> Option<Canonical<'static>> {
-        if self.young.contains_key(symbol) {
+        if let Some(evicted) = self.canonical.refresh(symbol) {
             self.stats.hits += 1;
-            return None;
-        }
-        if let Some((key, canonical)) = self.old.remove_entry(symbol) {
-            self.stats.hits += 1;
-            let charge = charge(&canonical);
-            self.old_bytes -= charge;
-            self.keep(key, canonical, charge);
+            self.stats.evicted += evicted;
             return None;
         }
         self.stats.misses += 1;
         let canonical = canonicalize(symbol).into_owned();
-        let charge = charge(&canonical);
-        if charge > self.budget / 2 {
+        let charge =
+            Memo::ENTRY_OVERHEAD + symbol.len() + canonical.symbol().len() + canonical.heap_bytes();
+        if !self.canonical.fits(charge) {
             self.stats.too_large += 1;
             return Some(canonical);
         }
-        self.keep(symbol.into(), canonical, charge);
+        self.stats.evicted += self.canonical.keep(symbol.into(), canonical, charge);
         None
     }
 
-    /// Puts an entry in the young generation, rotating first when it is full.
-    fn keep(&mut self, key: Box<str>, canonical: Canonical<'static>, charge: usize) {
-        if self.young_bytes + charge > self.budget / 2 {
-            self.stats.evicted += self.old.len() as u64;
-            self.old = std::mem::take(&mut self.young);
-            self.old_bytes = self.young_bytes;
-            self.young_bytes = 0;
+    /// Appends the JSON answer for `symbol` (its canonical form projected on
+    /// `fields`, as `serde_json` writes [`Canonical::project`]) to `out`.
+    ///
+    /// Answers are memoized for every symbol, plain ones included: a caller
+    /// naming kernels per event (the CLI's `--stdin` batch) then pays a hash
+    /// lookup and a copy for a repeated symbol. Kept answers belong to one
+    /// projection; asking with other `fields` drops them.
+    pub fn write_json(&mut self, symbol: &str, fields: &[Field], out: &mut String) {
+        if self.answer_fields != fields {
+            self.answers = Generations::new(self.answers.budget);
+            self.answer_fields = fields.to_vec();
         }
-        self.young_bytes += charge;
-        self.young.insert(key, canonical);
+        if let Some(evicted) = self.answers.refresh(symbol) {
+            self.stats.answer_hits += 1;
+            self.stats.evicted += evicted;
+            if let Some(answer) = self.answers.get(symbol) {
+                out.push_str(answer);
+                return;
+            }
+        }
+        self.stats.answer_misses += 1;
+        let start = out.len();
+        let rendered = serde_json::to_string(&self.canonicalize(symbol).project(fields));
+        // Serializing a canonical form cannot fail (string keys, no maps
+        // with other keys, no non-finite numbers); an empty answer is the
+        // total fallback that keeps the caller's line count.
+        out.push_str(rendered.as_deref().unwrap_or("{}"));
+        let answer = &out[start..];
+        let charge = Memo::ENTRY_OVERHEAD + symbol.len() + answer.len();
+        if self.answers.fits(charge) {
+            self.stats.evicted += self.answers.keep(symbol.into(), answer.into(), charge);
+        }
     }
 
-    /// How many symbols the memo holds.
+    /// How many entries the memo holds (canonical forms and answers).
     pub fn len(&self) -> usize {
-        self.young.len() + self.old.len()
+        self.canonical.len() + self.answers.len()
     }
 
     /// Whether the memo holds nothing.
@@ -212,7 +304,7 @@ impl Memo {
 
     /// The estimated bytes held (never more than [`Memo::budget`]).
     pub fn bytes(&self) -> usize {
-        self.young_bytes + self.old_bytes
+        self.canonical.bytes() + self.answers.bytes()
     }
 
     /// The budget in bytes.
@@ -229,11 +321,6 @@ impl Memo {
     pub fn clear(&mut self) {
         *self = Memo::with_budget(self.budget);
     }
-}
-
-/// The bytes an entry is charged: its key plus the canonical form's text.
-fn charge(canonical: &Canonical<'static>) -> usize {
-    Memo::ENTRY_OVERHEAD + canonical.symbol().len() + canonical.heap_bytes()
 }
 
 /// Whether `canonicalize` sends the symbol to the demangler (the only

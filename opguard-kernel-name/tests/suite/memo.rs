@@ -120,7 +120,7 @@ fn memo_verdicts_equal_direct_verdicts() {
 #[test]
 fn memo_keeps_recent_symbols_and_drops_stale_ones() {
     let sym = |i: usize| format!("_ZN2at6native{}kernel_{i:04}ILi4EEEvi", 13);
-    let mut memo = Memo::with_budget(4 * (Memo::ENTRY_OVERHEAD + 200));
+    let mut memo = Memo::with_budget(12 * (Memo::ENTRY_OVERHEAD + 200));
     let hot = "_ZN2at6native29vectorized_elementwise_kernelILi4ENS0_11FillFunctorIfEEEEviT0_";
     for i in 0..50 {
         let _ = memo.canonicalize(hot);
@@ -173,6 +173,49 @@ proptest! {
             let got = json_of(&memo.canonicalize(&symbol));
             prop_assert_eq!(got, json_of(&canonicalize(&symbol)));
             prop_assert!(memo.bytes() <= budget);
+        }
+    }
+}
+
+/// The memoized JSON answers equal `serde_json` over the direct canonical
+/// form, for the whole corpus, several projections and budgets.
+#[test]
+fn memo_json_answers_equal_direct_serialization() {
+    use opguard_kernel_name::Field;
+    let names = corpus();
+    let projections: [&[Field]; 3] = [&Field::COMPACT, &Field::ALL, &[Field::Identity]];
+    for budget in [0, 4_000, Memo::DEFAULT_BUDGET] {
+        let mut memo = Memo::with_budget(budget);
+        for fields in projections {
+            for round in 0..2 {
+                for name in &names {
+                    let want = serde_json::to_string(&canonicalize(name).project(fields)).unwrap();
+                    let mut got = String::from("prefix|");
+                    memo.write_json(name, fields, &mut got);
+                    assert_eq!(
+                        got,
+                        format!("prefix|{want}"),
+                        "budget {budget}, round {round}: {name}"
+                    );
+                    assert!(memo.bytes() <= budget);
+                }
+            }
+        }
+        let stats = memo.stats();
+        assert_eq!(
+            stats.answer_hits + stats.answer_misses,
+            6 * names.len() as u64
+        );
+        if budget == Memo::DEFAULT_BUDGET {
+            let distinct: std::collections::HashSet<&String> = names.iter().collect();
+            assert_eq!(
+                stats.answer_misses,
+                3 * distinct.len() as u64,
+                "rendered once per projection"
+            );
+        }
+        if budget == 0 {
+            assert_eq!(stats.answer_hits, 0);
         }
     }
 }
