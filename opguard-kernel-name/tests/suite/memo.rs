@@ -50,7 +50,7 @@ fn memo_answers_equal_direct_answers_over_the_whole_corpus() {
     let mangled = names.iter().filter(|n| n.trim().starts_with("_Z")).count();
     assert!(mangled >= 20, "{mangled} mangled names in the corpus");
     let direct: Vec<String> = names.iter().map(|n| json_of(&canonicalize(n))).collect();
-    for budget in [0, 600, 20_000, Memo::DEFAULT_BUDGET] {
+    for budget in [0, 600, 60_000, Memo::DEFAULT_BUDGET] {
         let mut memo = Memo::with_budget(budget);
         for round in 0..3 {
             for (name, want) in names.iter().zip(&direct) {
@@ -90,6 +90,10 @@ fn memo_answers_equal_direct_answers_over_the_whole_corpus() {
         if budget == 0 {
             assert_eq!(stats.hits, 0);
             assert!(memo.is_empty());
+        }
+        if budget == 60_000 {
+            // Long cuDNN symbols fit one at a time: the generations rotate.
+            assert!(stats.evicted > 0 && stats.hits > 0, "{stats:?}");
         }
     }
 }
