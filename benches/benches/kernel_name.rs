@@ -8,8 +8,11 @@ use std::hint::black_box;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use opguard_kernel_name::{canonicalize, matches, short_name, Canonical};
+use criterion::measurement::WallTime;
+use criterion::{
+    criterion_group, criterion_main, BatchSize, BenchmarkGroup, Criterion, Throughput,
+};
+use opguard_kernel_name::{canonicalize, matches, short_name, Canonical, Field, Memo};
 use opguard_trace::TraceReader;
 
 /// Categories whose event names are kernel or memory-operation symbols.
@@ -136,5 +139,138 @@ fn bench(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench);
+/// The issue-18 corpus ("Kernel names at event rate"): the distinct HTA names
+/// above plus the TraceLens names of `fixtures/kernel-name/real-names/`, the
+/// same list `benches/peers/kernel_name_batch.py` writes for the CLI batch
+/// (names holding a line break left out, as a batch line cannot carry them).
+fn event_rate_corpus() -> Vec<String> {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../fixtures/kernel-name/real-names/tracelens.json");
+    let list: serde_json::Value = match std::fs::read(&path)
+        .map_err(|e| e.to_string())
+        .and_then(|bytes| serde_json::from_slice(&bytes).map_err(|e| e.to_string()))
+    {
+        Ok(list) => list,
+        Err(err) => {
+            eprintln!(
+                "kernel_name bench: no TraceLens names at {}: {err}",
+                path.display()
+            );
+            return Vec::new();
+        }
+    };
+    let tracelens = list["names"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|n| n["name"].as_str().map(str::to_owned));
+    let mut seen = std::collections::HashSet::new();
+    real_names()
+        .into_iter()
+        .chain(tracelens)
+        .filter(|n| !n.contains(['\n', '\r']) && seen.insert(n.clone()))
+        .collect()
+}
+
+fn event_rate_group(c: &mut Criterion) -> BenchmarkGroup<'_, WallTime> {
+    let mut group = c.benchmark_group("event_rate");
+    group
+        .sample_size(20)
+        .measurement_time(Duration::from_secs(4))
+        .warm_up_time(Duration::from_secs(1));
+    group
+}
+
+/// Without a memo: each distinct name canonicalized (and answered as JSON) once.
+fn event_rate(c: &mut Criterion) {
+    let names = event_rate_corpus();
+    if names.is_empty() {
+        return;
+    }
+    let mangled: Vec<&String> = names
+        .iter()
+        .filter(|n| n.trim().starts_with("_Z"))
+        .collect();
+    eprintln!(
+        "event_rate corpus: {} distinct names ({} `_Z` mangled)",
+        names.len(),
+        mangled.len()
+    );
+    let mut group = event_rate_group(c);
+    group.throughput(Throughput::Elements(names.len() as u64));
+    group.bench_function("cold/canonicalize", |b| {
+        b.iter(|| {
+            for s in &names {
+                black_box(canonicalize(black_box(s)));
+            }
+        })
+    });
+    group.bench_function("cold/full_json", |b| {
+        let mut out = Vec::with_capacity(1 << 20);
+        b.iter(|| {
+            out.clear();
+            for s in &names {
+                serde_json::to_writer(&mut out, &canonicalize(black_box(s))).ok();
+                out.push(b'\n');
+            }
+            black_box(out.len())
+        })
+    });
+    group.throughput(Throughput::Elements(mangled.len() as u64));
+    group.bench_function("cold/canonicalize_mangled_only", |b| {
+        b.iter(|| {
+            for s in &mangled {
+                black_box(canonicalize(black_box(s)));
+            }
+        })
+    });
+    group.finish();
+}
+
+/// With the memo, as a plugin naming kernels per event sees the names: every
+/// name again and again. `first_pass` is a fresh memo over the corpus (each
+/// mangled name demangled once); `warm` is the steady state.
+fn event_rate_memo(c: &mut Criterion) {
+    let names = event_rate_corpus();
+    if names.is_empty() {
+        return;
+    }
+    let mut group = event_rate_group(c);
+    group.throughput(Throughput::Elements(names.len() as u64));
+    group.bench_function("memo/first_pass", |b| {
+        b.iter_batched(
+            Memo::new,
+            |mut memo| {
+                for s in &names {
+                    black_box(&*memo.canonicalize(black_box(s)));
+                }
+                memo
+            },
+            BatchSize::PerIteration,
+        )
+    });
+    let mut memo = Memo::new();
+    group.bench_function("memo/warm", |b| {
+        b.iter(|| {
+            for s in &names {
+                black_box(&*memo.canonicalize(black_box(s)));
+            }
+        })
+    });
+    group.bench_function("memo/warm_compact_json", |b| {
+        let mut out = Vec::with_capacity(1 << 20);
+        b.iter(|| {
+            out.clear();
+            for s in &names {
+                let c = memo.canonicalize(black_box(s));
+                serde_json::to_writer(&mut out, &c.project(&Field::COMPACT)).ok();
+                out.push(b'\n');
+            }
+            black_box(out.len())
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bench, event_rate, event_rate_memo);
 criterion_main!(benches);

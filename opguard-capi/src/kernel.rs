@@ -2,8 +2,10 @@
 
 use std::borrow::Cow;
 
-use opguard_kernel_name::{canonicalize, matches, short_name, Canonical, IDENTITY_SCHEME};
-use serde::ser::{SerializeMap, SerializeSeq, Serializer};
+use std::sync::{LazyLock, Mutex, PoisonError};
+
+use opguard_kernel_name::{short_name, Field, Memo};
+use serde::ser::{SerializeSeq, Serializer};
 use serde::{Deserialize, Serialize};
 
 use crate::boundary::ok;
@@ -44,82 +46,27 @@ struct SymbolsRequest<'a> {
     fields: Option<Vec<Cow<'a, str>>>,
 }
 
-/// The fields of a canonical form, in its serialization order. A `fields`
-/// request picks some of them; a test proves the projection of all of them
-/// equals the full serialization.
-pub(crate) const CANONICAL_FIELDS: &[&str] = &[
-    "symbol",
-    "base",
-    "qualification",
-    "short_name",
-    "template",
-    "annotation",
-    "truncated",
-    "degenerate",
-    "memory_op",
-    "mangling",
-    "demangled",
-    "identity",
-    "identity_scheme",
-];
-
 /// Checks a `fields` list: known names, no repeats; kept in the order given.
-fn projection(fields: Option<&[Cow<'_, str>]>) -> Result<Option<Vec<&'static str>>, Error> {
+fn projection(fields: Option<&[Cow<'_, str>]>) -> Result<Option<Vec<Field>>, Error> {
     let Some(fields) = fields else {
         return Ok(None);
     };
-    let mut picked = Vec::with_capacity(fields.len());
-    for f in fields {
-        let Some(known) = CANONICAL_FIELDS.iter().find(|k| **k == f.as_ref()) else {
-            return Err(Error::invalid_request(format!(
-                "`fields` names {f:?}; expected some of {}",
-                CANONICAL_FIELDS.join(", ")
-            )));
-        };
-        if picked.contains(known) {
-            return Err(Error::invalid_request(format!(
-                "`fields` names {f:?} twice"
-            )));
-        }
-        picked.push(*known);
-    }
-    Ok(Some(picked))
+    Field::list(fields.iter().map(|f| f.as_ref()))
+        .map(Some)
+        .map_err(|e| Error::invalid_request(format!("`fields`: {e}")))
 }
 
-/// A canonical form, whole or projected onto some fields.
-struct Shown<'c, 'a> {
-    canonical: &'c Canonical<'a>,
-    fields: Option<&'c [&'static str]>,
-}
+/// The memo shared by every canonicalize and match call of the process, so
+/// a plugin naming kernels per event demangles each `_Z...` symbol once
+/// (within the memo's budget, [`Memo::DEFAULT_BUDGET`]).
+static MEMO: LazyLock<Mutex<Memo>> = LazyLock::new(|| Mutex::new(Memo::new()));
 
-impl Serialize for Shown<'_, '_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let Some(fields) = self.fields else {
-            return self.canonical.serialize(serializer);
-        };
-        let c = self.canonical;
-        let mut map = serializer.serialize_map(Some(fields.len()))?;
-        for field in fields {
-            match *field {
-                "symbol" => map.serialize_entry(field, c.symbol())?,
-                "base" => map.serialize_entry(field, c.base())?,
-                "qualification" => map.serialize_entry(field, &c.qualification())?,
-                "short_name" => map.serialize_entry(field, &*c.short_name())?,
-                "template" => map.serialize_entry(field, c.template())?,
-                "annotation" => map.serialize_entry(field, &c.annotation())?,
-                "truncated" => map.serialize_entry(field, &c.is_truncated())?,
-                "degenerate" => map.serialize_entry(field, &c.is_degenerate())?,
-                "memory_op" => map.serialize_entry(field, &c.memory_op())?,
-                "mangling" => map.serialize_entry(field, c.mangling().as_str())?,
-                "demangled" => map.serialize_entry(field, &c.demangled())?,
-                "identity" => map.serialize_entry(field, &c.identity())?,
-                "identity_scheme" => map.serialize_entry(field, IDENTITY_SCHEME)?,
-                // `projection` admits only the names above.
-                other => return Err(serde::ser::Error::custom(format!("unknown field {other}"))),
-            }
-        }
-        map.end()
-    }
+/// Runs `work` with the shared memo. A panic while it was held (caught at
+/// the boundary) leaves the memo as consistent as any `&mut` use does, so
+/// a poisoned lock is taken over rather than refused.
+fn with_memo<T>(work: impl FnOnce(&mut Memo) -> T) -> T {
+    let mut memo = MEMO.lock().unwrap_or_else(PoisonError::into_inner);
+    work(&mut memo)
 }
 
 #[derive(Deserialize)]
@@ -134,9 +81,9 @@ struct PairsRequest<'a> {
 pub(crate) fn canonicalize_one(request: &str) -> Result<String, Error> {
     let r: CanonicalizeRequest<'_> = parse("kernel_canonicalize", request)?;
     let fields = projection(r.fields.as_deref())?;
-    Ok(ok(&Shown {
-        canonical: &canonicalize(&r.symbol),
-        fields: fields.as_deref(),
+    let fields = fields.as_deref().unwrap_or(&Field::ALL);
+    Ok(with_memo(|memo| {
+        ok(&memo.canonicalize(&r.symbol).project(fields))
     }))
 }
 
@@ -156,7 +103,7 @@ pub(crate) fn short_name_one(request: &str) -> Result<String, Error> {
 /// `{"want": a, "got": b}` → `{"is_match", "reason", "basis"}`.
 pub(crate) fn verdict_one(request: &str) -> Result<String, Error> {
     let r: PairRequest<'_> = parse("kernel_verdict", request)?;
-    Ok(ok(&matches(&r.want, &r.got)))
+    Ok(with_memo(|memo| ok(&memo.matches(&r.want, &r.got))))
 }
 
 /// Serializes each item as it is computed: no intermediate vector.
@@ -187,33 +134,41 @@ fn lazy<I: ExactSizeIterator>(items: I) -> Lazy<I> {
 pub(crate) fn canonicalize_batch(request: &str) -> Result<String, Error> {
     let r: SymbolsRequest<'_> = parse("kernel_canonicalize_batch", request)?;
     let fields = projection(r.fields.as_deref())?;
-    let fields = fields.as_deref();
-    Ok(ok(&lazy(r.symbols.iter().map(|s| Projected {
-        canonical: canonicalize(s),
-        fields,
-    }))))
+    let fields = fields.as_deref().unwrap_or(&Field::ALL);
+    Ok(with_memo(|memo| {
+        ok(&CanonicalBatch {
+            memo: std::cell::RefCell::new(memo),
+            symbols: &r.symbols,
+            fields,
+        })
+    }))
 }
 
-/// An owned canonical form with its projection (items of a batch).
-struct Projected<'c, 'a> {
-    canonical: Canonical<'a>,
-    fields: Option<&'c [&'static str]>,
+/// A batch answer serialized as each item is computed: an item may borrow
+/// from the memo, so the memo is lent to one item at a time.
+struct CanonicalBatch<'m, 'r> {
+    memo: std::cell::RefCell<&'m mut Memo>,
+    symbols: &'r [Cow<'r, str>],
+    fields: &'r [Field],
 }
 
-impl Serialize for Projected<'_, '_> {
+impl Serialize for CanonicalBatch<'_, '_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        Shown {
-            canonical: &self.canonical,
-            fields: self.fields,
+        let mut memo = self.memo.borrow_mut();
+        let mut seq = serializer.serialize_seq(Some(self.symbols.len()))?;
+        for symbol in self.symbols {
+            seq.serialize_element(&memo.canonicalize(symbol).project(self.fields))?;
         }
-        .serialize(serializer)
+        seq.end()
     }
 }
 
 /// `{"pairs": [[want, got], …]}` → `[verdict, …]` in order.
 pub(crate) fn verdict_batch(request: &str) -> Result<String, Error> {
     let r: PairsRequest<'_> = parse("kernel_match_batch", request)?;
-    Ok(ok(&lazy(
-        r.pairs.iter().map(|(want, got)| matches(want, got)),
-    )))
+    Ok(with_memo(|memo| {
+        ok(&lazy(
+            r.pairs.iter().map(|(want, got)| memo.matches(want, got)),
+        ))
+    }))
 }

@@ -599,11 +599,20 @@ pub enum KernelNameCommand {
     #[command(after_help = "\
 With --stdin, every input line (empty ones included) gives one output, in order, so output
 line N answers input line N; a line that is not UTF-8 stops with error[invalid_utf8] (exit 2).
+Answers are written as soon as no more input is waiting, so a program on the other end of a
+pipe gets each answer before it sends the next symbol.
+
+--json answers are compact by default: base, qualification, short_name, annotation,
+truncated, degenerate, memory_op, mangling, identity. --full adds symbol, template,
+demangled and identity_scheme (the whole canonical form); --fields picks fields, in order.
+Repeated _Z mangled symbols are demangled once (a bounded memo).
 
 Examples:
   opguard kernel-name canonical 'void (anonymous namespace)::clamp_position_kernel<long>(long*, int)'
-  opguard kernel-name canonical --json --stdin < kernel_names.txt")]
-    Canonical(SymbolArgs),
+  opguard kernel-name canonical --json --stdin < kernel_names.txt
+  opguard kernel-name canonical --json --full --stdin < kernel_names.txt
+  opguard kernel-name canonical --json --fields identity,short_name --stdin < kernel_names.txt")]
+    Canonical(CanonicalArgs),
     /// The display name used in profile tables (at most 60 characters).
     #[command(after_help = "\
 Examples:
@@ -633,6 +642,22 @@ pub struct SymbolArgs {
     /// Kernel symbols, as a profiler shows them.
     #[arg(value_name = "SYMBOL", required_unless_present = "stdin")]
     pub symbols: Vec<String>,
+}
+
+/// `opguard kernel-name canonical`.
+#[derive(Debug, Args)]
+pub struct CanonicalArgs {
+    #[command(flatten)]
+    pub symbols: SymbolArgs,
+    /// With --json, the whole canonical form (adds symbol, template, demangled and
+    /// identity_scheme to the compact answer).
+    #[arg(long, conflicts_with = "fields", requires = "json")]
+    pub full: bool,
+    /// With --json, only these fields, in this order (comma-separated: symbol, base,
+    /// qualification, short_name, template, annotation, truncated, degenerate, memory_op,
+    /// mangling, demangled, identity, identity_scheme).
+    #[arg(long, value_name = "LIST", value_delimiter = ',', requires = "json")]
+    pub fields: Vec<String>,
 }
 
 /// `opguard kernel-name match`.

@@ -5,11 +5,12 @@
 use std::io::BufRead;
 
 use opguard_kernel_name::{
-    canonicalize, matches, short_name, Basis, Canonical, Mangling, Reason, TemplateKind, Verdict,
+    canonicalize, short_name, Basis, Canonical, Field, Mangling, Memo, Reason, TemplateKind,
+    Verdict,
 };
 use serde::Serialize;
 
-use crate::cli::{MatchArgs, SymbolArgs};
+use crate::cli::{CanonicalArgs, MatchArgs, SymbolArgs};
 use crate::error::CliError;
 use crate::exit;
 use crate::out::Out;
@@ -18,43 +19,76 @@ use crate::style::{facts as facts_block, Style};
 /// Reads stdin line by line, handing each line (without its `\n` or `\r\n`)
 /// and its 1-based number to `each`. Every line is an input, empty ones
 /// included, so output line N always answers input line N.
-fn for_each_line(mut each: impl FnMut(&str, u64) -> Result<(), CliError>) -> Result<(), CliError> {
-    let mut stdin = std::io::stdin().lock();
-    let mut buf = Vec::new();
+///
+/// `out` is flushed whenever the lines read so far are answered and the next
+/// read may wait for input: a program on the other end of a pipe sees each
+/// answer before it must send the next symbol, while a file or a full pipe is
+/// answered in large writes (a flush per line was most of the batch's time).
+fn for_each_line(
+    out: &mut Out,
+    mut each: impl FnMut(&str, u64, &mut Out) -> Result<(), CliError>,
+) -> Result<(), CliError> {
+    let mut stdin = std::io::BufReader::with_capacity(1 << 16, std::io::stdin().lock());
+    // The start of a line whose end is not read yet.
+    let mut partial: Vec<u8> = Vec::new();
     let mut number = 0u64;
     loop {
-        buf.clear();
-        let n = stdin
-            .read_until(b'\n', &mut buf)
+        let chunk = stdin
+            .fill_buf()
             .map_err(|e| CliError::new("io", format!("cannot read stdin: {e}")).in_input("-"))?;
-        if n == 0 {
-            return Ok(());
-        }
-        number += 1;
-        if buf.last() == Some(&b'\n') {
-            buf.pop();
-            if buf.last() == Some(&b'\r') {
-                buf.pop();
+        if chunk.is_empty() {
+            if !partial.is_empty() {
+                number += 1;
+                answer_line(&partial, number, out, &mut each)?;
             }
+            return out.flush();
         }
-        let line = std::str::from_utf8(&buf).map_err(|e| {
-            let mut err = CliError::new(
-                "invalid_utf8",
-                format!(
-                    "stdin is not UTF-8 (invalid byte at column {})",
-                    e.valid_up_to() + 1
-                ),
-            )
-            .in_input("-");
-            err.line = Some(number);
-            err
-        })?;
-        each(line, number)?;
+        let mut rest = chunk;
+        while let Some(end) = rest.iter().position(|&b| b == b'\n') {
+            number += 1;
+            if partial.is_empty() {
+                answer_line(&rest[..end], number, out, &mut each)?;
+            } else {
+                partial.extend_from_slice(&rest[..end]);
+                answer_line(&partial, number, out, &mut each)?;
+                partial.clear();
+            }
+            rest = &rest[end + 1..];
+        }
+        partial.extend_from_slice(rest);
+        let read = chunk.len();
+        stdin.consume(read);
+        out.flush()?;
     }
 }
 
-/// Answers each symbol of `args` (arguments, or stdin lines flushed one by
-/// one) with `emit`, which is told whether the symbol is the first.
+/// One stdin line (without its `\n`): drops a `\r` before it, checks UTF-8.
+fn answer_line(
+    mut bytes: &[u8],
+    number: u64,
+    out: &mut Out,
+    each: &mut impl FnMut(&str, u64, &mut Out) -> Result<(), CliError>,
+) -> Result<(), CliError> {
+    if let [head @ .., b'\r'] = bytes {
+        bytes = head;
+    }
+    let line = std::str::from_utf8(bytes).map_err(|e| {
+        let mut err = CliError::new(
+            "invalid_utf8",
+            format!(
+                "stdin is not UTF-8 (invalid byte at column {})",
+                e.valid_up_to() + 1
+            ),
+        )
+        .in_input("-");
+        err.line = Some(number);
+        err
+    })?;
+    each(line, number, out)
+}
+
+/// Answers each symbol of `args` (arguments, or stdin lines) with `emit`,
+/// which is told whether the symbol is the first.
 fn for_each_symbol(
     args: &SymbolArgs,
     mut emit: impl FnMut(&str, bool, &mut Out) -> Result<(), CliError>,
@@ -62,9 +96,8 @@ fn for_each_symbol(
     let mut out = Out::new();
     let mut first = true;
     if args.stdin {
-        for_each_line(|line, _| {
-            emit(line, std::mem::take(&mut first), &mut out)?;
-            out.flush()
+        for_each_line(&mut out, |line, _, out| {
+            emit(line, std::mem::take(&mut first), out)
         })?;
     } else {
         for symbol in &args.symbols {
@@ -75,18 +108,36 @@ fn for_each_symbol(
     Ok(exit::OK)
 }
 
+/// The `--json` fields of `canonical`: compact unless `--full` or `--fields`.
+fn canonical_fields(args: &CanonicalArgs) -> Result<Vec<Field>, CliError> {
+    if args.full {
+        return Ok(Field::ALL.to_vec());
+    }
+    if args.fields.is_empty() {
+        return Ok(Field::COMPACT.to_vec());
+    }
+    Field::list(args.fields.iter().map(String::as_str))
+        .map_err(|e| CliError::usage(format!("--fields: {e}")))
+}
+
 /// Runs `opguard kernel-name canonical`.
-pub fn run_canonical(args: &SymbolArgs) -> Result<u8, CliError> {
+pub fn run_canonical(args: &CanonicalArgs) -> Result<u8, CliError> {
     let style = Style::for_stdout();
-    for_each_symbol(args, |symbol, first, out| {
-        let c = canonicalize(symbol);
-        if args.output.json {
-            return out.json_line(&c);
+    let fields = canonical_fields(args)?;
+    let json = args.symbols.output.json;
+    let mut memo = Memo::new();
+    let mut line = String::new();
+    for_each_symbol(&args.symbols, |symbol, first, out| {
+        if json {
+            line.clear();
+            memo.write_json(symbol, &fields, &mut line);
+            line.push('\n');
+            return out.text(&line);
         }
         if !first {
             out.text("\n")?;
         }
-        out.text(&human_canonical(&c, style))
+        out.text(&human_canonical(&memo.canonicalize(symbol), style))
     })
 }
 
@@ -175,13 +226,14 @@ struct MatchLine<'a> {
 }
 
 fn emit_match(
+    memo: &mut Memo,
     out: &mut Out,
     json: bool,
     style: Style,
     want: &str,
     got: &str,
 ) -> Result<Verdict, CliError> {
-    let v = matches(want, got);
+    let v = memo.matches(want, got);
     if json {
         out.json_line(&MatchLine {
             want,
@@ -213,8 +265,9 @@ pub fn run_match(args: &MatchArgs) -> Result<u8, CliError> {
     let style = Style::for_stdout();
     let json = args.output.json;
     let mut all = true;
+    let mut memo = Memo::new();
     if args.stdin {
-        for_each_line(|line, number| {
+        for_each_line(&mut out, |line, number, out| {
             let mut fields = line.split('\t');
             let (Some(want), Some(got), None) = (fields.next(), fields.next(), fields.next())
             else {
@@ -229,15 +282,15 @@ pub fn run_match(args: &MatchArgs) -> Result<u8, CliError> {
                 e.line = Some(number);
                 return Err(e);
             };
-            all &= emit_match(&mut out, json, style, want, got)?.is_match;
-            out.flush()
+            all &= emit_match(&mut memo, out, json, style, want, got)?.is_match;
+            Ok(())
         })?;
     } else {
         // clap guarantees both without --stdin.
         let (Some(want), Some(got)) = (&args.want, &args.got) else {
             return Err(CliError::usage("WANT and GOT are required without --stdin"));
         };
-        all = emit_match(&mut out, json, style, want, got)?.is_match;
+        all = emit_match(&mut memo, &mut out, json, style, want, got)?.is_match;
     }
     out.flush()?;
     Ok(if all { exit::OK } else { exit::NEGATIVE })

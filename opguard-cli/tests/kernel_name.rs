@@ -56,7 +56,7 @@ fn canonical_json_stdin_agrees_with_every_fixture_case() {
         .map(|c| format!("{}\n", c["symbol"].as_str().unwrap()))
         .collect();
     let r = run_cmd(
-        opguard(&["kernel-name", "canonical", "--json", "--stdin"]),
+        opguard(&["kernel-name", "canonical", "--json", "--full", "--stdin"]),
         &input,
     );
     assert_eq!(r.status, 0, "{}", r.stderr);
@@ -66,6 +66,40 @@ fn canonical_json_stdin_agrees_with_every_fixture_case() {
         check_symbol_case(case, got);
     }
 
+    // The compact default is the full answer without the four long fields.
+    let r = run_cmd(
+        opguard(&["kernel-name", "canonical", "--json", "--stdin"]),
+        &input,
+    );
+    assert_eq!(r.status, 0, "{}", r.stderr);
+    let compact = r.json_lines();
+    assert_eq!(compact.len(), batch.len());
+    let compact_keys = [
+        "base",
+        "qualification",
+        "short_name",
+        "annotation",
+        "truncated",
+        "degenerate",
+        "memory_op",
+        "mangling",
+        "identity",
+    ];
+    let mut sorted_keys = compact_keys;
+    sorted_keys.sort_unstable();
+    for (full, short) in lines.iter().zip(&compact) {
+        let keys: Vec<&str> = short
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(|k| k.as_str())
+            .collect();
+        assert_eq!(keys, sorted_keys, "{}", full["symbol"]);
+        for key in compact_keys {
+            assert_eq!(short[key], full[key], "{}: {key}", full["symbol"]);
+        }
+    }
+
     // Symbols with tabs or line breaks go as arguments.
     assert!(!by_arg.is_empty());
     for case in by_arg {
@@ -73,6 +107,7 @@ fn canonical_json_stdin_agrees_with_every_fixture_case() {
             "kernel-name",
             "canonical",
             "--json",
+            "--full",
             case["symbol"].as_str().unwrap(),
         ]);
         assert_eq!(r.status, 0, "{}", r.stderr);
@@ -86,6 +121,8 @@ fn canonical_with_many_arguments_answers_each_in_order() {
         "kernel-name",
         "canonical",
         "--json",
+        "--fields",
+        "base,template,degenerate",
         "void (anonymous namespace)::clamp_position_kernel<long>(long*, int)",
         "Memcpy DtoD (Device -> Device)",
         "void",
@@ -94,6 +131,13 @@ fn canonical_with_many_arguments_answers_each_in_order() {
     let lines = r.json_lines();
     let bases: Vec<_> = lines.iter().map(|l| l["base"].as_str().unwrap()).collect();
     assert_eq!(bases, ["clamp_position_kernel", "Memcpy", "void"]);
+    assert_eq!(lines[0].as_object().unwrap().len(), 3);
+    let first = r.stdout.lines().next().unwrap();
+    assert!(
+        first.starts_with(r#"{"base":"clamp_position_kernel","template":{"#)
+            && first.ends_with(r#","degenerate":false}"#),
+        "--fields keeps its order: {first}"
+    );
     assert_eq!(lines[0]["template"]["args"], serde_json::json!(["long"]));
     assert_eq!(lines[2]["degenerate"], true);
 
@@ -110,7 +154,7 @@ fn canonical_with_many_arguments_answers_each_in_order() {
 #[test]
 fn stdin_keeps_empty_lines_and_strips_crlf() {
     let r = run_cmd(
-        opguard(&["kernel-name", "canonical", "--json", "--stdin"]),
+        opguard(&["kernel-name", "canonical", "--json", "--full", "--stdin"]),
         "main_kernel[prefill]\r\n\nvoid k<4>(float*)",
     );
     assert_eq!(r.status, 0, "{}", r.stderr);
@@ -281,4 +325,72 @@ fn kernel_name_usage_errors_exit_64() {
         assert_eq!(r.status, 64, "{args:?}: {}", r.stderr);
         assert!(r.stdout.is_empty());
     }
+}
+
+#[test]
+fn fields_must_be_known_and_distinct_and_need_json() {
+    for (args, needle) in [
+        (&["--json", "--fields", "identity,colour"][..], "colour"),
+        (&["--json", "--fields", "identity,identity"][..], "twice"),
+    ] {
+        let mut all = vec!["kernel-name", "canonical"];
+        all.extend_from_slice(args);
+        all.push("k_kernel");
+        let r = run(&all);
+        assert_eq!(r.status, 64, "{args:?}: {}", r.stderr);
+        assert!(r.stderr.contains(needle), "{args:?}: {}", r.stderr);
+    }
+    let r = run(&["kernel-name", "canonical", "--full", "k_kernel"]);
+    assert_eq!(r.status, 64, "--full without --json: {}", r.stderr);
+}
+
+/// A program that sends one symbol and waits for its answer before sending
+/// the next (a plugin talking over a pipe) is answered line by line, although
+/// a batch is written in large chunks.
+#[test]
+fn stdin_answers_each_line_before_the_next_arrives() {
+    use std::io::{BufRead, BufReader, Write};
+    use std::process::Stdio;
+    use std::sync::mpsc;
+    use std::time::Duration;
+
+    let mut child = opguard(&["kernel-name", "canonical", "--json", "--stdin"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let (tx, rx) = mpsc::channel();
+    let reader = std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            if tx.send(line.unwrap()).is_err() {
+                return;
+            }
+        }
+    });
+    let symbols = [
+        "_ZN2at6native29vectorized_elementwise_kernelILi4ENS0_11FillFunctorIfEEEEviT0_",
+        "void (anonymous namespace)::clamp_position_kernel<long>(long*, int)",
+        "_ZN2at6native29vectorized_elementwise_kernelILi4ENS0_11FillFunctorIfEEEEviT0_",
+    ];
+    for symbol in symbols {
+        stdin.write_all(format!("{symbol}\n").as_bytes()).unwrap();
+        stdin.flush().unwrap();
+        let answer = rx.recv_timeout(Duration::from_secs(60));
+        let Ok(answer) = answer else {
+            let _ = child.kill();
+            panic!("no answer to {symbol:?} while stdin stayed open");
+        };
+        let got: Value = serde_json::from_str(&answer).unwrap();
+        assert_eq!(
+            got["identity"],
+            opguard_kernel_name::canonicalize(symbol).identity(),
+            "{symbol}"
+        );
+    }
+    drop(stdin);
+    assert!(child.wait().unwrap().success());
+    reader.join().unwrap();
 }

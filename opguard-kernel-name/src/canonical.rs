@@ -5,7 +5,9 @@ use std::fmt::Write as _;
 
 use crate::error::{Error, ErrorKind};
 use crate::scan::{scan, ArgSplit, Group, TemplateSpan, OPERATOR_KEYWORD};
-use crate::text::{collapse_ws, is_ident, is_ws, trim_ws, truncate_chars, Fragment};
+use crate::text::{
+    collapse_ws, is_ident, is_ws, push_normalized, trim_ws, truncate_chars, Fragment,
+};
 use serde::ser::SerializeStruct;
 
 /// Display names in profile tables are at most this many characters long.
@@ -631,7 +633,9 @@ impl<'a> Canonical<'a> {
         if self.mangling == Mangling::Opaque {
             return format!("mangled:{}", self.base);
         }
-        let mut out = String::with_capacity(self.base.len() + 2);
+        // Normal form never lengthens the text except for the `, ` between
+        // arguments and the elision marker.
+        let mut out = String::with_capacity(self.base.len() + self.template.content.len() * 2 + 8);
         out.push_str(&self.base);
         if self.template.kind == TemplateKind::None {
             return out;
@@ -641,7 +645,7 @@ impl<'a> Canonical<'a> {
             if i > 0 {
                 out.push_str(", ");
             }
-            let _ = write!(out, "{arg}");
+            push_normalized(&mut out, arg.raw());
         }
         if self.template.kind == TemplateKind::Elided {
             if !self.template.is_empty() {
@@ -688,6 +692,22 @@ impl<'a> Canonical<'a> {
         }
     }
 
+    /// The bytes of text this canonical form holds besides its symbol (what
+    /// it owns once detached with [`Canonical::into_owned`]); the memo's charge.
+    pub(crate) fn heap_bytes(&self) -> usize {
+        self.base.len()
+            + self.qualification.as_ref().map_or(0, |q| q.raw().len())
+            + self.template.content.len()
+            + self.template.partial.as_ref().map_or(0, |p| p.raw().len())
+            + self.annotation.as_ref().map_or(0, |a| a.len())
+            + self
+                .memory_op
+                .as_ref()
+                .and_then(|op| op.direction.as_ref())
+                .map_or(0, |d| d.len())
+            + self.demangled.as_ref().map_or(0, String::len)
+    }
+
     /// Detaches the canonical form from the symbol it borrows from.
     pub fn into_owned(self) -> Canonical<'static> {
         Canonical {
@@ -705,26 +725,6 @@ impl<'a> Canonical<'a> {
             truncated: self.truncated,
             degenerate: self.degenerate,
         }
-    }
-}
-
-impl serde::Serialize for Canonical<'_> {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut st = serializer.serialize_struct("Canonical", 13)?;
-        st.serialize_field("symbol", &*self.symbol)?;
-        st.serialize_field("base", &*self.base)?;
-        st.serialize_field("qualification", &self.qualification)?;
-        st.serialize_field("short_name", &*self.short_name())?;
-        st.serialize_field("template", &self.template)?;
-        st.serialize_field("annotation", &self.annotation())?;
-        st.serialize_field("truncated", &self.truncated)?;
-        st.serialize_field("degenerate", &self.degenerate)?;
-        st.serialize_field("memory_op", &self.memory_op)?;
-        st.serialize_field("mangling", self.mangling.as_str())?;
-        st.serialize_field("demangled", &self.demangled)?;
-        st.serialize_field("identity", &self.identity())?;
-        st.serialize_field("identity_scheme", IDENTITY_SCHEME)?;
-        st.end()
     }
 }
 

@@ -11,6 +11,11 @@
 //!   [`Verdict`] carrying a stable [`Reason`] code when they do not and a
 //!   [`Basis`] when they do; [`is_match`] is the `bool` form.
 //! * [`Canonical::identity`] is a stable semantic identity string to hash.
+//! * [`Memo`] is a size-bounded memo for callers that name kernels per event:
+//!   a repeated `_Z...` symbol is not demangled again (answers identical to
+//!   [`canonicalize`]'s).
+//! * [`Field`] names the parts of the JSON answer; [`Canonical::project`]
+//!   serializes some of them ([`Field::COMPACT`]: what a per-event caller needs).
 //!
 //! ```
 //! use opguard_kernel_name::{canonicalize, matches, short_name, Reason, TemplateKind};
@@ -96,6 +101,8 @@
 
 mod canonical;
 mod error;
+mod field;
+mod memo;
 mod scan;
 mod text;
 mod verdict;
@@ -105,6 +112,8 @@ pub use canonical::{
     TemplateKind, IDENTITY_SCHEME, MIN_TOKEN_LEN, SHORT_NAME_LIMIT,
 };
 pub use error::{Error, ErrorKind, ERROR_CODES};
+pub use field::{Field, FieldListError, Projection};
+pub use memo::{Memo, MemoStats};
 pub use text::Fragment;
 pub use verdict::{is_match, matches, Basis, Reason, Verdict};
 

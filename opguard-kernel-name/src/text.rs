@@ -109,12 +109,37 @@ pub(crate) fn normalize(s: &str) -> Cow<'_, str> {
     if is_normalized(s) {
         return Cow::Borrowed(s);
     }
-    let bytes: Vec<u8> = Normalized::new(s).collect();
-    // Only ASCII whitespace bytes were removed or inserted, so UTF-8 is intact;
-    // the lossy conversion never replaces anything and never panics.
-    match String::from_utf8(bytes) {
-        Ok(owned) => Cow::Owned(owned),
-        Err(err) => Cow::Owned(String::from_utf8_lossy(err.as_bytes()).into_owned()),
+    let mut out = String::with_capacity(s.len());
+    push_normalized(&mut out, s);
+    Cow::Owned(out)
+}
+
+/// Appends the normal form of `s` to `out`, copying the runs between
+/// whitespace whole: the bytes [`Normalized`] yields one at a time, without
+/// checking UTF-8 again (every cut is next to an ASCII whitespace byte, so on
+/// a char boundary). Demangled template arguments (`Kernel<a, b>`) are
+/// rarely normal, and this runs for each of them in every identity.
+pub(crate) fn push_normalized(out: &mut String, s: &str) {
+    let b = s.as_bytes();
+    let mut i = 0;
+    let mut prev_ident = false;
+    while i < b.len() {
+        let gap = i;
+        while i < b.len() && is_ws(b[i]) {
+            i += 1;
+        }
+        if i == b.len() {
+            return;
+        }
+        let start = i;
+        while i < b.len() && !is_ws(b[i]) {
+            i += 1;
+        }
+        if start > gap && prev_ident && is_ident(b[start]) {
+            out.push(' ');
+        }
+        out.push_str(&s[start..i]);
+        prev_ident = is_ident(b[i - 1]);
     }
 }
 
@@ -238,6 +263,17 @@ mod tests {
         assert_eq!(normalize("128, 4"), "128,4");
         assert_ne!(normalize("128, 4"), normalize("1284"));
         assert!(matches!(normalize("float const*"), Cow::Borrowed(_)));
+    }
+
+    proptest::proptest! {
+        /// The run-copying normal form equals the byte iterator's (which the
+        /// comparisons use).
+        #[test]
+        fn run_copying_equals_the_byte_iterator(s in "[a-c_0-9 ,<>*\\t\\né]{0,40}") {
+            let bytes: Vec<u8> = Normalized::new(&s).collect();
+            let normal = normalize(&s);
+            proptest::prop_assert_eq!(normal.as_bytes(), &bytes[..]);
+        }
     }
 
     #[test]

@@ -58,3 +58,15 @@ test('a field projection is the whole form restricted', () => {
   assert.throws(() => opguard.kernelCanonicalizeBatch(symbols, { fields: ['nope'] }),
     (e) => e instanceof opguard.RequestError && e.code === 'capi.invalid_request');
 });
+
+test('repeated batches through the shared memo answer the same', () => {
+  // Real names (TraceLens) and the fixture's, mangled ones included: later
+  // batches are served by the C ABI's memo and must equal the first.
+  const real = loadJson(path.join(FIXTURES, 'kernel-name', 'real-names', 'tracelens.json'));
+  const symbols = [...real.names.map((n) => n.name), ...FIXTURE.symbol_cases.map((c) => c.symbol)];
+  assert.ok(symbols.filter((s) => s.trim().startsWith('_Z')).length >= 20);
+  const first = opguard.kernelCanonicalizeBatch(symbols);
+  for (let i = 0; i < 2; i++) assert.deepStrictEqual(opguard.kernelCanonicalizeBatch(symbols), first);
+  const every37 = symbols.filter((_, i) => i % 37 === 0);
+  assert.deepStrictEqual(every37.map((s) => opguard.kernelCanonicalize(s)), first.filter((_, i) => i % 37 === 0));
+});

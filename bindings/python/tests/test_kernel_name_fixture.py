@@ -63,3 +63,20 @@ def test_field_projection_is_the_whole_form_restricted():
     assert list(opguard.kernel_canonicalize(symbols[0], fields=fields)) == list(fields)
     with pytest.raises(opguard.RequestError):
         opguard.kernel_canonicalize_batch(symbols, fields=("nope",))
+
+
+def test_repeated_batches_through_the_shared_memo_answer_the_same():
+    # Real names (TraceLens) and the fixture's, mangled ones included: the
+    # second and third batches are served by the C ABI's memo and must equal
+    # the first, and each answer must equal the single call's.
+    real = load_json(FIXTURES / "kernel-name" / "real-names" / "tracelens.json")
+    symbols = [n["name"] for n in real["names"]] + [c["symbol"] for c in FIXTURE["symbol_cases"]]
+    assert sum(s.strip().startswith("_Z") for s in symbols) >= 20
+    first = opguard.kernel_canonicalize_batch(symbols)
+    for _ in range(2):
+        assert opguard.kernel_canonicalize_batch(symbols) == first
+    assert first[::37] == [opguard.kernel_canonicalize(s) for s in symbols[::37]]
+    compact = ["base", "qualification", "short_name", "annotation", "truncated", "degenerate",
+               "memory_op", "mangling", "identity"]
+    assert opguard.kernel_canonicalize_batch(symbols, fields=compact) == \
+        [{f: whole[f] for f in compact} for whole in first]

@@ -3,5 +3,6 @@
 mod api;
 mod common;
 mod fixture;
+mod memo;
 mod props;
 mod traces;
