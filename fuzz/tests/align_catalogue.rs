@@ -20,15 +20,31 @@ fn catalogue(name: &str) -> String {
     std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
 }
 
-/// A fresh scratch directory for one test.
-fn scratch(name: &str) -> PathBuf {
+/// A fresh scratch directory for one test, removed when the test ends
+/// (pass or fail): the history test alone writes ~120 MB.
+struct Scratch(PathBuf);
+
+impl std::ops::Deref for Scratch {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn scratch(name: &str) -> Scratch {
     let d = std::env::temp_dir().join(format!(
         "opguard-align-catalogue-{}-{name}",
         std::process::id()
     ));
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).expect("scratch dir");
-    d
+    Scratch(d)
 }
 
 /// Applies `map_text` (placeholders resolved) writing to `out`; returns the
