@@ -11,24 +11,28 @@
 //! status lanes and first-difference markers are rebuilt, and the digest of
 //! the second pass must equal the first's.
 
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
-use std::io::{BufRead, Read};
+use std::fs::File;
+use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 
-use opguard_trace::{RawJson, ReaderOptions, Sha256Digest, TraceReader};
+use opguard_trace::{DecodedInput, Event, ReaderOptions, Sha256Digest, TraceReader, TraceSummary};
 use serde::{Deserialize, Serialize};
 
-use crate::compare::{compare_slots, field_digests, FieldDigests};
+use crate::compare::{compare_slots, field_digests, Comparison, FieldDigests};
 use crate::error::{Error, ErrorKind};
 use crate::format::{
-    write_tail, Correspondence, ExportMetadata, FirstDifference, Group, OpView, Peer, Selector,
-    Selectors, Side, SourceInfo, Status, StatusCounts, Validation, ValidationCounts, CAT_OPERATION,
-    EXPORT_FORMAT, MAX_EXPORT_BYTES, MAX_MAP_BYTES, OK_MEANING, PRESENTATION_NOTE, TENSOR_EQUALITY,
-    TID_OPERATIONS, VERDICT,
+    finish_view, has_operation_phase, is_on_thread, is_operation, metadata_json,
+    peer_agrees_with_status, write_tail, Correspondence, CorrespondenceArgs, ExportMetadata,
+    FirstDifference, Group, OpArgs, OpView, OperationArgs, OperationsFirst, Peer, PeerArgs,
+    Selector, Selectors, Side, SourceInfo, Status, StatusCounts, Validation, ValidationCounts,
+    EXPORT_FORMAT, MAX_EXPORT_BYTES, MAX_MAP_BYTES, TID_OPERATIONS, VERDICT,
 };
 use crate::map::{read_map, Checked, Decision};
 use crate::output::{check_output_path, write_view};
 use crate::record::{finish_input, input_error, open_input, Io};
+use opguard_trace::EventRef;
 
 /// The request protocol version.
 pub const PROTOCOL_VERSION: u64 = 1;
@@ -273,6 +277,7 @@ pub fn apply_request_with(request: &Request, options: &ApplyOptions) -> Result<R
     )
 }
 
+/// What apply keeps of one operation event.
 struct Op {
     group: u32,
     run: u8,
@@ -297,7 +302,9 @@ fn span_within(whole: &str, part: &str) -> Option<(usize, usize)> {
         .then_some((start, end))
 }
 
-struct Pass1 {
+/// The first pass's index of the artifact: every operation, the tensor
+/// summaries of the operations the map selects slots of, and the digest.
+struct Artifact {
     ops: Vec<Op>,
     ids: Vec<Box<str>>,
     events: u64,
@@ -326,222 +333,298 @@ fn bad_export(msg: String) -> Error {
     Error::new(ErrorKind::InvalidExport(msg))
 }
 
-fn str_of(v: Option<opguard_trace::Value<'_>>) -> Option<std::borrow::Cow<'_, str>> {
-    v.and_then(|v| v.as_str())
+/// A broken rule of the operation event `traceEvents[i]`.
+fn bad_operation(i: u64, what: &str) -> Error {
+    bad_export(format!("traceEvents[{i}]: {what}"))
 }
 
-fn u64_of(v: Option<opguard_trace::Value<'_>>) -> Option<u64> {
-    v.and_then(|v| v.as_number()).and_then(|n| n.as_u64())
+/// What the operation events say, while they are read.
+#[derive(Default)]
+struct OperationIndex {
+    ops: Vec<Op>,
+    ids: Vec<Box<str>>,
+    io: HashMap<u64, Io>,
+    /// Run and rank of each group, and its process id.
+    labels: Vec<(String, u32)>,
+    pids: Vec<u32>,
+    /// Peers named before their operation was read: (operation, peer
+    /// event, the record id the operation names for it).
+    forward: Vec<(u64, u64, Box<str>)>,
 }
 
-fn pass1(path: &Path, options: ReaderOptions, wanted: &HashSet<u64>) -> Result<Pass1, Error> {
+/// First pass: reads and checks the artifact's operations and metadata.
+/// `wanted` are the operations whose tensor summaries the map selects.
+fn index_artifact(
+    path: &Path,
+    options: ReaderOptions,
+    wanted: &HashSet<u64>,
+) -> Result<Artifact, Error> {
     let mut reader =
         TraceReader::open_with(path, options).map_err(|e| Error::from(e).with_path(path))?;
-    let mut ops: Vec<Op> = Vec::new();
-    let mut ids: Vec<Box<str>> = Vec::new();
-    let mut io = HashMap::new();
-    let mut labels: Vec<(String, u32)> = Vec::new();
-    let mut forward: Vec<(u64, u64, Box<str>)> = Vec::new();
-    let mut pids: Vec<u32> = Vec::new();
-    let mut ops_done = false;
+    let mut index = OperationIndex::default();
+    let mut order = OperationsFirst::default();
     while let Some(e) = reader
         .next_event()
         .map_err(|e| Error::from(e).with_path(path))?
     {
-        let i = e.index();
-        let is_op = e.cat().is_some_and(|c| c == CAT_OPERATION);
-        if !is_op {
-            ops_done = true;
-            continue;
-        }
-        let at = |what: &str| bad_export(format!("traceEvents[{i}]: {what}"));
-        if ops_done {
-            return Err(at(
+        let operation = is_operation(&e);
+        if !order.admits(operation) {
+            return Err(bad_operation(
+                e.index(),
                 "operation events must come first (traceEvents[0..operations))",
             ));
         }
-        if !e.ph().is_some_and(|p| p == "X") {
-            return Err(at("an operation event must have ph \"X\""));
+        if operation {
+            read_operation(&e, wanted.contains(&e.index()), &mut index)?;
         }
-        // One walk over args: correspondence and op come first in views
-        // this crate writes, so io is scanned only when the map needs it.
-        let want_io = wanted.contains(&i);
-        let (mut op, mut corr, mut io_raw) = (None, None, None);
-        let mut corr_raw = "";
-        if let Some(args) = e.args() {
-            for (k, v) in args.iter() {
-                if k.eq_str("op") {
-                    op = v.as_object();
-                } else if k.eq_str("correspondence") {
-                    corr = v.as_object();
-                    corr_raw = v.raw();
-                } else if k.eq_str("io") {
-                    io_raw = Some(v.raw());
-                }
-                if op.is_some() && corr.is_some() && (!want_io || io_raw.is_some()) {
-                    break;
-                }
-            }
-        }
-        let op = op.ok_or_else(|| at("args.op is missing"))?;
-        let record_id =
-            str_of(op.get("record_id")).ok_or_else(|| at("args.op.record_id is missing"))?;
-        let run = str_of(op.get("run")).ok_or_else(|| at("args.op.run is missing"))?;
-        let rank = u64_of(op.get("rank"))
-            .and_then(|r| u32::try_from(r).ok())
-            .ok_or_else(|| at("args.op.rank is not a rank"))?;
-        let sequence =
-            u64_of(op.get("sequence")).ok_or_else(|| at("args.op.sequence is missing"))?;
-        let corr = corr.ok_or_else(|| at("args.correspondence is missing"))?;
-        let status = str_of(corr.get("status"))
-            .and_then(|s| Status::parse(&s))
-            .ok_or_else(|| at("args.correspondence.status is not a status"))?;
-        let validation = match str_of(corr.get("validation")).as_deref() {
-            Some("unreviewed") => Validation::Unreviewed,
-            Some("agent_reviewed") => Validation::AgentReviewed,
-            _ => {
-                return Err(at(
-                    "args.correspondence.validation is not unreviewed|agent_reviewed",
-                ))
-            }
-        };
-        let peer = match corr.get("peer") {
-            None => None,
-            Some(v) if v.raw() == "null" => None,
-            Some(v) => {
-                let p = v
-                    .as_object()
-                    .ok_or_else(|| at("args.correspondence.peer is not an object"))?;
-                let event = u64_of(p.get("event")).ok_or_else(|| at("peer.event is missing"))?;
-                let peer_id =
-                    str_of(p.get("record_id")).ok_or_else(|| at("peer.record_id is missing"))?;
-                // The peer's id is checked now when it was read already,
-                // else once every operation is read.
-                match ids.get(event as usize) {
-                    Some(known) if event < i => {
-                        if **known != *peer_id {
-                            return Err(at("peer.record_id is not the record id of peer.event"));
-                        }
-                    }
-                    _ => forward.push((i, event, peer_id.into_owned().into_boxed_str())),
-                }
-                Some(event)
-            }
-        };
-        if peer.is_some() != status.is_paired() {
-            return Err(at(
-                "a peer is present exactly when the status is ok or differs",
-            ));
-        }
-        let pid = e
-            .pid()
-            .and_then(|p| p.as_i64())
-            .and_then(|p| u32::try_from(p).ok())
-            .ok_or_else(|| at("pid is not a process number"))?;
-        if e.tid().and_then(|t| t.as_i64()) != Some(TID_OPERATIONS as i64) {
-            return Err(at("operations belong on thread 1"));
-        }
-        let ts_ns = e
-            .ts_ns()
-            .ok()
-            .flatten()
-            .ok_or_else(|| at("ts is missing"))?;
-        let dur_ns = e
-            .dur_ns()
-            .ok()
-            .flatten()
-            .ok_or_else(|| at("dur is missing"))?;
-        let group = match labels.iter().position(|(r, k)| *k == rank && **r == *run) {
-            Some(g) => {
-                if pids[g] != pid {
-                    return Err(at("operations of one run and rank must share one pid"));
-                }
-                g as u32
-            }
-            None => {
-                labels.push((run.into_owned(), rank));
-                pids.push(pid);
-                labels.len() as u32 - 1
-            }
-        };
-        if want_io {
-            let raw = io_raw.unwrap_or("{}");
-            let parsed: Io = serde_json::from_str(raw)
-                .map_err(|err| at(&format!("args.io is not tensor summaries: {err}")))?;
-            io.insert(i, parsed);
-        }
-        ops.push(Op {
-            group,
-            run: 0,
-            sequence,
-            ts_ns,
-            dur_ns,
-            status,
-            validation,
-            peer,
-            offset: e.offset(),
-            len: e.raw().len(),
-            corr_span: span_within(e.raw(), corr_raw)
-                .ok_or_else(|| at("args.correspondence is not inside the event text"))?,
-        });
-        ids.push(record_id.into_owned().into_boxed_str());
     }
     let summary = reader
         .finish()
         .map_err(|e| Error::from(e).with_path(path))?;
-    let meta_json = summary.metadata.get_json("opguard").ok_or_else(|| {
+    let OperationIndex {
+        mut ops,
+        ids,
+        io,
+        labels,
+        pids,
+        forward,
+    } = index;
+    let meta = read_carried_metadata(&summary, ops.len()).map_err(|e| e.with_path(path))?;
+    let groups = place_groups(&labels, &pids, &meta.runs).map_err(|e| e.with_path(path))?;
+    for op in &mut ops {
+        op.run = groups[op.group as usize].run;
+    }
+    check_relations(&ops, &ids, &forward).map_err(|e| e.with_path(path))?;
+    check_unique_ids(&ids).map_err(|e| e.with_path(path))?;
+    Ok(Artifact {
+        ops,
+        ids,
+        events: summary.events,
+        groups,
+        group_labels: labels,
+        io,
+        sha256: summary.sha256,
+        meta,
+    })
+}
+
+/// One operation event, checked and added to the index.
+fn read_operation(e: &Event<'_>, want_io: bool, index: &mut OperationIndex) -> Result<(), Error> {
+    let i = e.index();
+    if !has_operation_phase(e) {
+        return Err(bad_operation(i, "an operation event must have ph \"X\""));
+    }
+    let args = OperationArgs::read(e, want_io);
+    let op = args
+        .op
+        .ok_or_else(|| bad_operation(i, "args.op is missing"))?;
+    let (record_id, run, rank, sequence) = read_identity(i, op)?;
+    let corr = args
+        .correspondence()
+        .ok_or_else(|| bad_operation(i, "args.correspondence is missing"))?;
+    let (status, validation, peer) = read_relation(i, corr, index)?;
+    let (pid, ts_ns, dur_ns) = read_placement(e)?;
+    let group = group_of(&mut index.labels, &mut index.pids, run, rank, pid)
+        .map_err(|what| bad_operation(i, what))?;
+    if want_io {
+        let raw = args.io.map_or("{}", |v| v.raw());
+        let parsed: Io = serde_json::from_str(raw)
+            .map_err(|err| bad_operation(i, &format!("args.io is not tensor summaries: {err}")))?;
+        index.io.insert(i, parsed);
+    }
+    let corr_raw = args.correspondence.map_or("", |v| v.raw());
+    index.ops.push(Op {
+        group,
+        run: 0,
+        sequence,
+        ts_ns,
+        dur_ns,
+        status,
+        validation,
+        peer,
+        offset: e.offset(),
+        len: e.raw().len(),
+        corr_span: span_within(e.raw(), corr_raw)
+            .ok_or_else(|| bad_operation(i, "args.correspondence is not inside the event text"))?,
+    });
+    index.ids.push(record_id.into_owned().into_boxed_str());
+    Ok(())
+}
+
+/// `args.op`: record id, run, rank and sequence, each required.
+fn read_identity<'a>(
+    i: u64,
+    op: OpArgs<'a>,
+) -> Result<(Cow<'a, str>, Cow<'a, str>, u32, u64), Error> {
+    let record_id = op
+        .record_id()
+        .ok_or_else(|| bad_operation(i, "args.op.record_id is missing"))?;
+    let run = op
+        .run()
+        .ok_or_else(|| bad_operation(i, "args.op.run is missing"))?;
+    let rank = op
+        .rank()
+        .and_then(|r| u32::try_from(r).ok())
+        .ok_or_else(|| bad_operation(i, "args.op.rank is not a rank"))?;
+    let sequence = op
+        .sequence()
+        .ok_or_else(|| bad_operation(i, "args.op.sequence is missing"))?;
+    Ok((record_id, run, rank, sequence))
+}
+
+/// `args.correspondence`: status, validation and the peer (present exactly
+/// for a paired status). The peer's record id is checked now when its
+/// operation was read already, else once every operation is read.
+fn read_relation(
+    i: u64,
+    corr: CorrespondenceArgs<'_>,
+    index: &mut OperationIndex,
+) -> Result<(Status, Validation, Option<u64>), Error> {
+    let at = |what: &str| bad_operation(i, what);
+    let status = corr
+        .status()
+        .ok_or_else(|| at("args.correspondence.status is not a status"))?;
+    let validation = corr
+        .validation()
+        .ok_or_else(|| at("args.correspondence.validation is not unreviewed|agent_reviewed"))?;
+    let peer = match corr.peer() {
+        PeerArgs::None => None,
+        PeerArgs::NotAnObject => return Err(at("args.correspondence.peer is not an object")),
+        PeerArgs::Named { event, record_id } => {
+            let event = event.ok_or_else(|| at("peer.event is missing"))?;
+            let peer_id = record_id.ok_or_else(|| at("peer.record_id is missing"))?;
+            match index.ids.get(event as usize) {
+                Some(known) if event < i => {
+                    if **known != *peer_id {
+                        return Err(at("peer.record_id is not the record id of peer.event"));
+                    }
+                }
+                _ => index
+                    .forward
+                    .push((i, event, peer_id.into_owned().into_boxed_str())),
+            }
+            Some(event)
+        }
+    };
+    if !peer_agrees_with_status(Some(status), peer.is_some()) {
+        return Err(at(
+            "a peer is present exactly when the status is ok or differs",
+        ));
+    }
+    Ok((status, validation, peer))
+}
+
+/// Process, thread, start and duration of an operation event.
+fn read_placement(e: &Event<'_>) -> Result<(u32, i64, i64), Error> {
+    let at = |what: &str| bad_operation(e.index(), what);
+    let pid = e
+        .pid()
+        .and_then(|p| p.as_i64())
+        .and_then(|p| u32::try_from(p).ok())
+        .ok_or_else(|| at("pid is not a process number"))?;
+    if !is_on_thread(e, TID_OPERATIONS) {
+        return Err(at("operations belong on thread 1"));
+    }
+    let ts_ns = e
+        .ts_ns()
+        .ok()
+        .flatten()
+        .ok_or_else(|| at("ts is missing"))?;
+    let dur_ns = e
+        .dur_ns()
+        .ok()
+        .flatten()
+        .ok_or_else(|| at("dur is missing"))?;
+    Ok((pid, ts_ns, dur_ns))
+}
+
+/// The group (run and rank) of an operation, new when first seen; the
+/// operations of one group share one process.
+fn group_of(
+    labels: &mut Vec<(String, u32)>,
+    pids: &mut Vec<u32>,
+    run: Cow<'_, str>,
+    rank: u32,
+    pid: u32,
+) -> Result<u32, &'static str> {
+    match labels.iter().position(|(r, k)| *k == rank && **r == *run) {
+        Some(g) if pids[g] != pid => Err("operations of one run and rank must share one pid"),
+        Some(g) => Ok(g as u32),
+        None => {
+            labels.push((run.into_owned(), rank));
+            pids.push(pid);
+            Ok(labels.len() as u32 - 1)
+        }
+    }
+}
+
+/// The metadata a review carries forward: of this format, two runs, and
+/// counting the `operations` read.
+fn read_carried_metadata(summary: &TraceSummary, operations: usize) -> Result<MetaIn, Error> {
+    let meta_json = metadata_json(summary).ok_or_else(|| {
         Error::new(ErrorKind::NotAnExport(
             "no top-level \"opguard\" metadata".into(),
         ))
-        .with_path(path)
     })?;
     if meta_json.get("format").and_then(|f| f.as_str()) != Some(EXPORT_FORMAT) {
         return Err(Error::new(ErrorKind::NotAnExport(format!(
             "opguard.format is {}, expected {EXPORT_FORMAT:?}",
             meta_json.get("format").cloned().unwrap_or_default()
-        )))
-        .with_path(path));
+        ))));
     }
     let meta: MetaIn = serde_json::from_value(meta_json)
-        .map_err(|e| bad_export(format!("opguard metadata: {e}")).with_path(path))?;
+        .map_err(|e| bad_export(format!("opguard metadata: {e}")))?;
     debug_assert_eq!(meta.format, EXPORT_FORMAT);
     if meta.runs.len() != 2 || meta.runs[0] == meta.runs[1] {
         return Err(bad_export(format!(
             "opguard.runs is {:?}, expected two runs",
             meta.runs
-        ))
-        .with_path(path));
+        )));
     }
-    if meta.operations != ops.len() as u64 {
+    if meta.operations != operations as u64 {
         return Err(bad_export(format!(
-            "opguard.operations is {} but traceEvents starts with {} operations",
+            "opguard.operations is {} but traceEvents starts with {operations} operations",
             meta.operations,
-            ops.len()
-        ))
-        .with_path(path));
+        )));
     }
-    let mut groups = Vec::with_capacity(labels.len());
-    for (g, (run, rank)) in labels.iter().enumerate() {
-        let r = meta.runs.iter().position(|x| x == run).ok_or_else(|| {
-            bad_export(format!("run {run:?} is not one of opguard.runs")).with_path(path)
-        })?;
-        groups.push(Group {
-            run: r as u8,
-            rank: *rank,
-            pid: pids[g],
-        });
-    }
-    for op in &mut ops {
-        op.run = groups[op.group as usize].run;
-    }
-    // Relations must be symmetric, name their peer's id, and join the two
-    // runs.
-    for (i, event, peer_id) in &forward {
+    Ok(meta)
+}
+
+/// Each group's run (its position in the metadata's `runs`) and process.
+fn place_groups(
+    labels: &[(String, u32)],
+    pids: &[u32],
+    runs: &[String],
+) -> Result<Vec<Group>, Error> {
+    labels
+        .iter()
+        .zip(pids)
+        .map(|((run, rank), &pid)| {
+            let r = runs
+                .iter()
+                .position(|x| x == run)
+                .ok_or_else(|| bad_export(format!("run {run:?} is not one of opguard.runs")))?;
+            Ok(Group {
+                run: r as u8,
+                rank: *rank,
+                pid,
+            })
+        })
+        .collect()
+}
+
+/// Relations must be symmetric, name their peer's id, and join the two
+/// runs.
+fn check_relations(
+    ops: &[Op],
+    ids: &[Box<str>],
+    forward: &[(u64, u64, Box<str>)],
+) -> Result<(), Error> {
+    for (i, event, peer_id) in forward {
         if ids.get(*event as usize).is_none_or(|id| **id != **peer_id) {
             return Err(bad_export(format!(
                 "traceEvents[{i}]: peer.record_id {peer_id:?} is not the record id of event {event}"
-            ))
-            .with_path(path));
+            )));
         }
     }
     for (i, op) in ops.iter().enumerate() {
@@ -552,29 +635,22 @@ fn pass1(path: &Path, options: ReaderOptions, wanted: &HashSet<u64>) -> Result<P
             if !ok {
                 return Err(bad_export(format!(
                     "traceEvents[{i}]: its peer {p} is not a symmetric relation across the two runs"
-                ))
-                .with_path(path));
+                )));
             }
         }
     }
-    {
-        let mut seen = HashSet::with_capacity(ids.len());
-        for id in &ids {
-            if !seen.insert(&**id) {
-                return Err(bad_export(format!("record_id {id:?} appears twice")).with_path(path));
-            }
+    Ok(())
+}
+
+/// Record ids are unique in the view.
+fn check_unique_ids(ids: &[Box<str>]) -> Result<(), Error> {
+    let mut seen = HashSet::with_capacity(ids.len());
+    for id in ids {
+        if !seen.insert(&**id) {
+            return Err(bad_export(format!("record_id {id:?} appears twice")));
         }
     }
-    Ok(Pass1 {
-        ops,
-        ids,
-        events: summary.events,
-        groups,
-        group_labels: labels,
-        io,
-        sha256: summary.sha256,
-        meta,
-    })
+    Ok(())
 }
 
 /// What happens to one operation's correspondence.
@@ -601,6 +677,8 @@ enum Change {
 
 struct Resolution {
     change: Vec<Option<Change>>,
+    /// The two operations of each review.
+    ends: Vec<(u32, u32)>,
     /// Active reviews naming each operation (other than its own relation).
     alternatives: HashMap<u32, Vec<usize>>,
     /// Review history per pair key.
@@ -617,71 +695,11 @@ fn key(a: u32, b: u32) -> (u32, u32) {
 
 /// Checks every review against the artifact and decides each operation's
 /// new relation. Fails on the first broken rule, in map order.
-fn resolve(p: &Pass1, reviews: &[Checked]) -> Result<Resolution, Error> {
-    let n = p.ops.len() as u64;
-    let mut ends: Vec<(u32, u32)> = Vec::with_capacity(reviews.len());
-    for r in reviews {
-        let at = format!("reviews[{}]", r.at);
-        let mut idx = [0u32; 2];
-        for (slot, (side, reference)) in [("left_ref", r.left), ("right_ref", r.right)]
-            .into_iter()
-            .enumerate()
-        {
-            let place = format!("{at}.{side}");
-            if reference.artifact != p.sha256 {
-                return Err(Error::new(ErrorKind::RefArtifactMismatch {
-                    at: place,
-                    reference: reference.to_string(),
-                    found: reference.artifact.to_string(),
-                    expected: p.sha256.to_string(),
-                }));
-            }
-            if reference.index >= p.events {
-                return Err(Error::new(ErrorKind::RefOutOfRange {
-                    at: place,
-                    index: reference.index,
-                    events: p.events,
-                }));
-            }
-            if reference.index >= n {
-                return Err(Error::new(ErrorKind::RefNotOperation {
-                    at: place,
-                    index: reference.index,
-                    operations: n,
-                }));
-            }
-            idx[slot] = reference.index as u32;
-        }
-        let (l, rr) = (idx[0], idx[1]);
-        if p.ops[l as usize].run == p.ops[rr as usize].run {
-            return Err(Error::new(ErrorKind::SameRunPair {
-                at,
-                run: p.group_labels[p.ops[l as usize].group as usize].0.clone(),
-            }));
-        }
-        if let Some((ls, rs)) = r.selectors {
-            for (sel, op, side) in [(ls, l, "left_tensor"), (rs, rr, "right_tensor")] {
-                let io = p.io.get(&(op as u64));
-                let len = io.map_or(0, |io| match sel.0 {
-                    Side::Inputs => io.inputs.len(),
-                    Side::Outputs => io.outputs.len(),
-                });
-                if sel.1 >= len as u64 {
-                    return Err(Error::new(ErrorKind::InvalidSelector {
-                        at: format!("{at}.{side}"),
-                        detail: format!(
-                            "[\"{}\", {}] is out of range: operation {op} ({}) has {len} {}",
-                            sel.0.as_str(),
-                            sel.1,
-                            p.ids[op as usize],
-                            sel.0.as_str()
-                        ),
-                    }));
-                }
-            }
-        }
-        ends.push((l, rr));
-    }
+fn resolve(p: &Artifact, reviews: &[Checked]) -> Result<Resolution, Error> {
+    let ends = reviews
+        .iter()
+        .map(|r| review_ends(p, r))
+        .collect::<Result<Vec<_>, Error>>()?;
     // Ordered history: the last entry per event pair is active.
     let mut history: HashMap<(u32, u32), Vec<usize>> = HashMap::new();
     for (k, &(l, r)) in ends.iter().enumerate() {
@@ -689,16 +707,111 @@ fn resolve(p: &Pass1, reviews: &[Checked]) -> Result<Resolution, Error> {
     }
     let mut active: Vec<usize> = history.values().map(|v| v[v.len() - 1]).collect();
     active.sort_unstable();
-    let is_candidate = |a: u32, b: u32| {
-        p.ops[a as usize]
-            .peer
-            .as_ref()
-            .is_some_and(|q| *q == b as u64)
+    let (owner, decisions) = comparable_owners(p, reviews, &ends, &active)?;
+    let mut changes = Changes {
+        change: vec![None; p.ops.len()],
+        own: vec![None; p.ops.len()],
+        new_mappings: 0,
+        displaced: 0,
     };
+    changes.of_owners(p, reviews, &ends, &owner);
+    changes.of_candidates(p, reviews, &ends, &history, &owner);
+    let alternatives = changes.of_alternatives(p, reviews, &ends, &active);
+    Ok(Resolution {
+        change: changes.change,
+        ends,
+        alternatives,
+        history,
+        decisions,
+        active: active.len() as u64,
+        new_mappings: changes.new_mappings,
+        displaced: changes.displaced,
+    })
+}
+
+/// The two operations a review names: references into this artifact, to
+/// operation events of two different runs, with selectors in range.
+fn review_ends(p: &Artifact, r: &Checked) -> Result<(u32, u32), Error> {
+    let at = format!("reviews[{}]", r.at);
+    let l = operation_of(p, format!("{at}.left_ref"), &r.left)?;
+    let rr = operation_of(p, format!("{at}.right_ref"), &r.right)?;
+    if p.ops[l as usize].run == p.ops[rr as usize].run {
+        return Err(Error::new(ErrorKind::SameRunPair {
+            at,
+            run: p.group_labels[p.ops[l as usize].group as usize].0.clone(),
+        }));
+    }
+    if let Some((ls, rs)) = r.selectors {
+        for (sel, op, side) in [(ls, l, "left_tensor"), (rs, rr, "right_tensor")] {
+            let io = p.io.get(&(op as u64));
+            let len = io.map_or(0, |io| match sel.0 {
+                Side::Inputs => io.inputs.len(),
+                Side::Outputs => io.outputs.len(),
+            });
+            if sel.1 >= len as u64 {
+                return Err(Error::new(ErrorKind::InvalidSelector {
+                    at: format!("{at}.{side}"),
+                    detail: format!(
+                        "[\"{}\", {}] is out of range: operation {op} ({}) has {len} {}",
+                        sel.0.as_str(),
+                        sel.1,
+                        p.ids[op as usize],
+                        sel.0.as_str()
+                    ),
+                }));
+            }
+        }
+    }
+    Ok((l, rr))
+}
+
+/// The operation a reference (at map path `place`) points at.
+fn operation_of(p: &Artifact, place: String, reference: &EventRef) -> Result<u32, Error> {
+    if reference.artifact != p.sha256 {
+        return Err(Error::new(ErrorKind::RefArtifactMismatch {
+            at: place,
+            reference: reference.to_string(),
+            found: reference.artifact.to_string(),
+            expected: p.sha256.to_string(),
+        }));
+    }
+    if reference.index >= p.events {
+        return Err(Error::new(ErrorKind::RefOutOfRange {
+            at: place,
+            index: reference.index,
+            events: p.events,
+        }));
+    }
+    let operations = p.ops.len() as u64;
+    if reference.index >= operations {
+        return Err(Error::new(ErrorKind::RefNotOperation {
+            at: place,
+            index: reference.index,
+            operations,
+        }));
+    }
+    Ok(reference.index as u32)
+}
+
+/// Whether `b` is the automatic candidate (current peer) of `a`.
+fn is_candidate(p: &Artifact, a: u32, b: u32) -> bool {
+    p.ops[a as usize]
+        .peer
+        .as_ref()
+        .is_some_and(|q| *q == b as u64)
+}
+
+/// Counts the active reviews per decision and gives each operation its one
+/// active comparable review (its owner); a new pair needs selectors.
+fn comparable_owners(
+    p: &Artifact,
+    reviews: &[Checked],
+    ends: &[(u32, u32)],
+    active: &[usize],
+) -> Result<(HashMap<u32, usize>, DecisionCounts), Error> {
     let mut decisions = DecisionCounts::default();
-    // One active comparable relation per operation.
     let mut owner: HashMap<u32, usize> = HashMap::new();
-    for &k in &active {
+    for &k in active {
         let r = &reviews[k];
         let (l, rr) = ends[k];
         match r.decision {
@@ -709,7 +822,7 @@ fn resolve(p: &Pass1, reviews: &[Checked]) -> Result<Resolution, Error> {
         if r.decision != Decision::Comparable {
             continue;
         }
-        if r.selectors.is_none() && !is_candidate(l, rr) {
+        if r.selectors.is_none() && !is_candidate(p, l, rr) {
             return Err(Error::new(ErrorKind::SelectorsRequired {
                 at: format!("reviews[{}]", r.at),
             }));
@@ -725,46 +838,77 @@ fn resolve(p: &Pass1, reviews: &[Checked]) -> Result<Resolution, Error> {
             owner.insert(op, k);
         }
     }
-    let active_of =
-        |a: u32, b: u32| -> Option<usize> { history.get(&key(a, b)).map(|v| v[v.len() - 1]) };
-    let mut change: Vec<Option<Change>> = vec![None; p.ops.len()];
-    let mut own: Vec<Option<usize>> = vec![None; p.ops.len()];
-    let mut new_mappings = 0;
-    let mut displaced = 0;
-    for (&op, &k) in &owner {
-        let (l, r) = ends[k];
-        let other = if l == op { r } else { l };
-        let candidate = is_candidate(op, other);
-        own[op as usize] = Some(k);
-        change[op as usize] = Some(match reviews[k].selectors {
-            None => Change::Confirmed { review: k },
-            Some((ls, rs)) => {
-                let (this, peer) = if op == l { (ls, rs) } else { (rs, ls) };
-                Change::Mapped {
-                    review: k,
-                    peer: other,
-                    selectors: Selectors { this, peer },
-                    candidate,
+    Ok((owner, decisions))
+}
+
+/// Each operation's change, decided in three rounds: its own comparable
+/// review, then a review of its candidate (or a new mapping that took the
+/// candidate), then the alternatives naming it.
+struct Changes {
+    change: Vec<Option<Change>>,
+    /// The review that decides each operation's relation.
+    own: Vec<Option<usize>>,
+    new_mappings: u64,
+    displaced: u64,
+}
+
+impl Changes {
+    /// Operations with an active comparable review: confirmed, or mapped
+    /// with selectors.
+    fn of_owners(
+        &mut self,
+        p: &Artifact,
+        reviews: &[Checked],
+        ends: &[(u32, u32)],
+        owner: &HashMap<u32, usize>,
+    ) {
+        for (&op, &k) in owner {
+            let (l, r) = ends[k];
+            let other = if l == op { r } else { l };
+            let candidate = is_candidate(p, op, other);
+            self.own[op as usize] = Some(k);
+            self.change[op as usize] = Some(match reviews[k].selectors {
+                None => Change::Confirmed { review: k },
+                Some((ls, rs)) => {
+                    let (this, peer) = if op == l { (ls, rs) } else { (rs, ls) };
+                    Change::Mapped {
+                        review: k,
+                        peer: other,
+                        selectors: Selectors { this, peer },
+                        candidate,
+                    }
                 }
+            });
+            if !candidate && op == l {
+                self.new_mappings += 1;
             }
-        });
-        if !candidate && op == l {
-            new_mappings += 1;
         }
     }
-    for (i, op) in p.ops.iter().enumerate() {
-        if change[i].is_some() {
-            continue;
-        }
-        let i32_ = i as u32;
-        if let Some(q) = op.peer {
+
+    /// Operations whose candidate was reviewed otherwise (rejected,
+    /// unresolved) or taken by another operation's new mapping (displaced).
+    fn of_candidates(
+        &mut self,
+        p: &Artifact,
+        reviews: &[Checked],
+        ends: &[(u32, u32)],
+        history: &HashMap<(u32, u32), Vec<usize>>,
+        owner: &HashMap<u32, usize>,
+    ) {
+        let active_of =
+            |a: u32, b: u32| -> Option<usize> { history.get(&key(a, b)).map(|v| v[v.len() - 1]) };
+        for (i, op) in p.ops.iter().enumerate() {
+            if self.change[i].is_some() {
+                continue;
+            }
+            let Some(q) = op.peer else { continue };
             let q = q as u32;
-            if let Some(k) = active_of(i32_, q) {
-                own[i] = Some(k);
-                change[i] = Some(match reviews[k].decision {
+            if let Some(k) = active_of(i as u32, q) {
+                self.own[i] = Some(k);
+                self.change[i] = Some(match reviews[k].decision {
                     Decision::NotComparable => Change::Rejected { review: k },
                     Decision::Undetermined => Change::Unresolved { review: Some(k) },
-                    // Comparable candidates are owned above.
+                    // Comparable candidates are owned already.
                     Decision::Comparable => continue,
                 });
                 continue;
@@ -772,47 +916,47 @@ fn resolve(p: &Pass1, reviews: &[Checked]) -> Result<Resolution, Error> {
             if let Some(&k) = owner.get(&q) {
                 let (l, r) = ends[k];
                 let by = if l == q { r } else { l };
-                change[i] = Some(Change::Displaced { by });
-                displaced += 1;
+                self.change[i] = Some(Change::Displaced { by });
+                self.displaced += 1;
+            }
+        }
+    }
+
+    /// Active reviews naming an operation that are not its own relation;
+    /// an operation otherwise unchanged is annotated with them, or becomes
+    /// undetermined when it has no relation and one of them is.
+    fn of_alternatives(
+        &mut self,
+        p: &Artifact,
+        reviews: &[Checked],
+        ends: &[(u32, u32)],
+        active: &[usize],
+    ) -> HashMap<u32, Vec<usize>> {
+        let mut alternatives: HashMap<u32, Vec<usize>> = HashMap::new();
+        for &k in active {
+            let (l, r) = ends[k];
+            for op in [l, r] {
+                if self.own[op as usize] != Some(k) {
+                    alternatives.entry(op).or_default().push(k);
+                }
+            }
+        }
+        for (&op, alts) in &alternatives {
+            let i = op as usize;
+            if self.change[i].is_some() {
                 continue;
             }
+            let unresolved = alts
+                .iter()
+                .any(|&k| reviews[k].decision == Decision::Undetermined);
+            self.change[i] = Some(if unresolved && p.ops[i].peer.is_none() {
+                Change::Unresolved { review: None }
+            } else {
+                Change::Annotated
+            });
         }
+        alternatives
     }
-    // Active reviews naming an operation that are not its own relation.
-    let mut alternatives: HashMap<u32, Vec<usize>> = HashMap::new();
-    for &k in &active {
-        let (l, r) = ends[k];
-        for op in [l, r] {
-            if own[op as usize] != Some(k) {
-                alternatives.entry(op).or_default().push(k);
-            }
-        }
-    }
-    for (&op, alts) in &alternatives {
-        let i = op as usize;
-        if change[i].is_some() {
-            continue;
-        }
-        let unresolved = alts
-            .iter()
-            .any(|&k| reviews[k].decision == Decision::Undetermined);
-        // An operation with an unchanged relation keeps it; one without a
-        // relation becomes undetermined when a pair naming it is.
-        change[i] = Some(if unresolved && p.ops[i].peer.is_none() {
-            Change::Unresolved { review: None }
-        } else {
-            Change::Annotated
-        });
-    }
-    Ok(Resolution {
-        change,
-        alternatives,
-        history,
-        decisions,
-        active: active.len() as u64,
-        new_mappings,
-        displaced,
-    })
 }
 
 fn slot_digests(io: &Io, sel: Selector) -> Option<FieldDigests> {
@@ -845,13 +989,11 @@ fn apply_passes(
 ) -> Result<Response, Error> {
     check_output_path(output)?;
     let (map, map_sha) = read_map(alignment_map, options.max_map_bytes)?;
-    let wanted: HashSet<u64> = map
-        .reviews
-        .iter()
-        .filter(|r| r.selectors.is_some())
-        .flat_map(|r| [r.left.index, r.right.index])
-        .collect();
-    let p = pass1(artifact, options.artifact_reader(), &wanted)?;
+    let p = index_artifact(
+        artifact,
+        options.artifact_reader(),
+        &selected_operations(&map.reviews),
+    )?;
     if map.artifact != p.sha256 {
         return Err(Error::new(ErrorKind::StaleArtifactHash {
             map: map.artifact_text.clone(),
@@ -860,301 +1002,32 @@ fn apply_passes(
         .with_path(alignment_map));
     }
     let res = resolve(&p, &map.reviews).map_err(|e| e.with_path(alignment_map))?;
-    let reviews = &map.reviews;
-    let ends: Vec<(u32, u32)> = reviews
-        .iter()
-        .map(|r| (r.left.index as u32, r.right.index as u32))
-        .collect();
-
-    // The new relation of every operation.
-    let n = p.ops.len();
-    let mut views: Vec<OpView> = Vec::with_capacity(n);
-    let mut slot_cmp: HashMap<usize, crate::compare::Comparison> = HashMap::new();
-    for (i, op) in p.ops.iter().enumerate() {
-        let mut v = OpView {
-            group: op.group,
-            sequence: op.sequence,
-            ts_ns: op.ts_ns,
-            dur_ns: op.dur_ns,
-            status: op.status,
-            validation: op.validation,
-            peer: op.peer.map(|q| q as u32),
-        };
-        match &res.change[i] {
-            None => {}
-            Some(Change::Confirmed { .. }) | Some(Change::Annotated) => {
-                v.validation = Validation::AgentReviewed;
-            }
-            Some(Change::Mapped {
-                review,
-                peer,
-                selectors,
-                ..
-            }) => {
-                let (l, r) = ends[*review];
-                let (first, second) = if i as u32 == l { (l, r) } else { (r, l) };
-                debug_assert_eq!(second, *peer);
-                let a =
-                    p.io.get(&(first as u64))
-                        .and_then(|io| slot_digests(io, selectors.this));
-                let b =
-                    p.io.get(&(second as u64))
-                        .and_then(|io| slot_digests(io, selectors.peer));
-                let (Some(a), Some(b)) = (a, b) else {
-                    return Err(Error::new(ErrorKind::InvalidSelector {
-                        at: format!("reviews[{}]", reviews[*review].at),
-                        detail: "a selected slot is missing".into(),
-                    }));
-                };
-                let c = compare_slots(&a, &b);
-                v.status = if c.agrees() {
-                    Status::Ok
-                } else {
-                    Status::Differs
-                };
-                v.validation = Validation::AgentReviewed;
-                v.peer = Some(*peer);
-                slot_cmp.insert(i, c);
-            }
-            Some(Change::Rejected { .. }) => {
-                v.status = Status::NotComparable;
-                v.validation = Validation::AgentReviewed;
-                v.peer = None;
-            }
-            Some(Change::Unresolved { .. }) => {
-                v.status = Status::Undetermined;
-                v.validation = Validation::AgentReviewed;
-                v.peer = None;
-            }
-            Some(Change::Displaced { .. }) => {
-                v.status = Status::Undetermined;
-                v.validation = Validation::Unreviewed;
-                v.peer = None;
-            }
-        }
-        views.push(v);
-    }
-    // Every relation in the new view is symmetric.
-    for (i, v) in views.iter().enumerate() {
-        if let Some(q) = v.peer {
-            if views[q as usize].peer != Some(i as u32) {
-                return Err(bad_export(format!(
-                    "internal: relation {i} → {q} is not symmetric after review"
-                )));
-            }
-        }
-    }
-
-    let raw_of = |k: usize| reviews[k].raw.clone();
-    let history_of = |i: u32, k: usize| -> Vec<serde_json::Value> {
-        let (l, r) = ends[k];
-        debug_assert!(i == l || i == r);
-        res.history
-            .get(&key(l, r))
-            .map(|v| v[..v.len() - 1].iter().map(|&j| raw_of(j)).collect())
-            .unwrap_or_default()
-    };
-    let new_corr = |i: usize, old: Correspondence| -> Correspondence {
-        let Some(change) = &res.change[i] else {
-            return old;
-        };
-        let alts: Vec<serde_json::Value> = res
-            .alternatives
-            .get(&(i as u32))
-            .map(|v| v.iter().map(|&k| raw_of(k)).collect())
-            .unwrap_or_default();
-        let supersede = |mut old: Correspondence, why: &str, by: Option<String>| {
-            let mut earlier = std::mem::take(&mut old.original_comparison);
-            old.superseded = Some(why.into());
-            old.displaced_by = by;
-            earlier.push(old);
-            earlier
-        };
-        let fresh = |status: Status, validation: Validation| {
-            let mut c = Correspondence::unrelated(status);
-            c.validation = validation;
-            c
-        };
-        match change {
-            Change::Confirmed { review } => {
-                let mut c = old;
-                c.validation = Validation::AgentReviewed;
-                c.review = Some(raw_of(*review));
-                c.review_history = history_of(i as u32, *review);
-                c.alternative_reviews = alts;
-                c
-            }
-            Change::Annotated => {
-                let mut c = old;
-                c.validation = Validation::AgentReviewed;
-                c.alternative_reviews = alts;
-                c
-            }
-            Change::Mapped {
-                review,
-                peer,
-                selectors,
-                candidate,
-            } => {
-                let cmp = slot_cmp.get(&i).cloned().unwrap_or_default();
-                let mut c = fresh(
-                    if cmp.agrees() {
-                        Status::Ok
-                    } else {
-                        Status::Differs
-                    },
-                    Validation::AgentReviewed,
-                );
-                c.basis = Some(BASIS_MAP.into());
-                c.peer = Some(Peer {
-                    record_id: p.ids[*peer as usize].to_string(),
-                    event: *peer as u64,
-                });
-                c.selectors = Some(*selectors);
-                c.differences = cmp.differences;
-                c.not_compared = cmp.not_compared;
-                c.review = Some(raw_of(*review));
-                c.review_history = history_of(i as u32, *review);
-                c.alternative_reviews = alts;
-                c.original_comparison = supersede(
-                    old,
-                    if *candidate { "recompared" } else { "remapped" },
-                    None,
-                );
-                c
-            }
-            Change::Rejected { review } => {
-                let mut c = fresh(Status::NotComparable, Validation::AgentReviewed);
-                c.review = Some(raw_of(*review));
-                c.review_history = history_of(i as u32, *review);
-                c.alternative_reviews = alts;
-                c.original_comparison = supersede(old, "rejected", None);
-                c
-            }
-            Change::Unresolved { review } => {
-                let mut c = fresh(Status::Undetermined, Validation::AgentReviewed);
-                if let Some(k) = review {
-                    c.review = Some(raw_of(*k));
-                    c.review_history = history_of(i as u32, *k);
-                }
-                c.alternative_reviews = alts;
-                c.original_comparison = supersede(old, "unresolved", None);
-                c
-            }
-            Change::Displaced { by } => {
-                let mut c = fresh(Status::Undetermined, Validation::Unreviewed);
-                c.alternative_reviews = alts;
-                c.original_comparison =
-                    supersede(old, "displaced", Some(p.ids[*by as usize].to_string()));
-                c
-            }
-        }
-    };
-
+    let rewrite = Rewrite::new(&p, &res, &map.reviews)?;
     let runs: [String; 2] = [p.meta.runs[0].clone(), p.meta.runs[1].clone()];
-    let mut sources = p.meta.sources.clone();
-    sources.push(SourceInfo {
-        kind: "review".into(),
-        sha256: p.sha256.to_string(),
-        run: None,
-        rank: None,
-        alignment_map_sha256: Some(map_sha.to_string()),
-    });
-    let output_thread = options.output_thread;
-    let (tail, written) = write_view(output, options.max_output_bytes, output_thread, |sink| {
-        // Second pass: the operation events are copied from the byte ranges
-        // the first pass read them at (verbatim when unchanged); the SHA-256
-        // of every byte must equal the first pass's, so the copied bytes are
-        // the checked ones.
-        const WHAT: &str = "the artifact";
-        let mut input = open_input(second, &options.artifact_reader(), WHAT)?;
-        let mut w = opguard_trace::TraceWriter::new(&mut *sink)?;
-        let mut pos = 0u64;
-        let mut text = Vec::with_capacity(4096);
-        let mut spliced = String::with_capacity(4096);
-        for (i, op) in p.ops.iter().enumerate() {
-            let skip = op.offset.checked_sub(pos).ok_or_else(|| {
-                bad_export(format!("traceEvents[{i}] overlaps the previous event"))
-                    .with_path(second)
-            })?;
-            let mut left = skip;
-            while left > 0 {
-                let avail = match input.fill_buf() {
-                    Ok([]) => {
-                        return Err(bad_export(format!("traceEvents[{i}] is past the end"))
-                            .with_path(second))
-                    }
-                    Ok(b) => b.len() as u64,
-                    Err(e) => return Err(input_error(e.into(), WHAT).with_path(second)),
-                };
-                let take = avail.min(left);
-                input.consume(take as usize);
-                left -= take;
-            }
-            text.resize(op.len, 0);
-            input
-                .read_exact(&mut text)
-                .map_err(|e| input_error(e.into(), WHAT).with_path(second))?;
-            pos = op.offset + op.len as u64;
-            let event_text = std::str::from_utf8(&text).map_err(|_| {
-                Error::new(ErrorKind::SourceChanged {
-                    first: p.sha256.to_string(),
-                    second: format!("bytes of traceEvents[{i}] changed"),
-                })
-                .with_path(second)
-            })?;
-            if res.change[i].is_none() {
-                w.write_raw_event(event_text)?;
-                continue;
-            }
-            // Only the correspondence value changes; every other byte of
-            // the event stays as it was.
-            let (start, end) = op.corr_span;
-            let old_text = event_text.get(start..end).unwrap_or("null");
-            let old: Correspondence = serde_json::from_str(old_text).map_err(|err| {
-                bad_export(format!("traceEvents[{i}].args.correspondence: {err}")).with_path(second)
-            })?;
-            let corr_text = serde_json::to_string(&new_corr(i, old)).map_err(|err| {
-                Error::io("encoding a correspondence", std::io::Error::other(err))
-            })?;
-            spliced.clear();
-            spliced.push_str(&event_text[..start]);
-            spliced.push_str(&corr_text);
-            spliced.push_str(&event_text[end..]);
-            w.write_raw_event(&spliced)?;
-        }
-        let digest = finish_input(input, WHAT).map_err(|e| e.with_path(second))?;
-        if digest != p.sha256 {
-            return Err(Error::new(ErrorKind::SourceChanged {
-                first: p.sha256.to_string(),
-                second: digest.to_string(),
-            })
-            .with_path(second));
-        }
-        let ids = |k: usize| &*p.ids[k];
-        let tail = write_tail(&mut w, &runs, &p.groups, &views, &ids)?;
-        let meta = ExportMetadata {
-            format: EXPORT_FORMAT.into(),
-            kind: "reviewed_view".into(),
-            runs: runs.to_vec(),
-            operations: n as u64,
-            pairs: tail.pairs,
-            statuses: tail.statuses,
-            validation: tail.validation,
-            first_differences: tail.first_differences.clone(),
-            presentation: PRESENTATION_NOTE.into(),
-            ok_means: OK_MEANING.into(),
-            tensor_equality: TENSOR_EQUALITY.into(),
-            verdict: VERDICT.into(),
-            candidates: p.meta.candidates.clone(),
-            alignment_budget_exhausted_ranks: p.meta.alignment_budget_exhausted_ranks.clone(),
-            sources: sources.clone(),
-        };
-        let meta = serde_json::to_string(&meta)
-            .map_err(|e| Error::io("encoding metadata", std::io::Error::other(e)))?;
-        w.finish(&[("opguard", &RawJson::new(meta)?)])?;
-        Ok(tail)
-    })?;
+    let sources = review_sources(&p, &map_sha);
+    let (tail, written) = write_view(
+        output,
+        options.max_output_bytes,
+        options.output_thread,
+        |sink| {
+            let input = open_input(second, &options.artifact_reader(), ARTIFACT)?;
+            let mut w = opguard_trace::TraceWriter::new(&mut *sink)?;
+            copy_operations(input, second, &p, &rewrite, &mut w)?;
+            let ids = |k: usize| &*p.ids[k];
+            let tail = write_tail(&mut w, &runs, &p.groups, &rewrite.views, &ids)?;
+            let meta = ExportMetadata::of_view(
+                "reviewed_view",
+                &runs,
+                p.ops.len() as u64,
+                &tail,
+                p.meta.candidates.clone(),
+                p.meta.alignment_budget_exhausted_ranks.clone(),
+                sources.clone(),
+            );
+            finish_view(w, &meta)?;
+            Ok(tail)
+        },
+    )?;
     Ok(Response {
         protocol_version: PROTOCOL_VERSION,
         output: output.to_path_buf(),
@@ -1163,7 +1036,7 @@ fn apply_passes(
         alignment_map_sha256: map_sha.to_string(),
         verdict: VERDICT.into(),
         workload_launched: false,
-        operations: n as u64,
+        operations: p.ops.len() as u64,
         pairs: tail.pairs,
         reviews: map.entries as u64,
         active_reviews: res.active,
@@ -1174,6 +1047,368 @@ fn apply_passes(
         validation: tail.validation,
         first_differences: tail.first_differences,
     })
+}
+
+/// The operations whose tensor summaries the first pass keeps: those a
+/// review selects slots of.
+fn selected_operations(reviews: &[Checked]) -> HashSet<u64> {
+    reviews
+        .iter()
+        .filter(|r| r.selectors.is_some())
+        .flat_map(|r| [r.left.index, r.right.index])
+        .collect()
+}
+
+/// The sources of the reviewed view: the artifact's, then this review.
+fn review_sources(p: &Artifact, map_sha: &Sha256Digest) -> Vec<SourceInfo> {
+    let mut sources = p.meta.sources.clone();
+    sources.push(SourceInfo {
+        kind: "review".into(),
+        sha256: p.sha256.to_string(),
+        run: None,
+        rank: None,
+        alignment_map_sha256: Some(map_sha.to_string()),
+    });
+    sources
+}
+
+/// How the review rewrites the artifact: each operation's new relation
+/// (for the rebuilt tail) and the correspondence that says so.
+struct Rewrite<'a> {
+    p: &'a Artifact,
+    res: &'a Resolution,
+    reviews: &'a [Checked],
+    /// Presentation data of every operation in the new view.
+    views: Vec<OpView>,
+    /// Slot comparisons of the operations a review mapped.
+    slot_cmp: HashMap<usize, Comparison>,
+}
+
+impl<'a> Rewrite<'a> {
+    fn new(p: &'a Artifact, res: &'a Resolution, reviews: &'a [Checked]) -> Result<Self, Error> {
+        let mut views: Vec<OpView> = Vec::with_capacity(p.ops.len());
+        let mut slot_cmp: HashMap<usize, Comparison> = HashMap::new();
+        for (i, op) in p.ops.iter().enumerate() {
+            let (view, cmp) = new_relation(p, res.change[i].as_ref(), i, op, reviews, &res.ends)?;
+            views.push(view);
+            if let Some(c) = cmp {
+                slot_cmp.insert(i, c);
+            }
+        }
+        check_symmetric(&views)?;
+        Ok(Rewrite {
+            p,
+            res,
+            reviews,
+            views,
+            slot_cmp,
+        })
+    }
+
+    fn raw_of(&self, k: usize) -> serde_json::Value {
+        self.reviews[k].raw.clone()
+    }
+
+    /// Earlier entries of the map for the pair of review `k`.
+    fn history_of(&self, i: u32, k: usize) -> Vec<serde_json::Value> {
+        let (l, r) = self.res.ends[k];
+        debug_assert!(i == l || i == r);
+        self.res
+            .history
+            .get(&key(l, r))
+            .map(|v| v[..v.len() - 1].iter().map(|&j| self.raw_of(j)).collect())
+            .unwrap_or_default()
+    }
+
+    /// The correspondence of operation `i` in the new view (`old` when the
+    /// review does not touch it).
+    fn correspondence(&self, i: usize, old: Correspondence) -> Correspondence {
+        let Some(change) = &self.res.change[i] else {
+            return old;
+        };
+        let alts: Vec<serde_json::Value> = self
+            .res
+            .alternatives
+            .get(&(i as u32))
+            .map(|v| v.iter().map(|&k| self.raw_of(k)).collect())
+            .unwrap_or_default();
+        let reviewed = |mut c: Correspondence, review: usize| {
+            c.review = Some(self.raw_of(review));
+            c.review_history = self.history_of(i as u32, review);
+            c
+        };
+        let mut c = match change {
+            Change::Confirmed { review } => {
+                let mut c = reviewed(old, *review);
+                c.validation = Validation::AgentReviewed;
+                c
+            }
+            Change::Annotated => {
+                let mut c = old;
+                c.validation = Validation::AgentReviewed;
+                c
+            }
+            Change::Mapped {
+                review,
+                peer,
+                selectors,
+                candidate,
+            } => {
+                let cmp = self.slot_cmp.get(&i).cloned().unwrap_or_default();
+                let mut c = fresh(
+                    if cmp.agrees() {
+                        Status::Ok
+                    } else {
+                        Status::Differs
+                    },
+                    Validation::AgentReviewed,
+                );
+                c.basis = Some(BASIS_MAP.into());
+                c.peer = Some(Peer {
+                    record_id: self.p.ids[*peer as usize].to_string(),
+                    event: *peer as u64,
+                });
+                c.selectors = Some(*selectors);
+                c.differences = cmp.differences;
+                c.not_compared = cmp.not_compared;
+                let mut c = reviewed(c, *review);
+                let why = if *candidate { "recompared" } else { "remapped" };
+                c.original_comparison = supersede(old, why, None);
+                c
+            }
+            Change::Rejected { review } => {
+                let mut c = reviewed(
+                    fresh(Status::NotComparable, Validation::AgentReviewed),
+                    *review,
+                );
+                c.original_comparison = supersede(old, "rejected", None);
+                c
+            }
+            Change::Unresolved { review } => {
+                let mut c = fresh(Status::Undetermined, Validation::AgentReviewed);
+                if let Some(k) = review {
+                    c = reviewed(c, *k);
+                }
+                c.original_comparison = supersede(old, "unresolved", None);
+                c
+            }
+            Change::Displaced { by } => {
+                let mut c = fresh(Status::Undetermined, Validation::Unreviewed);
+                let by = Some(self.p.ids[*by as usize].to_string());
+                c.original_comparison = supersede(old, "displaced", by);
+                c
+            }
+        };
+        c.alternative_reviews = alts;
+        c
+    }
+}
+
+/// A correspondence with no relation, of this status and validation.
+fn fresh(status: Status, validation: Validation) -> Correspondence {
+    let mut c = Correspondence::unrelated(status);
+    c.validation = validation;
+    c
+}
+
+/// The history of a correspondence that stops being active: the earlier
+/// ones, then `old` marked with why (and by whom, when displaced).
+fn supersede(mut old: Correspondence, why: &str, by: Option<String>) -> Vec<Correspondence> {
+    let mut earlier = std::mem::take(&mut old.original_comparison);
+    old.superseded = Some(why.into());
+    old.displaced_by = by;
+    earlier.push(old);
+    earlier
+}
+
+/// The new relation of operation `i`, and the slot comparison of a mapped
+/// one.
+fn new_relation(
+    p: &Artifact,
+    change: Option<&Change>,
+    i: usize,
+    op: &Op,
+    reviews: &[Checked],
+    ends: &[(u32, u32)],
+) -> Result<(OpView, Option<Comparison>), Error> {
+    let v = OpView {
+        group: op.group,
+        sequence: op.sequence,
+        ts_ns: op.ts_ns,
+        dur_ns: op.dur_ns,
+        status: op.status,
+        validation: op.validation,
+        peer: op.peer.map(|q| q as u32),
+    };
+    let unrelated = |status, validation| OpView {
+        status,
+        validation,
+        peer: None,
+        ..v
+    };
+    Ok(match change {
+        None => (v, None),
+        Some(Change::Confirmed { .. }) | Some(Change::Annotated) => (
+            OpView {
+                validation: Validation::AgentReviewed,
+                ..v
+            },
+            None,
+        ),
+        Some(Change::Mapped {
+            review,
+            peer,
+            selectors,
+            ..
+        }) => {
+            let (l, r) = ends[*review];
+            let (first, second) = if i as u32 == l { (l, r) } else { (r, l) };
+            debug_assert_eq!(second, *peer);
+            let a =
+                p.io.get(&(first as u64))
+                    .and_then(|io| slot_digests(io, selectors.this));
+            let b =
+                p.io.get(&(second as u64))
+                    .and_then(|io| slot_digests(io, selectors.peer));
+            let (Some(a), Some(b)) = (a, b) else {
+                return Err(Error::new(ErrorKind::InvalidSelector {
+                    at: format!("reviews[{}]", reviews[*review].at),
+                    detail: "a selected slot is missing".into(),
+                }));
+            };
+            let c = compare_slots(&a, &b);
+            let status = if c.agrees() {
+                Status::Ok
+            } else {
+                Status::Differs
+            };
+            let mapped = OpView {
+                status,
+                validation: Validation::AgentReviewed,
+                peer: Some(*peer),
+                ..v
+            };
+            (mapped, Some(c))
+        }
+        Some(Change::Rejected { .. }) => (
+            unrelated(Status::NotComparable, Validation::AgentReviewed),
+            None,
+        ),
+        Some(Change::Unresolved { .. }) => (
+            unrelated(Status::Undetermined, Validation::AgentReviewed),
+            None,
+        ),
+        Some(Change::Displaced { .. }) => (
+            unrelated(Status::Undetermined, Validation::Unreviewed),
+            None,
+        ),
+    })
+}
+
+/// Every relation in the new view is symmetric.
+fn check_symmetric(views: &[OpView]) -> Result<(), Error> {
+    for (i, v) in views.iter().enumerate() {
+        if let Some(q) = v.peer {
+            if views[q as usize].peer != Some(i as u32) {
+                return Err(bad_export(format!(
+                    "internal: relation {i} → {q} is not symmetric after review"
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+const ARTIFACT: &str = "the artifact";
+
+/// Second pass: the operation events are copied from the byte ranges the
+/// first pass read them at (verbatim when unchanged); the SHA-256 of every
+/// byte must equal the first pass's, so the copied bytes are the checked
+/// ones.
+fn copy_operations<W: std::io::Write>(
+    mut input: BufReader<DecodedInput<File>>,
+    second: &Path,
+    p: &Artifact,
+    rewrite: &Rewrite<'_>,
+    w: &mut opguard_trace::TraceWriter<W>,
+) -> Result<(), Error> {
+    let mut pos = 0u64;
+    let mut text = Vec::with_capacity(4096);
+    let mut spliced = String::with_capacity(4096);
+    for (i, op) in p.ops.iter().enumerate() {
+        let skip = op.offset.checked_sub(pos).ok_or_else(|| {
+            bad_export(format!("traceEvents[{i}] overlaps the previous event")).with_path(second)
+        })?;
+        skip_bytes(&mut input, skip, i, second)?;
+        text.resize(op.len, 0);
+        input
+            .read_exact(&mut text)
+            .map_err(|e| input_error(e.into(), ARTIFACT).with_path(second))?;
+        pos = op.offset + op.len as u64;
+        let event_text = std::str::from_utf8(&text).map_err(|_| {
+            Error::new(ErrorKind::SourceChanged {
+                first: p.sha256.to_string(),
+                second: format!("bytes of traceEvents[{i}] changed"),
+            })
+            .with_path(second)
+        })?;
+        if rewrite.res.change[i].is_none() {
+            w.write_raw_event(event_text)?;
+            continue;
+        }
+        splice_correspondence(event_text, op.corr_span, &mut spliced, |old_text| {
+            let old: Correspondence = serde_json::from_str(old_text).map_err(|err| {
+                bad_export(format!("traceEvents[{i}].args.correspondence: {err}")).with_path(second)
+            })?;
+            serde_json::to_string(&rewrite.correspondence(i, old))
+                .map_err(|err| Error::io("encoding a correspondence", std::io::Error::other(err)))
+        })?;
+        w.write_raw_event(&spliced)?;
+    }
+    let digest = finish_input(input, ARTIFACT).map_err(|e| e.with_path(second))?;
+    if digest != p.sha256 {
+        return Err(Error::new(ErrorKind::SourceChanged {
+            first: p.sha256.to_string(),
+            second: digest.to_string(),
+        })
+        .with_path(second));
+    }
+    Ok(())
+}
+
+/// Skips the `n` bytes before operation `i`'s text.
+fn skip_bytes(input: &mut impl BufRead, n: u64, i: usize, path: &Path) -> Result<(), Error> {
+    let mut left = n;
+    while left > 0 {
+        let avail = match input.fill_buf() {
+            Ok([]) => {
+                return Err(bad_export(format!("traceEvents[{i}] is past the end")).with_path(path))
+            }
+            Ok(b) => b.len() as u64,
+            Err(e) => return Err(input_error(e.into(), ARTIFACT).with_path(path)),
+        };
+        let take = avail.min(left);
+        input.consume(take as usize);
+        left -= take;
+    }
+    Ok(())
+}
+
+/// `event_text` with the correspondence value at `span` replaced by what
+/// `rewrite` makes of it; every other byte of the event stays as it was.
+fn splice_correspondence(
+    event_text: &str,
+    (start, end): (usize, usize),
+    spliced: &mut String,
+    rewrite: impl FnOnce(&str) -> Result<String, Error>,
+) -> Result<(), Error> {
+    let old_text = event_text.get(start..end).unwrap_or("null");
+    let corr_text = rewrite(old_text)?;
+    spliced.clear();
+    spliced.push_str(&event_text[..start]);
+    spliced.push_str(&corr_text);
+    spliced.push_str(&event_text[end..]);
+    Ok(())
 }
 
 #[cfg(test)]

@@ -5,9 +5,10 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 /// A failure of export, apply or validation: what went wrong, and which file
-/// it concerns. Every error has a stable [`code`](Error::code); the CLI
-/// prints `{"error": {"code", "message"}}` from [`Error::code`] and the
-/// `Display` text.
+/// it concerns. Every error has a stable [`code`](Error::code) (listed in
+/// [`ERROR_CODES`]) and a `Display` message; callers shape their own error
+/// documents from the two (the CLI's `{"error": {"code", "message", ...}}`,
+/// the C ABI's `align.`-prefixed codes).
 ///
 /// Every failure happens before the output is linked into place, so an
 /// error always means that no output file (and no temporary file) exists.
@@ -277,11 +278,6 @@ impl Error {
     /// A stable, machine-readable code.
     pub fn code(&self) -> &'static str {
         self.inner.kind.code()
-    }
-
-    /// `{"error": {"code": ..., "message": ...}}`, the shape the CLI prints.
-    pub fn to_json(&self) -> serde_json::Value {
-        serde_json::json!({"error": {"code": self.code(), "message": self.to_string()}})
     }
 }
 

@@ -13,19 +13,19 @@ use std::path::{Path, PathBuf};
 use opguard_trace::{OwnedEvent, RawJson, ReaderOptions, ScalarKey, Sha256Digest, TraceWriter};
 use serde::{Deserialize, Serialize};
 
-use crate::align::{align_sequences, DEFAULT_ALIGNMENT_BUDGET};
 use crate::compare::{compare_events, field_digests, Comparison, FieldDigests};
 use crate::error::{Error, ErrorKind};
 use crate::format::{
-    assign_pids, write_tail, Correspondence, ExportMetadata, FirstDifference, Group, OpView, Peer,
-    SourceInfo, Status, StatusCounts, Validation, CAT_OPERATION, EXPORT_FORMAT, MAX_EXPORT_BYTES,
-    OK_MEANING, PRESENTATION_NOTE, SLICE_NS, SLOT_NS, TENSOR_EQUALITY, TID_OPERATIONS, VERDICT,
+    assign_pids, finish_view, write_tail, Correspondence, ExportMetadata, FirstDifference, Group,
+    OpView, Peer, SourceInfo, Status, StatusCounts, Validation, CAT_OPERATION, EXPORT_FORMAT,
+    MAX_EXPORT_BYTES, SLICE_NS, SLOT_NS, TID_OPERATIONS, VERDICT,
 };
 use crate::output::write_view;
 use crate::profile::{records_from_profiles, ProfileInput, ProfileRecords};
 use crate::record::{
     visit_record_lines, visit_records_file, Callsite, Frame, Io, Record, RecordKey,
 };
+use crate::sequence::{align_sequences, DEFAULT_ALIGNMENT_BUDGET};
 
 /// Basis of automatic candidates.
 pub const BASIS_AUTOMATIC: &str = "automatic_callsite_sequence";
@@ -785,26 +785,16 @@ fn run(
         }
         let ids = |k: usize| &*index.ids[k];
         let tail = write_tail(&mut w, &runs, &index.groups, &views, &ids)?;
-        let meta = ExportMetadata {
-            format: EXPORT_FORMAT.into(),
-            kind: "export".into(),
-            runs: runs.to_vec(),
-            operations: index.ops.len() as u64,
-            pairs: tail.pairs,
-            statuses: tail.statuses,
-            validation: tail.validation,
-            first_differences: tail.first_differences.clone(),
-            presentation: PRESENTATION_NOTE.into(),
-            ok_means: OK_MEANING.into(),
-            tensor_equality: TENSOR_EQUALITY.into(),
-            verdict: VERDICT.into(),
-            candidates: candidates.clone(),
-            alignment_budget_exhausted_ranks: plan.budget_exhausted.clone(),
-            sources: sources.clone(),
-        };
-        let meta = serde_json::to_string(&meta)
-            .map_err(|e| Error::io("encoding metadata", std::io::Error::other(e)))?;
-        w.finish(&[("opguard", &RawJson::new(meta)?)])?;
+        let meta = ExportMetadata::of_view(
+            "export",
+            &runs,
+            index.ops.len() as u64,
+            &tail,
+            candidates.clone(),
+            plan.budget_exhausted.clone(),
+            sources.clone(),
+        );
+        finish_view(w, &meta)?;
         Ok(tail)
     })?;
     let ranks: BTreeSet<u32> = index.groups.iter().map(|g| g.rank).collect();

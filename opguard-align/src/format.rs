@@ -18,9 +18,13 @@
 
 use serde::{Deserialize, Serialize};
 
+use std::borrow::Cow;
 use std::fmt::Write as _;
 
-use opguard_trace::{nanos_to_micros_text, OwnedEvent, RawJson, ScalarKey, TraceWriter};
+use opguard_trace::{
+    nanos_to_micros_text, Args, Event, OwnedEvent, RawJson, ScalarKey, TraceSummary, TraceWriter,
+    Value,
+};
 
 use crate::error::Error;
 
@@ -44,6 +48,16 @@ pub(crate) const TID_OPERATIONS: u32 = 1;
 pub(crate) const TID_STATUS: u32 = 2;
 /// Thread of first-difference markers.
 pub(crate) const TID_MARKERS: u32 = 3;
+/// `args` key of a status-lane entry or a marker: its operation's index.
+pub(crate) const ARG_OPERATION: &str = "operation";
+/// `args` key of a status-lane entry: its operation's record id.
+pub(crate) const ARG_RECORD_ID: &str = "record_id";
+/// `args` key of a flow's start (`s`): the left run's operation.
+pub(crate) const ARG_FLOW_FROM: &str = "from";
+/// `args` key of a flow's end (`f`): the right run's operation.
+pub(crate) const ARG_FLOW_TO: &str = "to";
+/// `bp` of both flow ends: bound to the enclosing slice, the operation.
+pub(crate) const FLOW_BINDING: &str = "e";
 /// Presentation slot of one operation, in nanoseconds.
 pub(crate) const SLOT_NS: i64 = 1_000;
 /// Duration of an operation's presentation slice, in nanoseconds.
@@ -125,6 +139,23 @@ pub enum Validation {
     /// An alignment map reviewed it (an agent's assertion with evidence,
     /// not an independently verified proof).
     AgentReviewed,
+}
+
+impl Validation {
+    /// The JSON name.
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            Validation::Unreviewed => "unreviewed",
+            Validation::AgentReviewed => "agent_reviewed",
+        }
+    }
+
+    /// Parses the JSON name.
+    pub(crate) fn parse(s: &str) -> Option<Validation> {
+        [Validation::Unreviewed, Validation::AgentReviewed]
+            .into_iter()
+            .find(|v| v.as_str() == s)
+    }
 }
 
 /// Which array of `args.io` a selector points into.
@@ -221,7 +252,7 @@ pub struct Correspondence {
 
 impl Correspondence {
     /// An unreviewed correspondence with no relation.
-    pub fn unrelated(status: Status) -> Self {
+    pub(crate) fn unrelated(status: Status) -> Self {
         Correspondence {
             status,
             validation: Validation::Unreviewed,
@@ -367,6 +398,50 @@ pub struct ExportMetadata {
     pub sources: Vec<SourceInfo>,
 }
 
+impl ExportMetadata {
+    /// The metadata of a view of `kind` (`export` or `reviewed_view`) whose
+    /// tail [`write_tail`] wrote; the fixed texts are this format's.
+    pub(crate) fn of_view(
+        kind: &str,
+        runs: &[String; 2],
+        operations: u64,
+        tail: &Tail,
+        candidates: String,
+        alignment_budget_exhausted_ranks: Vec<u32>,
+        sources: Vec<SourceInfo>,
+    ) -> Self {
+        ExportMetadata {
+            format: EXPORT_FORMAT.into(),
+            kind: kind.into(),
+            runs: runs.to_vec(),
+            operations,
+            pairs: tail.pairs,
+            statuses: tail.statuses,
+            validation: tail.validation,
+            first_differences: tail.first_differences.clone(),
+            presentation: PRESENTATION_NOTE.into(),
+            ok_means: OK_MEANING.into(),
+            tensor_equality: TENSOR_EQUALITY.into(),
+            verdict: VERDICT.into(),
+            candidates,
+            alignment_budget_exhausted_ranks,
+            sources,
+        }
+    }
+}
+
+/// Ends a view: closes `traceEvents` and writes `meta` under
+/// [`METADATA_KEY`].
+pub(crate) fn finish_view<W: std::io::Write>(
+    w: TraceWriter<W>,
+    meta: &ExportMetadata,
+) -> Result<(), Error> {
+    let meta = serde_json::to_string(meta)
+        .map_err(|e| Error::io("encoding metadata", std::io::Error::other(e)))?;
+    w.finish(&[(METADATA_KEY, &RawJson::new(meta)?)])?;
+    Ok(())
+}
+
 /// Presentation data of one run/rank process.
 #[derive(Debug, Clone)]
 pub(crate) struct Group {
@@ -483,7 +558,7 @@ pub(crate) fn write_tail<'a, W: std::io::Write>(
             line.clear();
             let _ = write!(
                 line,
-                "{{\"ph\":\"{ph}\",\"cat\":\"{CAT_FLOW}\",\"name\":\"correspondence\",\"pid\":{},\"tid\":{TID_OPERATIONS},\"ts\":{},\"id\":{pairs},\"bp\":\"e\",\"args\":{{\"from\":{i},\"to\":{p}}}}}",
+                "{{\"ph\":\"{ph}\",\"cat\":\"{CAT_FLOW}\",\"name\":\"correspondence\",\"pid\":{},\"tid\":{TID_OPERATIONS},\"ts\":{},\"id\":{pairs},\"bp\":\"{FLOW_BINDING}\",\"args\":{{\"{ARG_FLOW_FROM}\":{i},\"{ARG_FLOW_TO}\":{p}}}}}",
                 groups[end.group as usize].pid,
                 nanos_to_micros_text(end.ts_ns),
             );
@@ -497,16 +572,11 @@ pub(crate) fn write_tail<'a, W: std::io::Write>(
     let mut id = Vec::with_capacity(64);
     for (i, op) in ops.iter().enumerate() {
         statuses.add(op.status);
-        let v = match op.validation {
-            Validation::Unreviewed => {
-                validation.unreviewed += 1;
-                "unreviewed"
-            }
-            Validation::AgentReviewed => {
-                validation.agent_reviewed += 1;
-                "agent_reviewed"
-            }
-        };
+        match op.validation {
+            Validation::Unreviewed => validation.unreviewed += 1,
+            Validation::AgentReviewed => validation.agent_reviewed += 1,
+        }
+        let v = op.validation.as_str();
         if op.status.is_difference() {
             let slot = &mut first[op.group as usize];
             if slot.is_none_or(|f| ops[f].sequence > op.sequence) {
@@ -519,7 +589,7 @@ pub(crate) fn write_tail<'a, W: std::io::Write>(
         line.clear();
         let _ = write!(
             line,
-            "{{\"ph\":\"X\",\"cat\":\"{CAT_STATUS}\",\"name\":\"{status}\",\"pid\":{},\"tid\":{TID_STATUS},\"ts\":{},\"dur\":{},\"args\":{{\"operation\":{i},\"record_id\":{},\"status\":\"{status}\",\"validation\":\"{v}\"}}}}",
+            "{{\"ph\":\"X\",\"cat\":\"{CAT_STATUS}\",\"name\":\"{status}\",\"pid\":{},\"tid\":{TID_STATUS},\"ts\":{},\"dur\":{},\"args\":{{\"{ARG_OPERATION}\":{i},\"{ARG_RECORD_ID}\":{},\"status\":\"{status}\",\"validation\":\"{v}\"}}}}",
             groups[op.group as usize].pid,
             nanos_to_micros_text(op.ts_ns),
             nanos_to_micros_text(op.dur_ns),
@@ -565,4 +635,197 @@ pub(crate) fn write_tail<'a, W: std::io::Write>(
         validation,
         first_differences,
     })
+}
+
+// ---------------------------------------------------------------------------
+// Reading a view. The validator and apply both read operation events and the
+// metadata through these, so the view's field names, its order and the
+// values it allows are written down once; each caller decides what a missing
+// or wrong field means to it (a listed problem, or the first error).
+
+/// The top-level key holding [`ExportMetadata`].
+pub(crate) const METADATA_KEY: &str = "opguard";
+
+/// The order rule of a view: operation events come first
+/// (`traceEvents[0..operations)`), every other event after them.
+#[derive(Debug, Default)]
+pub(crate) struct OperationsFirst {
+    past_operations: bool,
+}
+
+impl OperationsFirst {
+    /// Notes the next event; false when it is an operation that comes after
+    /// a non-operation event.
+    pub(crate) fn admits(&mut self, is_operation: bool) -> bool {
+        if !is_operation {
+            self.past_operations = true;
+        }
+        !(is_operation && self.past_operations)
+    }
+}
+
+/// Whether an event is an operation event (by its category).
+pub(crate) fn is_operation(e: &Event<'_>) -> bool {
+    e.cat().is_some_and(|c| c == CAT_OPERATION)
+}
+
+/// Whether an operation event has the phase every operation has (`X`).
+pub(crate) fn has_operation_phase(e: &Event<'_>) -> bool {
+    e.ph().is_some_and(|p| p == "X")
+}
+
+/// Whether an event sits on thread `tid` of its process.
+pub(crate) fn is_on_thread(e: &Event<'_>, tid: u32) -> bool {
+    e.tid().and_then(|t| t.as_i64()) == Some(i64::from(tid))
+}
+
+/// The `args` of one operation event: `op`, `correspondence` and `io`, each
+/// at its first occurrence, found in one walk over `args`. Views this crate
+/// writes put `correspondence` and `op` first, so `io` is walked to only
+/// when asked for.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct OperationArgs<'a> {
+    /// `args.op`, when it is an object.
+    pub op: Option<OpArgs<'a>>,
+    /// `args.correspondence`, whatever its kind.
+    pub correspondence: Option<Value<'a>>,
+    /// `args.io`, whatever its kind (read only when asked for).
+    pub io: Option<Value<'a>>,
+}
+
+impl<'a> OperationArgs<'a> {
+    /// Reads the args of `e`; `with_io` also finds `args.io`.
+    pub(crate) fn read(e: &Event<'a>, with_io: bool) -> Self {
+        let mut found = OperationArgs::default();
+        let (mut op_seen, mut corr_seen) = (false, false);
+        let Some(args) = e.args() else {
+            return found;
+        };
+        for (k, v) in args.iter() {
+            if !op_seen && k.eq_str("op") {
+                op_seen = true;
+                found.op = v.as_object().map(OpArgs);
+            } else if !corr_seen && k.eq_str("correspondence") {
+                corr_seen = true;
+                found.correspondence = Some(v);
+            } else if with_io && found.io.is_none() && k.eq_str("io") {
+                found.io = Some(v);
+            }
+            if op_seen && corr_seen && (!with_io || found.io.is_some()) {
+                break;
+            }
+        }
+        found
+    }
+
+    /// `args.correspondence`, when it is an object.
+    pub(crate) fn correspondence(&self) -> Option<CorrespondenceArgs<'a>> {
+        self.correspondence
+            .and_then(|v| v.as_object())
+            .map(CorrespondenceArgs)
+    }
+
+    /// Whether `args.io.<side>` is an array (of tensor summaries).
+    pub(crate) fn io_side_is_array(&self, side: Side) -> bool {
+        self.io
+            .and_then(|v| v.as_object())
+            .and_then(|o| o.get(side.as_str()))
+            .and_then(|v| v.as_array())
+            .is_some()
+    }
+}
+
+fn text_of(v: Option<Value<'_>>) -> Option<Cow<'_, str>> {
+    v.and_then(|v| v.as_str())
+}
+
+fn u64_of(v: Option<Value<'_>>) -> Option<u64> {
+    v.and_then(|v| v.as_number()).and_then(|n| n.as_u64())
+}
+
+/// `args.op` of an operation event: the operation's identity.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct OpArgs<'a>(Args<'a>);
+
+impl<'a> OpArgs<'a> {
+    /// `record_id`, unique in the view.
+    pub(crate) fn record_id(&self) -> Option<Cow<'a, str>> {
+        text_of(self.0.get("record_id"))
+    }
+    /// `run`, one of the metadata's two runs.
+    pub(crate) fn run(&self) -> Option<Cow<'a, str>> {
+        text_of(self.0.get("run"))
+    }
+    /// `rank`.
+    pub(crate) fn rank(&self) -> Option<u64> {
+        u64_of(self.0.get("rank"))
+    }
+    /// `sequence`, the operation's position in its run and rank.
+    pub(crate) fn sequence(&self) -> Option<u64> {
+        u64_of(self.0.get("sequence"))
+    }
+    /// Whether `stack` is present.
+    pub(crate) fn has_stack(&self) -> bool {
+        self.0.get("stack").is_some()
+    }
+}
+
+/// `args.correspondence` of an operation event (see [`Correspondence`]).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct CorrespondenceArgs<'a>(Args<'a>);
+
+/// `args.correspondence.peer` as found.
+#[derive(Debug, Clone)]
+pub(crate) enum PeerArgs<'a> {
+    /// No `peer` key, or `null`.
+    None,
+    /// A `peer` that is not an object.
+    NotAnObject,
+    /// A peer object, with its two fields when present.
+    Named {
+        /// `peer.event`.
+        event: Option<u64>,
+        /// `peer.record_id`.
+        record_id: Option<Cow<'a, str>>,
+    },
+}
+
+impl<'a> CorrespondenceArgs<'a> {
+    /// `status`, when it names a [`Status`].
+    pub(crate) fn status(&self) -> Option<Status> {
+        text_of(self.0.get("status")).and_then(|s| Status::parse(&s))
+    }
+    /// `validation`, when it names a [`Validation`].
+    pub(crate) fn validation(&self) -> Option<Validation> {
+        text_of(self.0.get("validation")).and_then(|s| Validation::parse(&s))
+    }
+    /// Whether `tensor_equality` has its only value, [`TENSOR_EQUALITY`].
+    pub(crate) fn tensor_equality_is_not_established(&self) -> bool {
+        text_of(self.0.get("tensor_equality")).as_deref() == Some(TENSOR_EQUALITY)
+    }
+    /// `peer`.
+    pub(crate) fn peer(&self) -> PeerArgs<'a> {
+        match self.0.get("peer") {
+            None => PeerArgs::None,
+            Some(v) if v.raw() == "null" => PeerArgs::None,
+            Some(v) => match v.as_object() {
+                None => PeerArgs::NotAnObject,
+                Some(p) => PeerArgs::Named {
+                    event: u64_of(p.get("event")),
+                    record_id: text_of(p.get("record_id")),
+                },
+            },
+        }
+    }
+}
+
+/// The relation rule of an operation: a peer is present exactly when the
+/// status is a paired one (`ok`, `differs`).
+pub(crate) fn peer_agrees_with_status(status: Option<Status>, has_peer: bool) -> bool {
+    status.is_some_and(|s| s.is_paired()) == has_peer
+}
+
+/// The view's [`METADATA_KEY`] value, when present.
+pub(crate) fn metadata_json(summary: &TraceSummary) -> Option<serde_json::Value> {
+    summary.metadata.get_json(METADATA_KEY)
 }

@@ -78,7 +78,6 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
-mod align;
 mod apply;
 mod compare;
 mod error;
@@ -88,9 +87,9 @@ mod map;
 mod output;
 mod profile;
 mod record;
+mod sequence;
 mod validate;
 
-pub use align::{align_sequences, Alignment, DEFAULT_ALIGNMENT_BUDGET};
 pub use apply::{
     apply, apply_request, apply_request_file, apply_request_file_with, apply_request_with,
     apply_with, parse_request, ApplyOptions, DecisionCounts, Request, Response, BASIS_MAP,
@@ -112,6 +111,7 @@ pub use profile::{records_from_profile, ProfileInput, ProfileRecords};
 pub use record::{
     read_records, Callsite, Frame, Io, Record, RecordsWriter, TensorSummary, RECORDS_FORMAT,
 };
+pub use sequence::{align_sequences, Alignment, DEFAULT_ALIGNMENT_BUDGET};
 pub use validate::{validate_export, ValidationReport};
 
 /// This crate's version (its Cargo.toml `version`), for tools that report what

@@ -112,7 +112,6 @@ fn bad_requests_fail_with_codes_and_write_nothing() {
         let err = apply_request_file(&dir.path().join("req.json")).unwrap_err();
         assert_eq!(err.code(), code, "{text}: {err}");
         assert_eq!(listing(dir.path()), ["req.json", "view.json"]);
-        assert_eq!(err.to_json()["error"]["code"], code);
     }
     assert!(parse_request("{}", dir.path()).is_err());
 }

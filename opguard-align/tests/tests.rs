@@ -14,6 +14,7 @@ mod review_counts;
 mod threads;
 mod validator;
 mod validator_defects;
+mod view_reader;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
