@@ -6,6 +6,7 @@
 //! ranks. The result does not depend on the worker count: the merge puts
 //! ranks and frames in one canonical order.
 
+use std::cmp::Reverse;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -17,7 +18,8 @@ use crate::summary::{summarize, RankSummary, SummaryOptions};
 /// Summarises every trace in `paths` on `workers` threads and merges them.
 ///
 /// With `workers <= 1` (or one path) everything runs on the calling thread
-/// and no thread is started. `on_rank(done, summary)` is called once per
+/// and no thread is started; otherwise the workers take the largest files
+/// first, so a big rank does not finish alone at the end. `on_rank(done, summary)` is called once per
 /// finished rank, from the thread that read it, with the number of ranks
 /// finished so far.
 pub fn run_job(
@@ -35,12 +37,17 @@ pub fn run_job(
     if workers == 1 {
         return Job::from_summaries(paths.iter().map(|p| finish(summarize(p, options))));
     }
+    // Largest file first: a big rank taken last would leave the other
+    // workers idle at the end (longest-processing-time-first). The merge
+    // orders ranks itself, so the job does not depend on this order.
+    let mut queue: Vec<&PathBuf> = paths.iter().collect();
+    queue.sort_by_cached_key(|p| Reverse(std::fs::metadata(p).map_or(0, |m| m.len())));
     let next = AtomicUsize::new(0);
     let results: Mutex<Vec<RankSummary>> = Mutex::new(Vec::with_capacity(paths.len()));
     std::thread::scope(|scope| {
         for _ in 0..workers {
             scope.spawn(|| {
-                while let Some(path) = paths.get(next.fetch_add(1, Ordering::Relaxed)) {
+                while let Some(path) = queue.get(next.fetch_add(1, Ordering::Relaxed)) {
                     let summary = finish(summarize(path, options));
                     // A poisoned lock means another worker panicked; its
                     // panic resurfaces when the scope joins.

@@ -1,16 +1,21 @@
 //! The map step: one rank's trace → a [`RankSummary`].
 //!
-//! The trace is read into one [`TraceModel`], summarised, and dropped: a
-//! summary holds counts and durations only, so its size follows the number
-//! of distinct frames, not the file. Every time in it is a duration inside
-//! the rank's own clock domain; there is no field for an absolute time.
+//! The trace is read into one [`TraceModel`] that keeps only what the
+//! summary reads slice by slice (runtime calls, device activity, flows); host
+//! operators, annotations and Python frames, usually most of a trace, are
+//! added up per (name, category) as they stream past
+//! ([`ModelOptions::launches_and_host_totals`]). The model is summarised and
+//! dropped: a summary holds counts and durations only, so its size follows
+//! the number of distinct frames, not the file. Every time in it is a
+//! duration inside the rank's own clock domain; there is no field for an
+//! absolute time.
 
 use std::collections::HashMap;
 use std::path::Path;
 
 use opguard_trace::analysis::launch_region;
 use opguard_trace::model::{
-    ArtifactSpec, FrameIdentity, ModelOptions, NameId, SliceClass, TraceModel,
+    ArtifactSpec, FrameIdentity, HostTotal, ModelOptions, NameId, Slice, SliceClass, TraceModel,
 };
 use opguard_trace::ReaderOptions;
 use serde::{Deserialize, Serialize};
@@ -233,7 +238,7 @@ pub fn summarize(path: impl AsRef<Path>, options: &SummaryOptions) -> RankSummar
 /// path (e.g. when a cluster worker reads it from another mount).
 pub fn summarize_as(path: impl AsRef<Path>, file: String, options: &SummaryOptions) -> RankSummary {
     let path = path.as_ref();
-    let model_options = ModelOptions::new().reader(options.reader.clone());
+    let model_options = ModelOptions::launches_and_host_totals().reader(options.reader.clone());
     match TraceModel::read(path, ArtifactSpec::new().role("rank"), &model_options) {
         Ok(model) => summarize_model(file, &model, options.top),
         Err(e) => unreadable(file, &e),
@@ -266,7 +271,11 @@ pub fn unreadable(file: String, error: &opguard_trace::Error) -> RankSummary {
     }
 }
 
-/// Summarises a model already read; `file` names it in the job.
+/// Summarises a model already read; `file` names it in the job. The model
+/// needs its runtime calls, device activity and, for a trace without device
+/// rows, its host operators: as slices ([`ModelOptions::new`]) or as
+/// [`ModelOptions::launches_and_host_totals`] (what [`summarize`] reads,
+/// with the same result in far less memory).
 pub fn summarize_model(file: String, model: &TraceModel, top: usize) -> RankSummary {
     let profile = opguard_select::profile_model(model, top);
     let basis = if profile.device_rows > 0 {
@@ -386,11 +395,51 @@ fn collectives(model: &TraceModel) -> Vec<Collective> {
     out
 }
 
-/// Cost per semantic frame of the slices `basis` selects. The frame of a
-/// slice depends only on its name, category and class (the provider is the
-/// artifact's), so it is computed once per distinct triple: canonicalising
-/// and hashing per event would dominate the summary.
+/// Cost per semantic frame of the slices `basis` selects: device slices, or
+/// host operators (kept as slices or added up as [`HostTotal`]s, whichever
+/// the model holds). The frame of a slice depends only on its name,
+/// category and class (the provider is the artifact's), so it is computed
+/// once per distinct triple: canonicalising and hashing per event would
+/// dominate the summary.
 fn frame_costs(model: &TraceModel, basis: FrameBasis) -> (Vec<RankFrame>, Vec<UnmatchedFrame>) {
+    let one = |s: &Slice| HostTotal {
+        class: s.class,
+        name: s.name,
+        cat: s.cat,
+        count: 1,
+        counted_dur_ns: s.counted_dur_ns(),
+    };
+    match basis {
+        FrameBasis::Device => add_frames(
+            model,
+            model
+                .slices()
+                .iter()
+                .filter(|s| s.class.is_device())
+                .map(one),
+        ),
+        FrameBasis::HostOps => add_frames(
+            model,
+            model
+                .slices()
+                .iter()
+                .filter(|s| s.class == SliceClass::CpuOp)
+                .map(one)
+                .chain(
+                    model
+                        .host_totals()
+                        .iter()
+                        .filter(|t| t.class == SliceClass::CpuOp)
+                        .cloned(),
+                ),
+        ),
+    }
+}
+
+fn add_frames(
+    model: &TraceModel,
+    parts: impl Iterator<Item = HostTotal>,
+) -> (Vec<RankFrame>, Vec<UnmatchedFrame>) {
     enum Slot {
         Frame(usize),
         Unmatched(usize),
@@ -399,60 +448,54 @@ fn frame_costs(model: &TraceModel, basis: FrameBasis) -> (Vec<RankFrame>, Vec<Un
     let mut frames: Vec<RankFrame> = Vec::new();
     let mut frame_index: HashMap<String, usize> = HashMap::new();
     let mut unmatched: Vec<UnmatchedFrame> = Vec::new();
-    for s in model.slices() {
-        let wanted = match basis {
-            FrameBasis::Device => s.class.is_device(),
-            FrameBasis::HostOps => s.class == SliceClass::CpuOp,
-        };
-        if !wanted {
-            continue;
-        }
-        let slot = slots.entry((s.name, s.cat, s.class)).or_insert_with(|| {
-            let frame = model.semantic_frame(s);
-            match (frame.id, frame.identity) {
-                (Some(id), FrameIdentity::Complete) => {
-                    let id = id.as_str().to_owned();
-                    Slot::Frame(*frame_index.entry(id.clone()).or_insert_with(|| {
-                        frames.push(RankFrame {
-                            id,
+    for part in parts {
+        let slot = slots
+            .entry((part.name, part.cat, part.class))
+            .or_insert_with(|| {
+                let frame = model.semantic_frame_of(part.class, part.name, part.cat);
+                match (frame.id, frame.identity) {
+                    (Some(id), FrameIdentity::Complete) => {
+                        let id = id.as_str().to_owned();
+                        Slot::Frame(*frame_index.entry(id.clone()).or_insert_with(|| {
+                            frames.push(RankFrame {
+                                id,
+                                category: frame.category,
+                                name: frame.name,
+                                kernel_identity: frame.kernel_identity,
+                                cost_ns: 0,
+                                count: 0,
+                            });
+                            frames.len() - 1
+                        }))
+                    }
+                    (_, identity) => {
+                        let reason = match identity {
+                            FrameIdentity::Partial(reason) => reason,
+                            FrameIdentity::Complete => "the frame has no semantic id".to_owned(),
+                        };
+                        unmatched.push(UnmatchedFrame {
                             category: frame.category,
-                            name: frame.name,
-                            kernel_identity: frame.kernel_identity,
+                            name: model.name(part.name).to_owned(),
+                            reason,
                             cost_ns: 0,
                             count: 0,
                         });
-                        frames.len() - 1
-                    }))
+                        Slot::Unmatched(unmatched.len() - 1)
+                    }
                 }
-                (_, identity) => {
-                    let reason = match identity {
-                        FrameIdentity::Partial(reason) => reason,
-                        FrameIdentity::Complete => "the frame has no semantic id".to_owned(),
-                    };
-                    unmatched.push(UnmatchedFrame {
-                        category: frame.category,
-                        name: model.name(s.name).to_owned(),
-                        reason,
-                        cost_ns: 0,
-                        count: 0,
-                    });
-                    Slot::Unmatched(unmatched.len() - 1)
-                }
-            }
-        });
-        let dur = s.dur_ns.max(0);
-        match *slot {
+            });
+        let (cost, count) = match *slot {
             Slot::Frame(i) => {
                 let f = &mut frames[i];
-                f.cost_ns = f.cost_ns.saturating_add(dur);
-                f.count += 1;
+                (&mut f.cost_ns, &mut f.count)
             }
             Slot::Unmatched(i) => {
                 let u = &mut unmatched[i];
-                u.cost_ns = u.cost_ns.saturating_add(dur);
-                u.count += 1;
+                (&mut u.cost_ns, &mut u.count)
             }
-        }
+        };
+        *cost = cost.saturating_add(part.counted_dur_ns);
+        *count += part.count;
     }
     frames.sort();
     unmatched.sort();

@@ -195,3 +195,27 @@ fn workers_do_not_change_the_job() {
     let back = job_from_json("job", &one).unwrap();
     assert_eq!(json(&back), one);
 }
+
+/// The summary reads a small model (launches, device rows, host operators
+/// added up as they stream past); on every real trace it is byte for byte
+/// the summary of the whole model, host-only captures included.
+#[test]
+fn the_small_model_summarises_like_the_whole_one() {
+    use opguard_job::summarize_model;
+    use opguard_trace::model::{ArtifactSpec, ModelOptions, TraceModel};
+    let mut traces = opguard_testdata::hta_traces();
+    for name in ["proc_a.json.gz", "threads.json.gz"] {
+        traces.extend(shared_file(&format!("torch/traces/{name}")));
+    }
+    let mut host_only = 0;
+    for path in traces {
+        let file = path.display().to_string();
+        let spec = ArtifactSpec::new().role("rank");
+        let whole = TraceModel::read(&path, spec, &ModelOptions::new()).unwrap();
+        let expected = serde_json::to_string(&summarize_model(file.clone(), &whole, 10)).unwrap();
+        let small = summarize(&path, &SummaryOptions::new());
+        assert_eq!(serde_json::to_string(&small).unwrap(), expected, "{file}");
+        host_only += usize::from(small.rank.frame_basis == Some(FrameBasis::HostOps));
+    }
+    assert!(host_only >= 2, "{host_only} host-only traces");
+}

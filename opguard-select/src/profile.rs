@@ -346,7 +346,10 @@ pub fn profile_model(model: &TraceModel, top: usize) -> ProfileDocument {
         e.cat.get_or_insert(s.cat);
         e.calls += 1;
         e.total = e.total.saturating_add(dur);
-        let launched = !model.launches_for(i).is_empty();
+        // Launched means proven (seed 002's launch-proof contract): a
+        // correlation id that several host launches carry (two processes
+        // merged into one file) proves nothing for its rows.
+        let launched = model.launch_proof(i).launch().is_some();
         let hosts = model.host_slices_for_external_id(i);
         e.launch_edges += u64::from(launched);
         e.external_edges += u64::from(!hosts.is_empty());

@@ -250,3 +250,86 @@ fn an_unreadable_trace_is_an_error() {
     let e = profile(c.path("absent.json"), 5).unwrap_err();
     assert_eq!(e.code(), "trace_unreadable");
 }
+
+/// "Launched" is proven, never merely claimed: a row's
+/// `launch_correlation_edges` counts the device rows whose correlation id
+/// names exactly one host runtime call in the file. Checked against serde_json
+/// over real traces: the two real ranks of one job merged into one file (two
+/// host processes whose correlation ids collide on a few launches), a
+/// capture whose device rows mostly carry no launch correlation (MTIA), and
+/// one whose kernels carry ids no runtime call has (trace_compare).
+#[test]
+fn launched_rows_are_the_proven_ones_on_real_traces() {
+    let (Some(r0), Some(r1)) = (
+        shared("traces/hta/trace_filter__sampled_rank-0.json.gz"),
+        shared("traces/hta/trace_filter__sampled_rank-1.json.gz"),
+    ) else {
+        return;
+    };
+    let c = Capture::new();
+    let mut merged = decode(&r0);
+    let rank1 = decode(&r1);
+    let events = merged["traceEvents"].as_array_mut().unwrap();
+    events.extend(rank1["traceEvents"].as_array().unwrap().iter().cloned());
+    let merged_path = c.path("two_ranks_merged.json.gz");
+    std::fs::write(
+        &merged_path,
+        opguard_testdata::gzip(&serde_json::to_vec(&merged).unwrap()),
+    )
+    .unwrap();
+    let mut ambiguous_in_merged = 0;
+    let mut traces = vec![merged_path.clone()];
+    traces.extend(shared(
+        "traces/hta/mtia_trace_single_rank__mtia_rank_0.json.gz",
+    ));
+    traces.extend(shared("traces/hta/trace_compare__base__base.json.gz"));
+    for path in traces {
+        let raw = decode(&path);
+        let events = raw["traceEvents"].as_array().unwrap();
+        let runtime = ["cuda_runtime", "cuda_driver", "mtia_runtime"];
+        let device = ["kernel", "gpu_memcpy", "gpu_memset", "mtia_ccp_events"];
+        let x = |e: &&serde_json::Value, cats: &[&str]| {
+            e["ph"] == "X" && cats.contains(&e["cat"].as_str().unwrap_or(""))
+        };
+        let mut carriers: HashMap<String, u64> = HashMap::new();
+        for e in events.iter().filter(|e| x(e, &runtime)) {
+            if let Some(id) = e["args"].get("correlation") {
+                *carriers.entry(id.to_string()).or_default() += 1;
+            }
+        }
+        // (proven, claimed by one launch or more) per (name, category).
+        let mut want: HashMap<(String, String), (u64, u64)> = HashMap::new();
+        for e in events.iter().filter(|e| x(e, &device)) {
+            let n = e["args"]
+                .get("correlation")
+                .and_then(|id| carriers.get(&id.to_string()))
+                .copied()
+                .unwrap_or(0);
+            let key = (
+                e["name"].as_str().unwrap().to_owned(),
+                e["cat"].as_str().unwrap().to_owned(),
+            );
+            let slot = want.entry(key).or_default();
+            slot.0 += u64::from(n == 1);
+            slot.1 += u64::from(n >= 1);
+        }
+        let doc = profile(&path, usize::MAX).unwrap();
+        assert_eq!(doc.rows.len(), want.len(), "{}", path.display());
+        for r in &doc.rows {
+            let (proven, claimed) = want[&(r.name.clone(), r.evidence.category.clone())];
+            assert_eq!(r.evidence.launch_correlation_edges, proven, "{}", r.name);
+            if path == merged_path {
+                ambiguous_in_merged += claimed - proven;
+            }
+            if r.evidence.category == "mtia_ccp_events" {
+                // Other device activity is a kernel only when proven launched.
+                let kernel = r.entity_kind == EntityKind::GpuKernel;
+                assert_eq!(kernel, proven > 0, "{}", r.name);
+            }
+        }
+    }
+    assert!(
+        ambiguous_in_merged > 0,
+        "the merged ranks share no correlation id: the test proves nothing"
+    );
+}

@@ -1,6 +1,7 @@
 //! Integration tests for opguard-trace: one binary, one module per concern.
 mod bad_catalogue;
 mod bad_input;
+mod host_totals;
 mod input;
 mod limits;
 mod model;

@@ -11,7 +11,7 @@
 
 use std::fmt;
 
-use super::{NameId, Slice, SliceClass, TraceModel};
+use super::{NameId, SliceClass, TraceModel};
 
 /// The version tag hashed into every [`SemanticFrameId`].
 ///
@@ -129,13 +129,12 @@ pub fn normalize_source_path(path: &str, source_root: Option<&str>) -> String {
 /// Python `<module>` frame, when it is an absolute path outside installed
 /// packages. `None` when there is no such frame.
 pub(super) fn infer_source_root<'n>(
-    slices: &[Slice],
+    slices: impl Iterator<Item = (SliceClass, NameId)>,
     name: impl Fn(NameId) -> &'n str,
 ) -> Option<String> {
     let entry = slices
-        .iter()
-        .filter(|s| s.class == SliceClass::PythonFunction)
-        .filter_map(|s| python_location(name(s.name)))
+        .filter(|(class, _)| *class == SliceClass::PythonFunction)
+        .filter_map(|(_, n)| python_location(name(n)))
         .find(|(_, _, function)| function == "<module>")?;
     let file = entry.0.replace('\\', "/");
     let absolute = file.starts_with('/') || file.get(1..3) == Some(":/");
@@ -159,23 +158,28 @@ fn python_location(name: &str) -> Option<(String, u32, String)> {
     Some((file.to_owned(), line, func.trim().to_owned()))
 }
 
-pub(super) fn semantic_frame(model: &TraceModel, slice: &Slice) -> SemanticFrame {
+pub(super) fn semantic_frame(
+    model: &TraceModel,
+    class: SliceClass,
+    name: NameId,
+    cat: NameId,
+) -> SemanticFrame {
     let provider = model.artifact().provider.as_str();
-    let category = model.name(slice.cat).to_owned();
-    let raw_name = model.name(slice.name);
+    let category = model.name(cat).to_owned();
+    let raw_name = model.name(name);
     let mut partial: Option<String> = None;
     let (mut name, mut file, mut line, mut kernel_identity) =
         (normalize_name(raw_name), None, None, None);
     if raw_name.trim().is_empty() {
         partial = Some("event has no name".into());
     }
-    if slice.class == SliceClass::PythonFunction {
+    if class == SliceClass::PythonFunction {
         if let Some((f, l, func)) = python_location(raw_name) {
             let root = model.artifact().source_root.as_deref();
             (name, file, line) = (func, Some(normalize_source_path(&f, root)), Some(l));
         }
     }
-    if slice.class.is_device() && partial.is_none() {
+    if class.is_device() && partial.is_none() {
         let canonical = opguard_kernel_name::canonicalize(raw_name);
         match canonical.strict_identity() {
             Ok(_) => kernel_identity = Some(canonical.qualified_identity()),

@@ -319,6 +319,10 @@ pub struct ModelOptions {
     /// Keep host operators, annotations and Python frames (select, scaling
     /// and align need them; launch regions do not).
     pub host_ops: bool,
+    /// When host slices are not kept, still add them up per (name,
+    /// category, class) into [`TraceModel::host_totals`]: a summary that
+    /// needs their costs but not each slice stays as small as the launches.
+    pub host_totals: bool,
     /// Reader options.
     pub reader: ReaderOptions,
 }
@@ -327,6 +331,7 @@ impl Default for ModelOptions {
     fn default() -> Self {
         ModelOptions {
             host_ops: true,
+            host_totals: false,
             reader: ReaderOptions::default(),
         }
     }
@@ -345,11 +350,37 @@ impl ModelOptions {
             ..Self::default()
         }
     }
+    /// [`ModelOptions::launches_only`], plus the host slices' counts and
+    /// durations per (name, category, class) in [`TraceModel::host_totals`].
+    /// Every slice's `ts` and `dur` is still parsed, so a trace fails here
+    /// exactly where [`ModelOptions::new`] fails.
+    pub fn launches_and_host_totals() -> Self {
+        ModelOptions {
+            host_totals: true,
+            ..Self::launches_only()
+        }
+    }
     /// Sets the reader options.
     pub fn reader(mut self, reader: ReaderOptions) -> Self {
         self.reader = reader;
         self
     }
+}
+
+/// The host slices of one (name, category, class), added up instead of kept
+/// ([`ModelOptions::host_totals`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HostTotal {
+    /// What the slices are (never runtime or device activity).
+    pub class: SliceClass,
+    /// `name`.
+    pub name: NameId,
+    /// `cat`.
+    pub cat: NameId,
+    /// Slices.
+    pub count: u64,
+    /// Sum of their [`Slice::counted_dur_ns`], saturating.
+    pub counted_dur_ns: i64,
 }
 
 #[derive(Debug, Default, Clone)]
@@ -391,6 +422,8 @@ pub struct TraceModel {
     /// Shapes and XLA names of host slices, by slice position (only slices
     /// that carry any).
     host_details: HashMap<usize, HostDetail>,
+    /// Host slices added up instead of kept, in order of first appearance.
+    host_totals: Vec<HostTotal>,
 }
 
 /// A progress callback: `(encoded bytes read, decoded bytes read)`.
@@ -428,7 +461,7 @@ impl TraceModel {
         options: &ModelOptions,
         progress: Progress<'_>,
     ) -> Result<TraceModel, Error> {
-        let mut b = Builder::new(options.host_ops);
+        let mut b = Builder::new(options);
         let mut next_report = 0u64;
         while let Some(e) = reader.next_event()? {
             b.observe(&e)?;
@@ -457,6 +490,11 @@ impl TraceModel {
     /// Flow points kept, in file order.
     pub fn flows(&self) -> &[FlowPoint] {
         &self.flows
+    }
+    /// Host slices added up instead of kept, in order of first appearance
+    /// (empty unless [`ModelOptions::host_totals`] asked for them).
+    pub fn host_totals(&self) -> &[HostTotal] {
+        &self.host_totals
     }
     /// An interned string.
     pub fn name(&self, id: NameId) -> &str {
@@ -571,7 +609,13 @@ impl TraceModel {
 
     /// The semantic frame of a slice (see [`SemanticFrame`]).
     pub fn semantic_frame(&self, slice: &Slice) -> SemanticFrame {
-        frame::semantic_frame(self, slice)
+        self.semantic_frame_of(slice.class, slice.name, slice.cat)
+    }
+
+    /// The semantic frame of any slice of this class, name and category: a
+    /// frame depends on nothing else, so a [`HostTotal`] has one too.
+    pub fn semantic_frame_of(&self, class: SliceClass, name: NameId, cat: NameId) -> SemanticFrame {
+        frame::semantic_frame(self, class, name, cat)
     }
 
     /// What slice `slice_index` is as host work (see [`HostKind`]).
@@ -595,12 +639,15 @@ impl TraceModel {
 
 struct Builder {
     host_ops: bool,
+    host_totals: bool,
     names: Interner,
     slices: Vec<Slice>,
     host_details: HashMap<usize, HostDetail>,
     flows: Vec<FlowPoint>,
     detector: ProviderDetector,
     empty: NameId,
+    totals: Vec<HostTotal>,
+    total_index: HashMap<(NameId, NameId, SliceClass), usize>,
 }
 
 fn runtime_category(cat: &str) -> bool {
@@ -649,18 +696,42 @@ fn classify(cat: &str, name: &str) -> SliceClass {
 }
 
 impl Builder {
-    fn new(host_ops: bool) -> Self {
+    fn new(options: &ModelOptions) -> Self {
         let mut names = Interner::default();
         let empty = names.intern("");
         Builder {
-            host_ops,
+            host_ops: options.host_ops,
+            host_totals: options.host_totals && !options.host_ops,
             names,
             slices: Vec::new(),
             host_details: HashMap::new(),
             flows: Vec::new(),
             detector: ProviderDetector::new(),
             empty,
+            totals: Vec::new(),
+            total_index: HashMap::new(),
         }
+    }
+
+    fn add_host_total(&mut self, class: SliceClass, name: &str, cat: &str, dur_ns: i64) {
+        let (name, cat) = (self.names.intern(name), self.names.intern(cat));
+        let totals = &mut self.totals;
+        let i = *self
+            .total_index
+            .entry((name, cat, class))
+            .or_insert_with(|| {
+                totals.push(HostTotal {
+                    class,
+                    name,
+                    cat,
+                    count: 0,
+                    counted_dur_ns: 0,
+                });
+                totals.len() - 1
+            });
+        let t = &mut totals[i];
+        t.count += 1;
+        t.counted_dur_ns = t.counted_dur_ns.saturating_add(dur_ns.max(0));
     }
 
     fn id(&mut self, v: Option<Scalar<'_>>) -> Option<IdValue> {
@@ -705,7 +776,7 @@ impl Builder {
                     || class.is_runtime()
                     || class.is_device()
                     || class == SliceClass::GpuUserAnnotation;
-                if !keep {
+                if !keep && !self.host_totals {
                     return Ok(());
                 }
                 let ts = e.ts_ns().map_err(|err| number_error(e, err))?;
@@ -713,6 +784,10 @@ impl Builder {
                 let (Some(ts_ns), dur_ns) = (ts, dur.unwrap_or(0)) else {
                     return Ok(());
                 };
+                if !keep {
+                    self.add_host_total(class, name, cat, dur_ns);
+                    return Ok(());
+                }
                 let args = e.launch_args();
                 let slice = Slice {
                     index: e.index(),
@@ -774,9 +849,16 @@ impl Builder {
             stage: spec.stage,
             clock_domain: format!("artifact:{}", summary.sha256),
             source: spec.source,
-            source_root: spec
-                .source_root
-                .or_else(|| frame::infer_source_root(&self.slices, |n| self.names.get(n))),
+            source_root: spec.source_root.or_else(|| {
+                // Host totals keep the order of first appearance, so the
+                // first `<module>` frame among them is the first in the file.
+                let python = self
+                    .slices
+                    .iter()
+                    .map(|s| (s.class, s.name))
+                    .chain(self.totals.iter().map(|t| (t.class, t.name)));
+                frame::infer_source_root(python, |n| self.names.get(n))
+            }),
         };
         let mut launches_by_correlation: HashMap<IdValue, Vec<usize>> = HashMap::new();
         let mut host_by_external_id: HashMap<(IdValue, IdValue), Vec<usize>> = HashMap::new();
@@ -827,6 +909,7 @@ impl Builder {
             host_by_external_id,
             sole_host_pid: (host_pids.len() == 1).then(|| host_pids[0]),
             host_details: self.host_details,
+            host_totals: self.totals,
         }
     }
 }
