@@ -45,7 +45,10 @@ pub(crate) fn correlate(request: &str) -> Result<String, Error> {
     let r: CorrelateRequest<'_> = parse("scaling_correlate", request)?;
     let doc = one_of("trials", r.trials, r.trials_path.as_deref(), true)?;
     let metric = match &r.metric {
-        Some(name) => Some(name.parse::<Metric>().map_err(|e| scaling_error(&e))?),
+        Some(name) => Some(
+            name.parse::<Metric>()
+                .map_err(|e| scaling_error(&e.into()))?,
+        ),
         None => None,
     };
     let doc = match doc {

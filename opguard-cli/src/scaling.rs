@@ -20,11 +20,10 @@ impl From<opguard_scaling::Error> for CliError {
 pub fn run(args: &ScalingArgs) -> Result<u8, CliError> {
     let metric = match args.metric.as_deref() {
         None => None,
-        Some(m) => Some(m.parse::<Metric>().map_err(|_| {
-            CliError::usage(format!(
-                "unknown metric {m:?}: expected inclusive_ns, self_ns or count"
-            ))
-        })?),
+        Some(m) => Some(
+            m.parse::<Metric>()
+                .map_err(|e| CliError::usage(e.to_string()))?,
+        ),
     };
     let options = ModelOptions::new().reader(args.reader.options());
     let report = TrialsDocument::read(&args.trials)

@@ -76,4 +76,9 @@ fn errors_carry_the_library_code_and_bad_metrics_are_usage_errors() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(64));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(r#""wall_time""#) && stderr.contains("inclusive_ns, self_ns or count"),
+        "{stderr}"
+    );
 }

@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use crate::metric::{Metric, Unit};
+use crate::metric::{Metric, Unit, UnknownMetric};
 
 /// Everything that can stop a scaling run: an [`ErrorKind`], boxed so that
 /// results stay small.
@@ -19,6 +19,12 @@ impl Error {
     /// The stable code of this error (see [`ErrorKind::code`]).
     pub fn code(&self) -> &'static str {
         self.0.code()
+    }
+}
+
+impl From<UnknownMetric> for Error {
+    fn from(e: UnknownMetric) -> Self {
+        ErrorKind::UnknownMetric { found: e.found }.into()
     }
 }
 
@@ -157,5 +163,17 @@ opguard_document::error_codes! {
         ErrorKind::MixedUnits { .. } => "mixed_units": "two units in what must be one series",
         ErrorKind::MixedMetrics { .. } => "mixed_metrics": "two metrics in what must be one series",
         ErrorKind::UnknownMetric { .. } => "unknown_metric": "a metric name other than inclusive_ns, self_ns, count",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Error;
+    use crate::Metric;
+
+    #[test]
+    fn an_unknown_metric_name_converts_to_unknown_metric() {
+        let err = "wall_ns".parse::<Metric>().map_err(Error::from).err();
+        assert_eq!(err.as_ref().map(Error::code), Some("unknown_metric"));
     }
 }

@@ -65,7 +65,7 @@ pub use cost::{
     SOURCE_STATE_KEY,
 };
 pub use error::{Error, ErrorKind, ERROR_CODES};
-pub use metric::{Metric, Unit};
+pub use metric::{Metric, Unit, UnknownMetric};
 pub use report::{
     Hotspot, Insufficient, InsufficientReason, MultiplicityMethod, NotCorrelatable,
     NotCorrelatableReason, ScalingReport, SeriesInfo, Unmatched,

@@ -3,8 +3,6 @@
 use std::fmt;
 use std::str::FromStr;
 
-use crate::error::{Error, ErrorKind};
-
 /// What is summed per semantic frame per trial.
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
@@ -51,21 +49,38 @@ impl fmt::Display for Metric {
 }
 
 impl FromStr for Metric {
-    type Err = Error;
+    type Err = UnknownMetric;
 
-    /// Parses [`Metric::as_str`]; anything else is [`ErrorKind::UnknownMetric`].
+    /// Parses [`Metric::as_str`]; anything else is [`UnknownMetric`] (the
+    /// crate's [`Error`](crate::Error) converts it to `unknown_metric`).
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         Metric::ALL
             .into_iter()
             .find(|m| m.as_str() == s)
-            .ok_or_else(|| {
-                ErrorKind::UnknownMetric {
-                    found: s.to_owned(),
-                }
-                .into()
+            .ok_or_else(|| UnknownMetric {
+                found: s.to_owned(),
             })
     }
 }
+
+/// A metric name that is none of [`Metric::ALL`]'s names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnknownMetric {
+    /// The name given.
+    pub found: String,
+}
+
+impl fmt::Display for UnknownMetric {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "unknown metric {:?}: expected inclusive_ns, self_ns or count",
+            self.found
+        )
+    }
+}
+
+impl std::error::Error for UnknownMetric {}
 
 /// The unit of a series' values.
 #[derive(
@@ -120,6 +135,6 @@ mod tests {
         assert_eq!(Unit::from_name("ns"), Some(Unit::Ns));
         assert_eq!(Unit::from_name("us"), None);
         let err = "wall_ns".parse::<Metric>().err();
-        assert_eq!(err.map(|e| e.code()), Some("unknown_metric"));
+        assert_eq!(err.map(|e| e.found), Some("wall_ns".to_owned()));
     }
 }
