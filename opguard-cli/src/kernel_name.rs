@@ -44,7 +44,7 @@ fn for_each_line(
             return out.flush();
         }
         let mut rest = chunk;
-        while let Some(end) = rest.iter().position(|&b| b == b'\n') {
+        while let Some(end) = memchr::memchr(b'\n', rest) {
             number += 1;
             if partial.is_empty() {
                 answer_line(&rest[..end], number, out, &mut each)?;

@@ -98,6 +98,12 @@ impl<V> Generations<V> {
         }
     }
 
+    /// The entry when it is in the young generation, where a steady stream's
+    /// entries live: one hash of the key, nothing moved.
+    fn get_young(&self, key: &str) -> Option<&V> {
+        self.young.get(key).map(|(v, _)| v)
+    }
+
     fn get(&self, key: &str) -> Option<&V> {
         self.young
             .get(key)
@@ -269,6 +275,11 @@ impl Memo {
         if self.answer_fields != fields {
             self.answers = Generations::new(self.answers.budget);
             self.answer_fields = fields.to_vec();
+        }
+        if let Some(answer) = self.answers.get_young(symbol) {
+            out.push_str(answer);
+            self.stats.answer_hits += 1;
+            return;
         }
         if let Some(evicted) = self.answers.refresh(symbol) {
             self.stats.answer_hits += 1;
