@@ -25,7 +25,7 @@ pub fn run(args: &ScalingArgs) -> Result<u8, CliError> {
                 .map_err(|e| CliError::usage(e.to_string()))?,
         ),
     };
-    let options = ModelOptions::new().reader(args.reader.options());
+    let options = ModelOptions::new().reader(args.reader.options().decode_thread(true));
     let report = TrialsDocument::read(&args.trials)
         .and_then(|doc| run_trials_as(&doc, metric, &options, args.provider.provider))
         .map_err(|e| CliError::from(e).in_input(args.trials.display().to_string()))?;
