@@ -3,7 +3,8 @@
 const assert = require('node:assert/strict');
 const { test } = require('node:test');
 const opguard = require('opguard');
-const { loadFixture, caseTests } = require('./support');
+const path = require('node:path');
+const { FIXTURES, loadJson, loadFixture, caseTests } = require('./support');
 
 const FILE = 'kernel_symbols.json';
 // The runner implements the rules of fixture version 3.

@@ -3,7 +3,7 @@
 import pytest
 
 import opguard
-from conftest import case_params, load_fixture
+from conftest import FIXTURES, case_params, load_fixture, load_json
 
 FILE = "kernel_symbols.json"
 # The runner implements the rules of fixture version 3.
