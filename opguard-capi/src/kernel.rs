@@ -2,7 +2,7 @@
 
 use std::borrow::Cow;
 
-use std::sync::{LazyLock, Mutex, PoisonError};
+use std::cell::RefCell;
 
 use opguard_kernel_name::{short_name, Field, Memo};
 use serde::ser::{SerializeSeq, Serializer};
@@ -56,17 +56,31 @@ fn projection(fields: Option<&[Cow<'_, str>]>) -> Result<Option<Vec<Field>>, Err
         .map_err(|e| Error::invalid_request(format!("`fields`: {e}")))
 }
 
-/// The memo shared by every canonicalize and match call of the process, so
-/// a plugin naming kernels per event demangles each `_Z...` symbol once
-/// (within the memo's budget, [`Memo::DEFAULT_BUDGET`]).
-static MEMO: LazyLock<Mutex<Memo>> = LazyLock::new(|| Mutex::new(Memo::new()));
+thread_local! {
+    /// The memo of every canonicalize and match call made on this thread, so
+    /// a plugin naming kernels per event demangles each `_Z...` symbol once
+    /// per thread (within [`Memo::DEFAULT_BUDGET`]). One memo per thread
+    /// rather than one behind a process-wide lock: threads naming kernels at
+    /// once never wait for each other.
+    static MEMO: RefCell<Memo> = RefCell::new(Memo::new());
+}
 
-/// Runs `work` with the shared memo. A panic while it was held (caught at
-/// the boundary) leaves the memo as consistent as any `&mut` use does, so
-/// a poisoned lock is taken over rather than refused.
+/// Runs `work` with this thread's memo; with a memo that keeps nothing when
+/// the thread's memo is unavailable (the thread is exiting, or a call is
+/// already using it), so a call never fails for want of the memo: answers
+/// are the same with or without it.
 fn with_memo<T>(work: impl FnOnce(&mut Memo) -> T) -> T {
-    let mut memo = MEMO.lock().unwrap_or_else(PoisonError::into_inner);
-    work(&mut memo)
+    let mut work = Some(work);
+    let kept = MEMO.try_with(|memo| match memo.try_borrow_mut() {
+        Ok(mut memo) => work.take().map(|w| w(&mut memo)),
+        Err(_) => None,
+    });
+    match (kept, work) {
+        (Ok(Some(answer)), _) => answer,
+        (_, Some(work)) => work(&mut Memo::with_budget(0)),
+        // `work` was taken only when it ran and answered.
+        (_, None) => unreachable!("the memo's work ran but gave no answer"),
+    }
 }
 
 #[derive(Deserialize)]
