@@ -118,14 +118,14 @@ impl<V> Generation<V> {
         }
     }
 
-    fn slot(&self, hash: u64, key: &str) -> Option<usize> {
+    fn slot(&self, hash: u64, key: &[u8]) -> Option<usize> {
         let slots = &self.slots;
         self.index
             .find(hash, |&(h, slot)| h == hash && is_key(slots, slot, key))
             .map(|&(_, slot)| slot)
     }
 
-    fn take(&mut self, hash: u64, key: &str) -> Option<Entry<V>> {
+    fn take(&mut self, hash: u64, key: &[u8]) -> Option<Entry<V>> {
         let slots = &self.slots;
         let found = self
             .index
@@ -154,11 +154,11 @@ impl<V> Generation<V> {
     }
 }
 
-fn is_key<V>(slots: &[Option<Entry<V>>], slot: usize, key: &str) -> bool {
+fn is_key<V>(slots: &[Option<Entry<V>>], slot: usize, key: &[u8]) -> bool {
     slots
         .get(slot)
         .and_then(Option::as_ref)
-        .is_some_and(|e| *e.key == *key)
+        .is_some_and(|e| e.key.as_bytes() == key)
 }
 
 /// Two generations of entries under one byte bound (see [`Memo`]).
@@ -184,14 +184,16 @@ impl<V> Generations<V> {
         }
     }
 
-    fn hash(&self, key: &str) -> u64 {
+    /// Keys are hashed and compared as bytes, so a caller holding a line it
+    /// has not checked for UTF-8 yet can look it up (a kept key is UTF-8).
+    fn hash(&self, key: &[u8]) -> u64 {
         self.hasher.hash_one(key)
     }
 
     /// The young-generation slot of `key`, moving it there from the old
     /// generation when it is found only there; with the number of entries
     /// that move evicted. `None` when the key is not kept.
-    fn find(&mut self, hash: u64, key: &str) -> Option<(usize, u64)> {
+    fn find(&mut self, hash: u64, key: &[u8]) -> Option<(usize, u64)> {
         if let Some(slot) = self.young.slot(hash, key) {
             return Some((slot, 0));
         }
@@ -286,8 +288,8 @@ impl Memo {
     /// miss) and returns where; returns its canonical form instead when it
     /// was too large to keep.
     fn remember(&mut self, symbol: &str) -> Result<Kept, Box<Canonical<'static>>> {
-        let hash = self.canonical.hash(symbol);
-        if let Some((slot, evicted)) = self.canonical.find(hash, symbol) {
+        let hash = self.canonical.hash(symbol.as_bytes());
+        if let Some((slot, evicted)) = self.canonical.find(hash, symbol.as_bytes()) {
             self.stats.hits += 1;
             self.stats.evicted += evicted;
             return Ok(self.kept(slot));
@@ -342,19 +344,47 @@ impl Memo {
     /// batch). Kept answers belong to one projection; asking with other
     /// `fields` drops them.
     pub fn write_json(&mut self, symbol: &str, fields: &[Field], out: &mut String) {
+        if !self.write_kept_json(symbol.as_bytes(), fields, out) {
+            self.render_json(symbol, fields, out);
+        }
+    }
+
+    /// [`Memo::write_json`] for a symbol given as bytes (a line read from a
+    /// file or a pipe): a kept symbol's bytes are known to be UTF-8, so only
+    /// a symbol the memo does not hold is checked. On `Err` nothing is written.
+    pub fn write_json_bytes(
+        &mut self,
+        symbol: &[u8],
+        fields: &[Field],
+        out: &mut String,
+    ) -> Result<(), std::str::Utf8Error> {
+        if !self.write_kept_json(symbol, fields, out) {
+            self.render_json(std::str::from_utf8(symbol)?, fields, out);
+        }
+        Ok(())
+    }
+
+    /// Appends the kept answer for `symbol` under `fields`, if there is one.
+    fn write_kept_json(&mut self, symbol: &[u8], fields: &[Field], out: &mut String) -> bool {
         if self.answer_fields != fields {
             self.answers = Generations::new(self.answers.budget);
             self.answer_fields = fields.to_vec();
         }
         let hash = self.answers.hash(symbol);
-        if let Some((slot, evicted)) = self.answers.find(hash, symbol) {
-            if let Some(answer) = self.answers.young_value(slot) {
-                out.push_str(answer);
-                self.stats.answer_hits += 1;
-                self.stats.evicted += evicted;
-                return;
-            }
-        }
+        let Some((slot, evicted)) = self.answers.find(hash, symbol) else {
+            return false;
+        };
+        let Some(answer) = self.answers.young_value(slot) else {
+            return false;
+        };
+        out.push_str(answer);
+        self.stats.answer_hits += 1;
+        self.stats.evicted += evicted;
+        true
+    }
+
+    /// Renders the answer of a symbol not kept, appends it and keeps it.
+    fn render_json(&mut self, symbol: &str, fields: &[Field], out: &mut String) {
         self.stats.answer_misses += 1;
         let start = out.len();
         // The answer is what is kept; a plain symbol's canonical form is not
@@ -377,6 +407,7 @@ impl Memo {
                 value: answer.into(),
                 charge,
             };
+            let hash = self.answers.hash(symbol.as_bytes());
             self.stats.evicted += self.answers.keep(hash, entry).1;
         }
     }

@@ -217,6 +217,10 @@ fn memo_json_answers_equal_direct_serialization() {
                         format!("prefix|{want}"),
                         "budget {budget}, round {round}: {name}"
                     );
+                    let mut from_bytes = String::new();
+                    memo.write_json_bytes(name.as_bytes(), fields, &mut from_bytes)
+                        .expect("a str is UTF-8");
+                    assert_eq!(from_bytes, want, "bytes, budget {budget}: {name}");
                     assert!(memo.bytes() <= budget);
                 }
             }
@@ -224,7 +228,7 @@ fn memo_json_answers_equal_direct_serialization() {
         let stats = memo.stats();
         assert_eq!(
             stats.answer_hits + stats.answer_misses,
-            6 * names.len() as u64
+            12 * names.len() as u64
         );
         if budget == Memo::DEFAULT_BUDGET {
             let distinct: std::collections::HashSet<&String> = names.iter().collect();
@@ -238,4 +242,27 @@ fn memo_json_answers_equal_direct_serialization() {
             assert_eq!(stats.answer_hits, 0);
         }
     }
+}
+
+/// A line that is not UTF-8 is refused with the position of the first bad
+/// byte and nothing written, also when a kept symbol is its valid prefix.
+#[test]
+fn memo_json_from_bytes_checks_utf8_of_symbols_it_does_not_hold() {
+    use opguard_kernel_name::Field;
+    let mut memo = Memo::new();
+    let kept = "void k<4>(float*)";
+    let mut out = String::new();
+    memo.write_json_bytes(kept.as_bytes(), &Field::COMPACT, &mut out)
+        .expect("UTF-8");
+    let mut bad = kept.as_bytes().to_vec();
+    bad.push(0xff);
+    out.clear();
+    let err = memo
+        .write_json_bytes(&bad, &Field::COMPACT, &mut out)
+        .expect_err("not UTF-8");
+    assert_eq!(err.valid_up_to(), kept.len());
+    assert!(out.is_empty(), "{out}");
+    memo.write_json_bytes(kept.as_bytes(), &Field::COMPACT, &mut out)
+        .expect("UTF-8");
+    assert_eq!(memo.stats().answer_hits, 1);
 }
