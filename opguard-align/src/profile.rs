@@ -499,6 +499,59 @@ mod tests {
         assert_eq!(parse_frame("f(x): y").file, None);
     }
 
+    fn torch_cpu() -> std::path::PathBuf {
+        opguard_testdata::producer_trace("torch_cpu.json.gz")
+    }
+
+    #[test]
+    fn records_need_a_model_read_with_operation_args() {
+        let path = torch_cpu();
+        let input = ProfileInput::new(&path);
+        let plain = TraceModel::read(&path, ArtifactSpec::new(), &ModelOptions::new()).unwrap();
+        let e = records_from_model(&plain, &input).unwrap_err();
+        assert_eq!(e.code(), "invalid_request", "{e}");
+        let options = records_model_options(&ReaderOptions::new());
+        let model = TraceModel::read(&path, ArtifactSpec::new(), &options).unwrap();
+        let from_model = records_from_model(&model, &input).unwrap();
+        let from_file = records_from_profile(&input, &ReaderOptions::new()).unwrap();
+        assert_eq!(from_model.records, from_file.records);
+        // Counted independently over the decoded JSON.
+        let doc: serde_json::Value =
+            serde_json::from_slice(&opguard_testdata::decoded(&path)).unwrap();
+        let ops: Vec<&serde_json::Value> = doc["traceEvents"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|e| e["cat"] == "cpu_op" && e["ph"] == "X")
+            .collect();
+        let shaped = ops.iter().filter(|e| e["args"].get("Input Dims").is_some());
+        assert_eq!(from_model.records.len(), ops.len());
+        assert_eq!(from_model.operations_with_shapes, shaped.count() as u64);
+        assert!(from_model.operations_with_shapes > 0);
+    }
+
+    #[test]
+    fn an_operation_without_ts_is_refused_not_dropped() {
+        // The real capture with one operator's `ts` removed.
+        let mut doc: serde_json::Value =
+            serde_json::from_slice(&opguard_testdata::decoded(&torch_cpu())).unwrap();
+        let events = doc["traceEvents"].as_array_mut().unwrap();
+        let index = events.iter().position(|e| e["cat"] == "cpu_op").unwrap();
+        events[index].as_object_mut().unwrap().remove("ts");
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("cut.json");
+        std::fs::write(&path, doc.to_string()).unwrap();
+        let e = records_from_profile(&ProfileInput::new(&path), &ReaderOptions::new()).unwrap_err();
+        assert_eq!(e.code(), "invalid_profile");
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "cannot derive operation records: traceEvents[{index}] has no ts ({})",
+                path.display()
+            )
+        );
+    }
+
     #[test]
     fn run_labels_drop_trace_suffixes() {
         assert_eq!(

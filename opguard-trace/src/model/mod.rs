@@ -693,6 +693,22 @@ impl TraceModel {
     /// `Ok(None)` when there is no `distributedInfo` or it has no `rank`;
     /// `Err` with the value's JSON text when it is not a non-negative
     /// integer within `u32`.
+    ///
+    /// ```
+    /// use opguard_trace::model::{ArtifactSpec, ModelOptions, TraceModel};
+    /// use opguard_trace::TraceReader;
+    ///
+    /// let rank = |trace: &[u8]| {
+    ///     let reader = TraceReader::new(trace)?;
+    ///     let options = ModelOptions::launches_only();
+    ///     let model = TraceModel::from_reader(reader, ArtifactSpec::new(), &options, &mut |_, _| {})?;
+    ///     Ok::<_, opguard_trace::Error>(model.distributed_rank())
+    /// };
+    /// assert_eq!(rank(br#"{"distributedInfo":{"rank":3},"traceEvents":[]}"#)?, Ok(Some(3)));
+    /// assert_eq!(rank(br#"{"traceEvents":[]}"#)?, Ok(None));
+    /// assert_eq!(rank(br#"{"distributedInfo":{"rank":-1},"traceEvents":[]}"#)?, Err("-1".into()));
+    /// # Ok::<(), opguard_trace::Error>(())
+    /// ```
     pub fn distributed_rank(&self) -> Result<Option<u32>, String> {
         let Some(info) = self.summary.metadata.get_json("distributedInfo") else {
             return Ok(None);
@@ -718,6 +734,29 @@ impl TraceModel {
     /// (`python_function` slices) of its own (pid, tid) that enclose it,
     /// innermost first: a frame encloses a slice when it starts at or before
     /// it and ends after it starts. `result[k]` belongs to `operations[k]`.
+    ///
+    /// ```
+    /// use opguard_trace::model::{ArtifactSpec, ModelOptions, TraceModel};
+    /// use opguard_trace::TraceReader;
+    ///
+    /// let trace = br#"{"traceEvents":[
+    ///   {"ph":"X","cat":"python_function","name":"train.py(3): <module>","pid":1,"tid":1,"ts":0,"dur":50},
+    ///   {"ph":"X","cat":"python_function","name":"model.py(12): forward","pid":1,"tid":1,"ts":10,"dur":20},
+    ///   {"ph":"X","cat":"cpu_op","name":"aten::relu","pid":1,"tid":1,"ts":40,"dur":1},
+    ///   {"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":15,"dur":2}]}"#;
+    /// let reader = TraceReader::new(&trace[..])?;
+    /// let model =
+    ///     TraceModel::from_reader(reader, ArtifactSpec::new(), &ModelOptions::new(), &mut |_, _| {})?;
+    /// let operations = model.operations_in_start_order();
+    /// let names = |positions: &[usize]| -> Vec<&str> {
+    ///     positions.iter().map(|&p| model.name(model.slices()[p].name)).collect()
+    /// };
+    /// assert_eq!(names(&operations), ["aten::mm", "aten::relu"]);
+    /// let stacks = model.python_stacks(&operations);
+    /// assert_eq!(names(&stacks[0]), ["model.py(12): forward", "train.py(3): <module>"]);
+    /// assert_eq!(names(&stacks[1]), ["train.py(3): <module>"]);
+    /// # Ok::<(), opguard_trace::Error>(())
+    /// ```
     pub fn python_stacks(&self, operations: &[usize]) -> Vec<Vec<usize>> {
         host::python_stacks(self, operations)
     }
