@@ -254,12 +254,11 @@ fn inputs(model: &TraceModel, shapes: Shapes, out: &mut Vec<TensorSummary>) -> u
     skipped
 }
 
-/// The model options [`records_from_model`] needs: host operators with
-/// their [`OperationArgs`], read with `reader`.
+/// The model options [`records_from_model`] needs and no more: host work
+/// with each operator's arguments ([`ModelOptions::operations`]), read
+/// with `reader`.
 pub fn records_model_options(reader: &ReaderOptions) -> ModelOptions {
-    ModelOptions::new()
-        .operation_args(true)
-        .reader(reader.clone())
+    ModelOptions::operations().reader(reader.clone())
 }
 
 /// Derives operation records from one profiler trace: reads its model
@@ -280,7 +279,8 @@ pub fn records_from_profile(
 
 /// Derives operation records from a trace model read with
 /// [`records_model_options`] (or any [`ModelOptions`] with
-/// [`operation_args`](ModelOptions::operation_args)): one record per host
+/// [`operation_args`](ModelOptions::operation_args), e.g. a full model
+/// that also feeds other analyses): one record per host
 /// operator, as the module documentation describes. `input` names the trace
 /// (errors, the run label) and may set its run and rank; the provider is the
 /// model's.

@@ -5,8 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use opguard_align::{
-    export_profile_records, records_from_model, records_model_options, FirstDifference,
-    ProfileInput, StatusCounts,
+    export_profile_records, records_from_model, FirstDifference, ProfileInput, StatusCounts,
 };
 use opguard_select::{profile_model, verdict_from_request_file, ProfileDocument, Verdict};
 use opguard_trace::analysis::{launch_region, LaunchRegion};
@@ -163,7 +162,9 @@ pub fn run(args: &InspectArgs) -> Result<u8, CliError> {
     };
     // One read per trace: its sections and its alignment records come from
     // one model, read with the reader flags and provider given.
-    let options = records_model_options(&args.reader.options().decode_thread(true));
+    let options = ModelOptions::new()
+        .operation_args(true)
+        .reader(args.reader.options().decode_thread(true));
     let mut status = exit::OK;
     let mut sections = Vec::new();
     let mut not_aligned = Vec::new();
@@ -272,7 +273,7 @@ fn section(
 
 /// The alignment summary of two traces: the operation records of the models
 /// already read ([`records_from_model`]; read them with
-/// [`records_model_options`]) and the candidates of an export of those
+/// [`ModelOptions::operation_args`]) and the candidates of an export of those
 /// records ([`export_profile_records`], the only call that computes them;
 /// it writes a view, which goes to a scratch directory removed afterwards).
 /// A trace the aligner refuses gives an `error`, not a failed `inspect`.

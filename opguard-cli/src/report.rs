@@ -4,7 +4,6 @@
 
 use std::path::Path;
 
-use opguard_align::records_model_options;
 use opguard_report::{
     render, write_new, Aligned, AlignmentRefusal, AlignmentSummary, ArtifactReport, Report,
     ScalingView,
@@ -56,7 +55,9 @@ pub fn run(args: &ReportArgs) -> Result<u8, CliError> {
         (false, args.traces.clone(), args.request.clone())
     };
     // The first two models are kept: the alignment's records come from them.
-    let options = records_model_options(&args.reader.options().decode_thread(true));
+    let options = ModelOptions::new()
+        .operation_args(true)
+        .reader(args.reader.options().decode_thread(true));
     let mut artifacts = Vec::new();
     let mut models = Vec::new();
     for path in &traces {

@@ -123,6 +123,62 @@ fn operation_args_are_kept_only_when_asked_and_as_the_trace_writes_them() {
 }
 
 #[test]
+fn an_operations_model_is_the_full_model_without_the_device() {
+    let mut device_left_out = 0;
+    // The HTA traces but the two largest (MTIA, NCCL): tens of MB each in a
+    // debug build, and their kinds of device work are among the others.
+    let small = |p: &PathBuf| std::fs::metadata(p).is_ok_and(|m| m.len() < 500_000);
+    let hta = opguard_testdata::hta_traces().into_iter().filter(small);
+    for path in traces().into_iter().chain(hta) {
+        let full = read(&path, &ModelOptions::new().operation_args(true));
+        let host = read(&path, &ModelOptions::operations());
+        assert_eq!(
+            full.artifact(),
+            host.artifact(),
+            "{path:?}: same provider and digest"
+        );
+        assert!(host.flows().is_empty());
+        let of = |m: &TraceModel| -> Vec<String> {
+            m.slices()
+                .iter()
+                .enumerate()
+                .filter(|(_, s)| {
+                    !(s.class.is_device()
+                        || s.class.is_runtime()
+                        || s.class == SliceClass::GpuUserAnnotation)
+                })
+                .map(|(i, s)| {
+                    let args = m.operation_args(i).map(|a| {
+                        let text = |t: Option<_>| t.map(|t| m.name(t).to_owned());
+                        let n = a.sequence_number.map(|n| m.id_text(n));
+                        (
+                            text(a.input_dims),
+                            text(a.input_types),
+                            text(a.call_stack),
+                            n,
+                        )
+                    });
+                    format!(
+                        "{} {} {} {} {args:?}",
+                        s.index,
+                        m.name(s.name),
+                        s.ts_ns,
+                        s.dur_ns
+                    )
+                })
+                .collect()
+        };
+        assert_eq!(of(&full), of(&host), "{path:?}");
+        assert_eq!(of(&host).len(), host.slices().len(), "host slices only");
+        device_left_out += full.slices().len() - host.slices().len();
+    }
+    assert!(
+        device_left_out > 1000,
+        "the traces have device work: {device_left_out}"
+    );
+}
+
+#[test]
 fn python_stacks_are_every_enclosing_frame_of_the_thread_innermost_first() {
     let mut with_frames = 0;
     for path in traces() {

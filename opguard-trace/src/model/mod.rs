@@ -332,6 +332,12 @@ pub struct ModelOptions {
     /// operation records (opguard-align) need; off by default, so other
     /// models keep only [`HostDetail`]. Needs [`ModelOptions::host_ops`].
     pub operation_args: bool,
+    /// Keep runtime calls, device activity, device-timeline annotations and
+    /// flows (on by default). Off, the model holds host work only
+    /// ([`ModelOptions::operations`]); their `ts` and `dur` are still read,
+    /// so a trace fails where the full model fails, and the provider is
+    /// still detected from every event.
+    pub device_activity: bool,
     /// Reader options.
     pub reader: ReaderOptions,
 }
@@ -342,6 +348,7 @@ impl Default for ModelOptions {
             host_ops: true,
             host_totals: false,
             operation_args: false,
+            device_activity: true,
             reader: ReaderOptions::default(),
         }
     }
@@ -374,6 +381,18 @@ impl ModelOptions {
     pub fn reader(mut self, reader: ReaderOptions) -> Self {
         self.reader = reader;
         self
+    }
+    /// Host work with what operators were called with, and nothing of the
+    /// device: [`ModelOptions::operation_args`] on,
+    /// [`ModelOptions::device_activity`] off. What operation records
+    /// (opguard-align's `records_from_model`) need; memory follows the host
+    /// slices, not the kernels and runtime calls.
+    pub fn operations() -> Self {
+        ModelOptions {
+            operation_args: true,
+            device_activity: false,
+            ..Self::default()
+        }
     }
     /// Sets [`ModelOptions::operation_args`].
     ///
@@ -772,6 +791,7 @@ impl TraceModel {
 
 struct Builder {
     host_ops: bool,
+    device_activity: bool,
     host_totals: bool,
     operation_args: bool,
     op_args: HashMap<usize, OperationArgs>,
@@ -837,6 +857,7 @@ impl Builder {
         let empty = names.intern("");
         Builder {
             host_ops: options.host_ops,
+            device_activity: options.device_activity,
             host_totals: options.host_totals && !options.host_ops,
             operation_args: options.operation_args && options.host_ops,
             op_args: HashMap::new(),
@@ -930,11 +951,17 @@ impl Builder {
                 let name = e.name().map(|n| n.as_cow());
                 let name = name.as_deref().unwrap_or("");
                 let class = classify(cat, name);
-                let keep = self.host_ops
-                    || class.is_runtime()
+                let device_side = class.is_runtime()
                     || class.is_device()
                     || class == SliceClass::GpuUserAnnotation;
-                if !keep && !self.host_totals {
+                let keep = if device_side {
+                    self.device_activity
+                } else {
+                    self.host_ops
+                };
+                // Left-out device work is still timed, so a model fails
+                // where the full model fails.
+                if !keep && !device_side && !self.host_totals {
                     return Ok(());
                 }
                 let ts = e.ts_ns().map_err(|err| number_error(e, err))?;
@@ -947,7 +974,9 @@ impl Builder {
                     return Ok(());
                 };
                 if !keep {
-                    self.add_host_total(class, name, cat, dur_ns);
+                    if !device_side {
+                        self.add_host_total(class, name, cat, dur_ns);
+                    }
                     return Ok(());
                 }
                 let args = e.launch_args();
@@ -985,6 +1014,9 @@ impl Builder {
                 else {
                     return Ok(());
                 };
+                if !self.device_activity {
+                    return Ok(());
+                }
                 let cat = e.cat().map(|c| c.as_cow());
                 let flow = FlowPoint {
                     index: e.index(),
