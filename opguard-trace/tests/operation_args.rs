@@ -2,7 +2,7 @@
 //! trace's JSON parsed independently (serde_json over the decoded bytes),
 //! and the Python-frame stacks against a brute-force search.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use opguard_trace::model::{ArtifactSpec, ModelOptions, SliceClass, TraceModel};
 use serde_json::Value;
@@ -26,11 +26,11 @@ fn traces() -> Vec<PathBuf> {
     out
 }
 
-fn read(path: &PathBuf, options: &ModelOptions) -> TraceModel {
+fn read(path: &Path, options: &ModelOptions) -> TraceModel {
     TraceModel::read(path, ArtifactSpec::new(), options).unwrap()
 }
 
-fn events(path: &PathBuf) -> (Value, Vec<Value>) {
+fn events(path: &Path) -> (Value, Vec<Value>) {
     let mut doc: Value = serde_json::from_slice(&opguard_testdata::decoded(path)).unwrap();
     let events = doc["traceEvents"]
         .as_array_mut()
