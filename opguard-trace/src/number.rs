@@ -109,22 +109,30 @@ fn plain_micros_to_nanos(b: &[u8]) -> Option<i64> {
         Some((b'-', rest)) => (true, rest),
         _ => (false, b),
     };
-    let (whole, frac) = match digits.iter().position(|&c| c == b'.') {
-        Some(dot) if dot + 1 < digits.len() => (&digits[..dot], &digits[dot + 1..]),
-        Some(_) => return None,
-        None => (digits, &[][..]),
-    };
-    if whole.is_empty() || whole.len() > 15 || frac.len() > 3 {
+    // At most 18 digits and a dot: the value cannot overflow below.
+    if digits.len() > 19 {
         return None;
     }
     let mut ns: i64 = 0;
-    for &c in whole.iter().chain(frac) {
-        if !c.is_ascii_digit() {
+    let mut dot = None;
+    for (k, &c) in digits.iter().enumerate() {
+        let digit = c.wrapping_sub(b'0');
+        if digit < 10 {
+            ns = ns * 10 + i64::from(digit);
+        } else if c == b'.' && dot.is_none() {
+            dot = Some(k);
+        } else {
             return None;
         }
-        ns = ns * 10 + i64::from(c - b'0');
     }
-    for _ in frac.len()..3 {
+    let (whole, fraction) = match dot {
+        Some(k) => (k, digits.len() - k - 1),
+        None => (digits.len(), 0),
+    };
+    if whole == 0 || whole > 15 || fraction > 3 || (dot.is_some() && fraction == 0) {
+        return None;
+    }
+    for _ in fraction..3 {
         ns *= 10;
     }
     Some(if negative { -ns } else { ns })
