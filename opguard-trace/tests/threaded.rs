@@ -83,10 +83,7 @@ fn errors_deep_in_a_large_trace_are_the_same_on_a_second_thread() {
     else {
         return;
     };
-    let mut json = Vec::new();
-    flate2::read::MultiGzDecoder::new(std::fs::File::open(path).unwrap())
-        .read_to_end(&mut json)
-        .unwrap();
+    let json = opguard_testdata::decoded(&path);
     let colon = json.len() * 7 / 10
         + json[json.len() * 7 / 10..]
             .iter()
