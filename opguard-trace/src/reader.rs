@@ -564,6 +564,9 @@ impl<R: Read> TraceReader<R> {
         if value.kind == ValueKind::String {
             scan::check_after_string(b, end, self.eof)?;
         }
+        if let Err(e) = self.check_value_len(i, end) {
+            return Ok(Err(e.with_path(key)));
+        }
         let text = match std::str::from_utf8(&b[i..end]) {
             Ok(t) => t.to_owned(),
             Err(e) => {
@@ -639,11 +642,29 @@ impl<R: Read> TraceReader<R> {
             }
             Err(e) => return Err(e),
         };
+        self.check_value_len(self.pos, end)
+            .map_err(|e| e.in_event(Some(self.events)))?;
         let span = (self.pos, end);
         self.pos = end;
         self.events += 1;
         self.state = State::Events(Expect::CommaOrEnd);
         Ok(Some(span))
+    }
+
+    /// [`ReaderOptions::max_value_bytes`] for a value scanned whole at
+    /// `buf[start..end]`. A value larger than the buffer already fails in
+    /// [`TraceReader::refill`]; a limit below the buffer's size is only seen
+    /// here.
+    fn check_value_len(&self, start: usize, end: usize) -> Result<(), Error> {
+        let max = self.options.max_value_bytes;
+        if end - start > max {
+            return Err(Error::new(ErrorKind::LimitExceeded {
+                which: Limit::ValueBytes,
+                limit: max as u64,
+            })
+            .at(self.base + start as u64));
+        }
+        Ok(())
     }
 
     /// Runs `scan` at `pos`, refilling the buffer until the value is whole.

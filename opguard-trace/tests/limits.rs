@@ -119,3 +119,43 @@ fn one_value_larger_than_the_value_limit_is_refused() {
         }
     ));
 }
+
+/// A value limit below the reader's buffer holds at N and fails at N + 1,
+/// for events and for top-level metadata values (it used to be checked only
+/// when one value filled the 256 KiB buffer, so `max_value_bytes(1000)` let
+/// a 100 KB event through).
+#[test]
+fn value_limit_below_the_buffer_at_n_and_n_plus_one() {
+    let event = format!(r#"{{"ph":"X","name":"{}"}}"#, "k".repeat(100_000));
+    let doc = format!(r#"{{"traceEvents":[{{"ph":"i"}}, {event}]}}"#);
+    let n = event.len();
+    assert!(read_all(doc.as_bytes(), ReaderOptions::new().max_value_bytes(n)).is_ok());
+    let err = read_all(doc.as_bytes(), ReaderOptions::new().max_value_bytes(n - 1)).unwrap_err();
+    assert!(
+        matches!(
+            err.kind(),
+            ErrorKind::LimitExceeded { which: Limit::ValueBytes, limit } if *limit == (n - 1) as u64
+        ),
+        "{err:?}"
+    );
+    assert_eq!(err.offset(), Some(doc.find(&event).unwrap() as u64));
+    assert_eq!(err.event_index(), Some(1));
+
+    let meta = format!(r#"{{"big":"{}"}}"#, "m".repeat(5_000));
+    let doc = format!(r#"{{"deviceProperties":{meta},"traceEvents":[]}}"#);
+    let n = meta.len();
+    assert!(read_all(doc.as_bytes(), ReaderOptions::new().max_value_bytes(n)).is_ok());
+    let err = read_all(doc.as_bytes(), ReaderOptions::new().max_value_bytes(n - 1)).unwrap_err();
+    assert!(
+        matches!(
+            err.kind(),
+            ErrorKind::LimitExceeded {
+                which: Limit::ValueBytes,
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    assert_eq!(err.offset(), Some(doc.find(&meta).unwrap() as u64));
+    assert_eq!(err.path(), Some("deviceProperties"));
+}
