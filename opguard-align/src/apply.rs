@@ -40,7 +40,7 @@ pub const PROTOCOL_VERSION: u64 = 1;
 /// `limit_exceeded`, never a truncation.
 pub const MAX_REQUEST_BYTES: u64 = 1 << 20;
 /// Basis of relations made by an alignment map.
-pub const BASIS_MAP: &str = "alignment_map";
+pub(crate) const BASIS_MAP: &str = "alignment_map";
 
 /// An apply request: `{"protocol_version":1,"artifact":…,"alignment_map":…,"output":…}`.
 /// Relative paths are relative to the request file's directory.
@@ -263,7 +263,7 @@ pub fn apply_request(request: &Request) -> Result<Response, Error> {
 }
 
 /// [`apply_request`] with options (limits, threads).
-pub fn apply_request_with(request: &Request, options: &ApplyOptions) -> Result<Response, Error> {
+fn apply_request_with(request: &Request, options: &ApplyOptions) -> Result<Response, Error> {
     if request.protocol_version != PROTOCOL_VERSION {
         return Err(Error::new(ErrorKind::UnsupportedProtocolVersion(
             request.protocol_version.to_string(),

@@ -64,13 +64,13 @@ pub(crate) const SLOT_NS: i64 = 1_000;
 pub(crate) const SLICE_NS: i64 = 800;
 
 /// What the export says about presentation order.
-pub const PRESENTATION_NOTE: &str = "Presentation order is not GPU causal order: operations are laid out in alignment columns (paired operations share a column when they were paired automatically); recorded times, when known, are args.op.ts_ns and args.op.dur_ns.";
+pub(crate) const PRESENTATION_NOTE: &str = "Presentation order is not GPU causal order: operations are laid out in alignment columns (paired operations share a column when they were paired automatically); recorded times, when known, are args.op.ts_ns and args.op.dur_ns.";
 /// What the export says `ok` means.
-pub const OK_MEANING: &str = "ok means recorded-field agreement of the compared tensor summaries (shape, dtype, stride, device, fingerprint, stats, by 64-bit digests); fingerprints and digests can collide, so tensor_equality stays not_established.";
+pub(crate) const OK_MEANING: &str = "ok means recorded-field agreement of the compared tensor summaries (shape, dtype, stride, device, fingerprint, stats, by 64-bit digests); fingerprints and digests can collide, so tensor_equality stays not_established.";
 /// The only value of `tensor_equality`.
-pub const TENSOR_EQUALITY: &str = "not_established";
+pub(crate) const TENSOR_EQUALITY: &str = "not_established";
 /// The only value of `verdict`.
-pub const VERDICT: &str = "not_evaluated";
+pub(crate) const VERDICT: &str = "not_evaluated";
 
 /// Correspondence status of one operation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -381,13 +381,14 @@ pub struct ExportMetadata {
     pub validation: ValidationCounts,
     /// First-observed differences, one per run and rank at most.
     pub first_differences: Vec<FirstDifference>,
-    /// [`PRESENTATION_NOTE`].
+    /// What presentation order is not: GPU causal order (a fixed text).
     pub presentation: String,
-    /// [`OK_MEANING`].
+    /// What `ok` means: recorded-field agreement, never tensor equality (a
+    /// fixed text).
     pub ok_means: String,
-    /// Always [`TENSOR_EQUALITY`].
+    /// Always `not_established`.
     pub tensor_equality: String,
-    /// Always [`VERDICT`].
+    /// Always `not_evaluated`.
     pub verdict: String,
     /// How automatic candidates were formed.
     pub candidates: String,

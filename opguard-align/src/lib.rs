@@ -91,23 +91,21 @@ mod sequence;
 mod validate;
 
 pub use apply::{
-    apply, apply_request, apply_request_file, apply_request_file_with, apply_request_with,
-    apply_with, parse_request, ApplyOptions, DecisionCounts, Request, Response, BASIS_MAP,
-    MAX_REQUEST_BYTES, PROTOCOL_VERSION,
+    apply, apply_request, apply_request_file, apply_request_file_with, apply_with, parse_request,
+    ApplyOptions, DecisionCounts, Request, Response, MAX_REQUEST_BYTES, PROTOCOL_VERSION,
 };
 pub use error::{Error, ErrorKind, ERROR_CODES};
 pub use export::{
     export, export_profile_records, export_profile_streams, export_profiles, export_records,
     export_request_file, export_with, CallsiteMatch, ExportOptions, ExportRequest, ExportSummary,
-    InputWarning, ProfileStream, BASIS_AUTOMATIC,
+    InputWarning, ProfileStream,
 };
 pub use format::{
     Correspondence, ExportMetadata, FirstDifference, Peer, Selector, Selectors, Side, SourceInfo,
     Status, StatusCounts, Validation, ValidationCounts, CAT_OPERATION, EXPORT_FORMAT,
-    MAX_EXPORT_BYTES, MAX_MAP_BYTES, OK_MEANING, PRESENTATION_NOTE, TENSOR_EQUALITY, VERDICT,
+    MAX_EXPORT_BYTES, MAX_MAP_BYTES,
 };
 pub use map::{AlignmentMap, Basis, Decision, Evidence, Review, MAP_VERSION};
-pub use output::GZIP_LEVEL;
 pub use profile::{records_from_profile, ProfileInput, ProfileRecords};
 pub use record::{
     read_records, Callsite, Frame, Io, Record, RecordsWriter, TensorSummary, RECORDS_FORMAT,

@@ -75,7 +75,8 @@ use serde::Deserialize;
 pub use codes::check_error_codes;
 pub use error::{Error, ErrorKind, ERROR_CODES};
 pub use path::JsonPath;
-pub use read::{check_len, read_bounded, read_path_bounded, DEFAULT_MAX_BYTES};
+use read::check_len;
+pub use read::{read_bounded, read_path_bounded, DEFAULT_MAX_BYTES};
 pub use value::Value;
 
 /// Reads a document of at most `limit` bytes from memory: an object at the

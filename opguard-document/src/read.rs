@@ -29,7 +29,7 @@ pub fn read_path_bounded(path: &Path, limit: u64) -> Result<Vec<u8>, Error> {
 }
 
 /// Refuses a document already in memory that is longer than `limit` bytes.
-pub fn check_len(len: usize, limit: u64) -> Result<(), Error> {
+pub(crate) fn check_len(len: usize, limit: u64) -> Result<(), Error> {
     if len as u64 > limit {
         return Err(Error::new(ErrorKind::LimitExceeded { limit }));
     }
