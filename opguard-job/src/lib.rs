@@ -59,21 +59,35 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
-mod document;
-mod error;
-mod merge;
-mod run;
-mod summary;
+// Data flow: one rank's trace (trace model) → its summary (map) → summaries
+// and partial jobs merged (reduce) → the job document.
 
-pub use document::{job_from_json, MAX_DOCUMENT_BYTES};
-pub use error::{Error, ERROR_CODES};
-pub use merge::{Job, JobFrame, RankCost, RankRef, JOB_FORMAT};
-pub use run::{job_inputs, run_job};
+// Reader and analysis, the map step: one rank's trace → a `RankSummary`.
+mod summary;
+// Running the map step over many ranks, on the calling thread or on a given
+// number of workers.
+mod run;
+// Analysis, the reduce step: summaries and partial jobs → one `Job`.
+mod merge;
+// Reader and writer: summaries and jobs as JSON documents crossing a process
+// or machine boundary.
+mod document;
+// The crate's error and its codes.
+mod error;
+
 pub use summary::{
     is_collective, summarize, summarize_as, summarize_model, unreadable, Collective, FrameBasis,
     LaunchSummary, RankError, RankFrame, RankInfo, RankSummary, SummaryOptions, TopRow,
     UnmatchedFrame, DEFAULT_TOP, RANK_FORMAT,
 };
+
+pub use run::{job_inputs, run_job};
+
+pub use merge::{Job, JobFrame, RankCost, RankRef, JOB_FORMAT};
+
+pub use document::{job_from_json, MAX_DOCUMENT_BYTES};
+
+pub use error::{Error, ERROR_CODES};
 
 /// This crate's version (`Cargo.toml`'s), for tools that report what they
 /// were built with (`opguard --version`).

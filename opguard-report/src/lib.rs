@@ -46,23 +46,38 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
-mod error;
-mod escape;
-pub mod geometry;
-mod html;
-mod output;
-mod report;
-mod timeline;
+// Data flow: trace models and analysis results → what the report shows →
+// one HTML document → one file created exclusively.
 
-pub use error::{Error, ErrorKind, ERROR_CODES};
-pub use escape::escape;
-pub use html::{render, BAR_PLOT_WIDTH, TIMELINE_PLOT_WIDTH};
-pub use output::write_new;
+// Model: what a report shows, gathered from analyses before anything is drawn.
+mod report;
+// Analysis: the launch region as timeline lanes, each in its own clock domain.
+mod timeline;
+// Writer: chart geometry (lengths and positions as shares of a whole).
+pub mod geometry;
+// Writer: every string from a trace, a request or a file name escaped.
+mod escape;
+// Writer: the report as one self-contained HTML document.
+mod html;
+// Writer: the file, created exclusively after everything was rendered.
+mod output;
+// The errors of writing a report.
+mod error;
+
 pub use report::{
     Aligned, AlignmentRefusal, AlignmentSummary, ArtifactReport, Report, ScalingView,
     MAX_LIST_ROWS, MAX_SCATTERS,
 };
+
 pub use timeline::{Lane, LaneKind, Timeline, MAX_LANES, TIMELINE_BINS};
+
+pub use escape::escape;
+
+pub use html::{render, BAR_PLOT_WIDTH, TIMELINE_PLOT_WIDTH};
+
+pub use output::write_new;
+
+pub use error::{Error, ErrorKind, ERROR_CODES};
 
 /// This crate's version (its Cargo.toml `version`), for tools that report what
 /// they were built with (`opguard --version`).

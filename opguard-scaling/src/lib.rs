@@ -51,28 +51,47 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
-mod correlate;
-mod cost;
-mod error;
-mod metric;
-mod report;
-mod run;
-pub mod stats;
-mod trials;
+// Data flow: trials document → each trial's traces (trace models) → cost
+// per semantic frame → series across trials and their statistics → the
+// scaling report.
 
-pub use correlate::{correlate, MIN_DISTINCT_INPUTS, MIN_SAMPLES};
+// Reader: the trials document (which traces, which trial, which input).
+mod trials;
+// Model: the cost a series measures, and its unit.
+mod metric;
+// Analysis: per-trial cost per semantic frame, from each trace's model.
+mod cost;
+// Analysis: Spearman's rho and its p-value, Benjamini–Hochberg (public: the
+// statistics are checked against independent implementations).
+pub mod stats;
+// Analysis: across trials, one series per (variant, frame, metric, unit).
+mod correlate;
+// Writer: the scaling report and its entries.
+mod report;
+// The whole path: trials document → report.
+mod run;
+// The crate's one error type and its codes.
+mod error;
+
+pub use trials::{TrialSpec, TrialsDocument, MAX_TRIALS_DOCUMENT_BYTES, TRIALS_FORMAT};
+
+pub use metric::{Metric, Unit, UnknownMetric};
+
 pub use cost::{
     self_times, trial_costs, trial_costs_as, FrameCost, TraceArtifact, TrialCosts, BUILD_ID_KEY,
     SOURCE_STATE_KEY,
 };
-pub use error::{Error, ErrorKind, ERROR_CODES};
-pub use metric::{Metric, Unit, UnknownMetric};
+
+pub use correlate::{correlate, MIN_DISTINCT_INPUTS, MIN_SAMPLES};
+
 pub use report::{
     Hotspot, Insufficient, InsufficientReason, MultiplicityMethod, NotCorrelatable,
     NotCorrelatableReason, ScalingReport, SeriesInfo, Unmatched,
 };
+
 pub use run::{run_trials, run_trials_as, run_trials_file};
-pub use trials::{TrialSpec, TrialsDocument, MAX_TRIALS_DOCUMENT_BYTES, TRIALS_FORMAT};
+
+pub use error::{Error, ErrorKind, ERROR_CODES};
 
 /// This crate's version (its Cargo.toml `version`), for tools that report what
 /// they were built with (`opguard --version`).

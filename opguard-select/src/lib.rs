@@ -90,31 +90,48 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
-mod error;
-mod evaluate;
-mod profile;
-mod request;
-mod seam;
-mod verdict;
+// Data flow, seam verdict: request → each process's trace model → seam
+// analysis per process → the verdict over all of them → verdict document.
+// Profile: trace model → Top-N rows → profile document.
 
-pub use error::{Error, ERROR_CODES};
+// Reader: the seam-verdict request (protocol 1): target, candidates, and
+// where each capture process left its trace.
+mod request;
+// Analysis: one process, one trace: marker spans, launch causality by edge,
+// observed host nesting of the probes.
+mod seam;
+// Analysis: from a request to a verdict: admission, reading each trace,
+// per-process verdicts, the verdict over all of them.
+mod evaluate;
+// Writer: the verdict document and the evidence each field rests on.
+mod verdict;
+// Analysis and writer: profile Top-N rows that declare their entity kind.
+mod profile;
+// The crate's one error type and its codes.
+mod error;
+
+pub use request::{
+    CandidateSpec, ProcessId, ProcessSpec, Refusal, Request, DEFAULT_MARKER_PREFIX,
+    MAX_REQUEST_BYTES, PROTOCOL_VERSION,
+};
+
 pub use evaluate::{
     verdict, verdict_for_models, verdict_from_request_file, verdict_from_request_file_with,
     verdict_with, VerdictOptions,
 };
+
+pub use verdict::{
+    BestProcess, CandidateEvidence, Failure, MatchedKernelName, ProcessVerdict, RefusedCandidate,
+    Seen, Verdict, VERDICT_FORMAT,
+};
+
 pub use profile::{
     profile, profile_model, profile_with, EntityKind, ExpandedAggregate, HostEvidence, HostProfile,
     HostRow, NameTime, ProfileDocument, ProfileRow, ProfiledTrace, RegionRow, RowEvidence,
     ShapeTime, ENTITY_KIND_CONTRACT, PROFILE_FORMAT, SELF_TIME_RULE,
 };
-pub use request::{
-    CandidateSpec, ProcessId, ProcessSpec, Refusal, Request, DEFAULT_MARKER_PREFIX,
-    MAX_REQUEST_BYTES, PROTOCOL_VERSION,
-};
-pub use verdict::{
-    BestProcess, CandidateEvidence, Failure, MatchedKernelName, ProcessVerdict, RefusedCandidate,
-    Seen, Verdict, VERDICT_FORMAT,
-};
+
+pub use error::{Error, ERROR_CODES};
 
 /// This crate's version (its Cargo.toml `version`), for tools that report what
 /// they were built with (`opguard --version`).
