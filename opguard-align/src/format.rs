@@ -722,6 +722,43 @@ impl OperationsFirst {
     }
 }
 
+/// What [`read_view_events`] tells its visitor about one event.
+pub(crate) struct ViewEvent {
+    /// An operation event (by its category).
+    pub operation: bool,
+    /// It keeps the order rule ([`OperationsFirst`]).
+    pub in_order: bool,
+}
+
+/// Streams the view at `path` once, in file order, handing each event to
+/// `visit` with whether it is an operation and keeps the order rule; the
+/// visitor decides what a broken rule means (the first error, or a listed
+/// problem). Reader errors name `path`; the visitor's pass through as is.
+pub(crate) fn read_view_events(
+    path: &std::path::Path,
+    options: opguard_trace::ReaderOptions,
+    mut visit: impl FnMut(&Event<'_>, ViewEvent) -> Result<(), Error>,
+) -> Result<TraceSummary, Error> {
+    let mut reader = opguard_trace::TraceReader::open_with(path, options)
+        .map_err(|e| Error::from(e).with_path(path))?;
+    let mut order = OperationsFirst::default();
+    while let Some(e) = reader
+        .next_event()
+        .map_err(|e| Error::from(e).with_path(path))?
+    {
+        let operation = is_operation(&e);
+        let in_order = order.admits(operation);
+        visit(
+            &e,
+            ViewEvent {
+                operation,
+                in_order,
+            },
+        )?;
+    }
+    reader.finish().map_err(|e| Error::from(e).with_path(path))
+}
+
 /// Whether an event is an operation event (by its category).
 pub(crate) fn is_operation(e: &Event<'_>) -> bool {
     e.cat().is_some_and(|c| c == CAT_OPERATION)
