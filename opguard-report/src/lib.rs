@@ -54,7 +54,7 @@ mod report;
 // Analysis: the launch region as timeline lanes, each in its own clock domain.
 mod timeline;
 // Writer: chart geometry (lengths and positions as shares of a whole).
-pub mod geometry;
+mod geometry;
 // Writer: every string from a trace, a request or a file name escaped.
 mod escape;
 // Writer: the report as one self-contained HTML document.
@@ -73,7 +73,7 @@ pub use timeline::{Lane, LaneKind, Timeline, MAX_LANES, TIMELINE_BINS};
 
 pub use escape::escape;
 
-pub use html::{render, BAR_PLOT_WIDTH, TIMELINE_PLOT_WIDTH};
+pub use html::{render, BAR_PLOT_WIDTH};
 
 pub use output::write_new;
 
