@@ -11,6 +11,7 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
+use opguard_trace::model::{ArtifactSpec, TraceModel};
 use opguard_trace::{
     OwnedEvent, RawJson, ReaderOptions, ScalarKey, Sha256Digest, TraceReader, TraceWriter,
 };
@@ -24,7 +25,7 @@ use crate::format::{
     MAX_EXPORT_BYTES, SLICE_NS, SLOT_NS, TID_OPERATIONS, VERDICT,
 };
 use crate::output::{write_view, ScratchFile};
-use crate::profile::{visit_profile_records, ProfileInput, ProfileRecords};
+use crate::profile::{records_model_options, visit_model_records, ProfileInput, ProfileRecords};
 use crate::record::{
     visit_record_lines, visit_records_file, Callsite, Frame, Io, Record, RecordKey, RecordsWriter,
 };
@@ -381,24 +382,26 @@ pub fn export_profile_streams(
         let mut writer =
             RecordsWriter::new(std::io::BufWriter::with_capacity(256 << 10, spill.file()))?;
         let mut seen: Vec<(String, u32)> = Vec::with_capacity(inputs.len());
+        let model_options = records_model_options(&options.reader);
         for stream in inputs {
             let path = &stream.input.path;
-            let opened = |e: opguard_trace::Error| Error::from(e).with_path(path);
-            let mut spill_record = |r: Record| writer.write(&r);
-            let facts = match stream.reader {
-                Some(r) => visit_profile_records(
-                    &stream.input,
-                    TraceReader::with_thread(r, options.reader.clone()).map_err(opened)?,
-                    options.provider,
-                    &mut spill_record,
-                )?,
-                None => visit_profile_records(
-                    &stream.input,
-                    TraceReader::open_with(path, options.reader.clone()).map_err(opened)?,
-                    options.provider,
-                    &mut spill_record,
-                )?,
-            };
+            let read = |e: opguard_trace::Error| Error::from(e).with_path(path);
+            let mut spec = ArtifactSpec::new();
+            spec.provider = options.provider;
+            // One trace's model at a time: it is dropped once its records
+            // are in the spill.
+            let model = match stream.reader {
+                Some(r) => TraceModel::from_reader(
+                    TraceReader::with_thread(r, options.reader.clone()).map_err(read)?,
+                    spec,
+                    &model_options,
+                    &mut |_, _| {},
+                ),
+                None => TraceModel::read(path, spec, &model_options),
+            }
+            .map_err(read)?;
+            let facts = visit_model_records(&model, &stream.input, &mut |r| writer.write(&r))?;
+            drop(model);
             facts.check_exportable(path)?;
             if seen
                 .iter()

@@ -6,7 +6,8 @@
 //!   callsite and stack, and flattened tensor summaries `io.inputs` /
 //!   `io.outputs`. They come from an `opguard.records/v1` file
 //!   ([`RecordsWriter`], [`read_records`]) or straight from PyTorch profiler
-//!   traces recorded with shapes ([`records_from_profile`]).
+//!   traces recorded with shapes ([`records_from_profile`], or
+//!   [`records_from_model`] from a trace model already read).
 //! - [`export`] pairs the two runs per rank by an order-aware alignment
 //!   ([`align_sequences`]) of run-invariant signatures and writes an
 //!   `opguard.export/v1` view: one `X` event per operation, flows for
@@ -123,7 +124,9 @@ pub use format::{
     MAX_EXPORT_BYTES, MAX_MAP_BYTES,
 };
 pub use map::{AlignmentMap, Basis, Decision, Evidence, Review, MAP_VERSION};
-pub use profile::{records_from_profile, ProfileInput, ProfileRecords};
+pub use profile::{
+    records_from_model, records_from_profile, records_model_options, ProfileInput, ProfileRecords,
+};
 pub use record::{
     read_records, Callsite, Frame, Io, Record, RecordsWriter, TensorSummary, RECORDS_FORMAT,
 };

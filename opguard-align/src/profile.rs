@@ -21,12 +21,17 @@
 //!   `.trace` and `.pt` suffixes;
 //! - `args["Sequence number"]` and `args["External id"]` are kept as
 //!   provenance in `origin`, with the source event reference.
+//!
+//! Nothing here reads the trace: opguard-trace's model, read with
+//! [`records_model_options`], gives the operators in start order, their
+//! arguments and Python stacks, the rank and the provider, and
+//! [`records_from_model`] turns them into records.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
 
-use opguard_trace::model::{Provider, ProviderDetector};
-use opguard_trace::{EventRef, ReaderOptions, Scalar, ScalarKey, TraceReader, Value};
+use opguard_trace::model::{ArtifactSpec, IdValue, ModelOptions, NameId, Provider, TraceModel};
+use opguard_trace::ReaderOptions;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, ErrorKind};
@@ -137,59 +142,6 @@ fn check_exportable(
     Ok(())
 }
 
-struct PyFrame {
-    ts: i64,
-    end: i64,
-    name: String,
-}
-
-/// One `cpu_op` between reading the trace and emitting its record, kept
-/// small because a trace's every operation is held at once (they are
-/// emitted in start order, which the file need not follow): the operator
-/// name and thread are interned, the input summaries kept as their JSON.
-struct RawOp {
-    index: u64,
-    ts: i64,
-    dur: i64,
-    thread: u32,
-    name: u32,
-    io: Box<[u8]>,
-    legacy_stack: Option<Box<str>>,
-    external_id: Option<serde_json::Value>,
-    sequence_number: Option<serde_json::Value>,
-}
-
-type ThreadKey = (Option<ScalarKey>, Option<ScalarKey>);
-
-/// Interns strings (operator names, threads) to dense ids.
-struct Interner<K> {
-    ids: HashMap<K, u32>,
-    values: Vec<K>,
-}
-
-impl<K: std::hash::Hash + Eq + Clone> Interner<K> {
-    fn new() -> Self {
-        Interner {
-            ids: HashMap::new(),
-            values: Vec::new(),
-        }
-    }
-
-    fn id<Q>(&mut self, key: &Q) -> u32
-    where
-        K: std::borrow::Borrow<Q>,
-        Q: std::hash::Hash + Eq + ToOwned<Owned = K> + ?Sized,
-    {
-        if let Some(&id) = self.ids.get(key) {
-            return id;
-        }
-        let id = self.values.len() as u32;
-        self.values.push(key.to_owned());
-        self.ids.insert(key.to_owned(), id);
-        id
-    }
-}
-
 /// Parses a python frame name: `path(line): function`, else the text.
 pub(crate) fn parse_frame(text: &str) -> Frame {
     if let Some(close) = text.find("): ") {
@@ -213,59 +165,64 @@ pub(crate) fn parse_frame(text: &str) -> Frame {
     }
 }
 
-fn scalar_json(v: Scalar<'_>) -> serde_json::Value {
+/// An id value as provenance JSON: integers stay numbers (up to `u64`),
+/// anything else is its text.
+fn id_json(model: &TraceModel, v: IdValue) -> serde_json::Value {
     match v {
-        // Numbers stay exact: integers beyond u64 become their text.
-        Scalar::Number(n) => match (n.as_u64(), n.as_i64()) {
-            (Some(u), _) => u.into(),
-            (None, Some(i)) => i.into(),
-            _ => serde_json::Value::String(n.as_str().to_owned()),
-        },
-        Scalar::String(s) => serde_json::Value::String(s.as_cow().into_owned()),
+        IdValue::Int(i) => i.into(),
+        IdValue::BigNumber(n) => {
+            let text = model.name(n);
+            text.parse::<u64>()
+                .map_or_else(|_| serde_json::Value::String(text.to_owned()), Into::into)
+        }
+        IdValue::Text(n) => serde_json::Value::String(model.name(n).to_owned()),
     }
 }
 
-fn int_list(v: Value<'_>) -> Option<Vec<i64>> {
+fn int_list(v: &serde_json::Value) -> Option<Vec<i64>> {
     v.as_array()?
-        .map(|d| d.as_number().and_then(|n| n.as_i64()))
+        .iter()
+        .map(serde_json::Value::as_i64)
         .collect()
 }
 
+/// An operator's recorded `Input Dims`, `Input type` and `Input Strides`.
+type Shapes = (Option<NameId>, Option<NameId>, Option<NameId>);
+
 const NOT_TENSORS: [&str; 6] = ["", "Scalar", "ScalarList", "GenericList", "None", "String"];
 
-/// Flattened input summaries of one `cpu_op`; returns the number of
-/// tensor-typed inputs that could not be summarised.
-fn inputs(e: &opguard_trace::Event<'_>, out: &mut Vec<TensorSummary>) -> u64 {
-    let (Some(dims), Some(types)) = (e.input_dims(), e.input_type()) else {
-        return 0;
-    };
+/// An argument text of the model as JSON (`Null` when absent).
+fn arg_json(model: &TraceModel, text: Option<NameId>) -> serde_json::Value {
+    text.and_then(|t| serde_json::from_str(model.name(t)).ok())
+        .unwrap_or(serde_json::Value::Null)
+}
+
+/// Flattened input summaries of one `cpu_op` from its recorded dims, types
+/// and strides; returns the number of tensor-typed inputs that could not be
+/// summarised.
+fn inputs(model: &TraceModel, shapes: Shapes, out: &mut Vec<TensorSummary>) -> u64 {
+    let (dims, types, strides) = shapes;
+    let (dims, types) = (arg_json(model, dims), arg_json(model, types));
     let (Some(dims), Some(types)) = (dims.as_array(), types.as_array()) else {
         return 0;
     };
-    let dims: Vec<Value<'_>> = dims.collect();
-    let strides: Vec<Value<'_>> = e
-        .arg("Input Strides")
-        .and_then(|s| s.as_array())
-        .map(|a| a.collect())
-        .unwrap_or_default();
+    let strides = arg_json(model, strides);
+    let strides: &[serde_json::Value] = strides.as_array().map_or(&[], |a| a.as_slice());
     let mut skipped = 0;
-    for (i, t) in types.enumerate() {
+    for (i, t) in types.iter().enumerate() {
         let Some(dtype) = t.as_str() else { continue };
-        if NOT_TENSORS.contains(&dtype.as_ref()) {
+        if NOT_TENSORS.contains(&dtype) {
             continue;
         }
         let Some(d) = dims.get(i) else {
             skipped += 1;
             continue;
         };
-        let stride = strides
-            .get(i)
-            .and_then(|s| int_list(*s))
-            .filter(|s| !s.is_empty());
+        let stride = strides.get(i).and_then(int_list).filter(|s| !s.is_empty());
         if dtype == "TensorList" {
             let items: Option<Vec<Vec<i64>>> = d
                 .as_array()
-                .and_then(|a| a.map(|x| int_list(x)).collect::<Option<Vec<_>>>())
+                .and_then(|a| a.iter().map(int_list).collect::<Option<Vec<_>>>())
                 .filter(|v| !v.is_empty());
             match items {
                 Some(items) => {
@@ -283,10 +240,10 @@ fn inputs(e: &opguard_trace::Event<'_>, out: &mut Vec<TensorSummary>) -> u64 {
             }
             continue;
         }
-        match int_list(*d) {
+        match int_list(d) {
             Some(shape) => out.push(TensorSummary {
                 shape,
-                dtype: dtype.into_owned(),
+                dtype: dtype.to_owned(),
                 stride,
                 arg: Some(i as u32),
                 ..TensorSummary::default()
@@ -297,15 +254,62 @@ fn inputs(e: &opguard_trace::Event<'_>, out: &mut Vec<TensorSummary>) -> u64 {
     skipped
 }
 
-/// Derives operation records from one profiler trace.
+/// The model options [`records_from_model`] needs and no more: host work
+/// with each operator's arguments ([`ModelOptions::operations`]), read
+/// with `reader`.
+pub fn records_model_options(reader: &ReaderOptions) -> ModelOptions {
+    ModelOptions::operations().reader(reader.clone())
+}
+
+/// Derives operation records from one profiler trace: reads its model
+/// ([`records_model_options`]) and derives the records from it
+/// ([`records_from_model`]).
 pub fn records_from_profile(
     input: &ProfileInput,
     options: &ReaderOptions,
 ) -> Result<ProfileRecords, Error> {
-    let reader = TraceReader::open_with(&input.path, options.clone())
-        .map_err(|e| Error::from(e).with_path(&input.path))?;
+    let model = TraceModel::read(
+        &input.path,
+        ArtifactSpec::new(),
+        &records_model_options(options),
+    )
+    .map_err(|e| Error::from(e).with_path(&input.path))?;
+    records_from_model(&model, input)
+}
+
+/// Derives operation records from a trace model read with
+/// [`records_model_options`] (or any [`ModelOptions`] with
+/// [`operation_args`](ModelOptions::operation_args), e.g. a full model
+/// that also feeds other analyses): one record per host
+/// operator, as the module documentation describes. `input` names the trace
+/// (errors, the run label) and may set its run and rank; the provider is the
+/// model's.
+///
+/// ```
+/// use opguard_align::{records_from_model, records_model_options, ProfileInput};
+/// use opguard_trace::model::{ArtifactSpec, TraceModel};
+/// use opguard_trace::{ReaderOptions, TraceReader};
+///
+/// let trace = br#"{"traceEvents":[
+///   {"ph":"X","cat":"python_function","name":"model.py(12): forward","pid":1,"tid":1,"ts":0,"dur":10},
+///   {"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":1,"dur":2,
+///    "args":{"Input Dims":[[2,3],[3,4]],"Input type":["float","float"]}}]}"#;
+/// let options = records_model_options(&ReaderOptions::new());
+/// let reader = TraceReader::new(&trace[..])?;
+/// let model = TraceModel::from_reader(reader, ArtifactSpec::new(), &options, &mut |_, _| {})?;
+/// let records = records_from_model(&model, &ProfileInput::new("run_a.json"))?;
+/// let mm = &records.records[0];
+/// assert_eq!(mm.record_id, "run_a/rank0/op0");
+/// assert_eq!(mm.io.inputs[1].shape, [3, 4]);
+/// assert_eq!(mm.callsite.as_ref().map(|c| c.line), Some(Some(12)));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn records_from_model(
+    model: &TraceModel,
+    input: &ProfileInput,
+) -> Result<ProfileRecords, Error> {
     let mut records = Vec::new();
-    let facts = visit_profile_records(input, reader, None, &mut |r| {
+    let facts = visit_model_records(model, input, &mut |r| {
         records.push(r);
         Ok(())
     })?;
@@ -345,144 +349,82 @@ impl ProfileFacts {
     }
 }
 
-/// Derives the records of one trace from `reader` and hands them to `f`
-/// one at a time, in sequence order. What is held meanwhile is a compact
-/// form of each operation (see [`RawOp`]), never the records themselves,
-/// so a caller that writes them out stays far below the trace's size.
-/// `provider` overrides detection (it decides how a trace without
-/// operations is described).
-pub(crate) fn visit_profile_records<R: std::io::Read>(
+/// Derives the records of one trace model and hands them to `f` one at a
+/// time, in sequence order, so a caller that writes them out holds the
+/// model but never all the records.
+pub(crate) fn visit_model_records(
+    model: &TraceModel,
     input: &ProfileInput,
-    mut reader: TraceReader<R>,
-    provider: Option<Provider>,
     f: &mut dyn FnMut(Record) -> Result<(), Error>,
 ) -> Result<ProfileFacts, Error> {
     let path = &input.path;
     let bad = |m: String| Error::new(ErrorKind::InvalidProfile(m)).with_path(path);
-    let mut ops = Vec::new();
-    let mut threads: Interner<ThreadKey> = Interner::new();
-    let mut names: Interner<String> = Interner::new();
-    let mut frames: Vec<Vec<PyFrame>> = Vec::new();
-    let mut unsummarized = 0;
-    let mut detector = ProviderDetector::new();
-    let mut with_shapes = 0u64;
-    let mut summaries = Vec::new();
-    while let Some(e) = reader
-        .next_event()
-        .map_err(|e| Error::from(e).with_path(path))?
-    {
-        detector.observe(&e);
-        let Some(ph) = e.ph() else { continue };
-        if ph != "X" {
-            continue;
-        }
-        let Some(cat) = e.cat() else { continue };
-        let is_op = cat == "cpu_op";
-        if !is_op && cat != "python_function" {
-            continue;
-        }
-        let ts = e
-            .ts_ns()
-            .map_err(|err| bad(format!("traceEvents[{}].ts: {err}", e.index())))?
-            .ok_or_else(|| bad(format!("traceEvents[{}] has no ts", e.index())))?;
-        let dur = e
-            .dur_ns()
-            .map_err(|err| bad(format!("traceEvents[{}].dur: {err}", e.index())))?
-            .unwrap_or(0);
-        let thread = threads.id(&(e.pid().map(|p| p.to_key()), e.tid().map(|t| t.to_key())));
-        let name = e.name().map(|n| n.as_cow()).unwrap_or_default();
-        if !is_op {
-            if frames.len() <= thread as usize {
-                frames.resize_with(thread as usize + 1, Vec::new);
-            }
-            frames[thread as usize].push(PyFrame {
-                ts,
-                end: ts.saturating_add(dur),
-                name: name.into_owned(),
-            });
-            continue;
-        }
-        if e.arg("Input Dims").is_some() {
-            with_shapes += 1;
-        }
-        summaries.clear();
-        unsummarized += inputs(&e, &mut summaries);
-        let io = if summaries.is_empty() {
-            Box::default()
-        } else {
-            serde_json::to_vec(&summaries)
-                .map_err(|e| Error::io("encoding input summaries", std::io::Error::other(e)))?
-                .into_boxed_slice()
-        };
-        let legacy_stack = e
-            .arg("Call stack")
-            .and_then(|v| v.as_str())
-            .filter(|s| !s.trim().is_empty())
-            .map(|s| s.into());
-        ops.push(RawOp {
-            index: e.index(),
-            ts,
-            dur,
-            thread,
-            name: names.id(name.as_ref()),
-            io,
-            legacy_stack,
-            external_id: e.external_id().map(scalar_json),
-            sequence_number: e.sequence_number().map(scalar_json),
-        });
+    if !model.keeps_operation_args() {
+        return Err(Error::new(ErrorKind::InvalidRequest(
+            "the trace model was read without operation args: read it with \
+             records_model_options (ModelOptions::operation_args)"
+                .into(),
+        ))
+        .with_path(path));
     }
-    let summary = reader
-        .finish()
-        .map_err(|e| Error::from(e).with_path(path))?;
-    let provider = provider.unwrap_or_else(|| detector.provider(&summary.metadata));
+    if let Some(index) = model.first_untimed_operation() {
+        return Err(bad(format!("traceEvents[{index}] has no ts")));
+    }
     let rank = match input.rank {
         Some(r) => r,
-        None => match summary.metadata.get_json("distributedInfo") {
-            Some(info) => match info.get("rank") {
-                None => 0,
-                Some(r) => r
-                    .as_u64()
-                    .and_then(|r| u32::try_from(r).ok())
-                    .ok_or_else(|| {
-                        bad(format!(
-                            "distributedInfo.rank is {r}, expected a non-negative integer"
-                        ))
-                    })?,
-            },
-            None => 0,
-        },
+        None => model
+            .distributed_rank()
+            .map_err(|r| {
+                bad(format!(
+                    "distributedInfo.rank is {r}, expected a non-negative integer"
+                ))
+            })?
+            .unwrap_or(0),
     };
     let run = input.run_label();
     if run.is_empty() {
         return Err(bad("the run label is empty; give one explicitly".into()));
     }
-    // Enclosing python frames per thread: sweep in start order.
-    let (parsed, mut stacks) = python_stacks(&ops, frames);
-    let thread_names: Vec<Option<String>> = threads
-        .values
-        .iter()
-        .map(|t| match t {
-            (Some(p), Some(t)) => Some(format!("{p}/{t}")),
-            (None, Some(t)) => Some(t.to_string()),
-            (Some(p), None) => Some(p.to_string()),
-            (None, None) => None,
-        })
-        .collect();
-    drop(threads);
-    let mut order: Vec<usize> = (0..ops.len()).collect();
-    order.sort_by_key(|&i| (ops[i].ts, std::cmp::Reverse(ops[i].dur), ops[i].index));
-    for (sequence, i) in order.into_iter().enumerate() {
-        let op = &mut ops[i];
-        let stack: Vec<Frame> = match &op.legacy_stack {
+    let order = model.operations_in_start_order();
+    let stacks = model.python_stacks(&order);
+    let slices = model.slices();
+    let sha256 = model.artifact().sha256;
+    let mut frames: HashMap<usize, Frame> = HashMap::new();
+    // Shapes repeat: each distinct (dims, types, strides) is summarised once.
+    let mut summaries: HashMap<Shapes, (Vec<TensorSummary>, u64)> = HashMap::new();
+    let (mut unsummarized, mut with_shapes) = (0u64, 0u64);
+    for (sequence, (&i, python)) in order.iter().zip(stacks).enumerate() {
+        let slice = &slices[i];
+        let args = model.operation_args(i).copied().unwrap_or_default();
+        if args.input_dims.is_some() {
+            with_shapes += 1;
+        }
+        let shapes = (args.input_dims, args.input_types, args.input_strides);
+        let (inputs, skipped) = summaries.entry(shapes).or_insert_with(|| {
+            let mut out = Vec::new();
+            let skipped = inputs(model, shapes, &mut out);
+            (out, skipped)
+        });
+        unsummarized += *skipped;
+        let legacy = args
+            .call_stack
+            .map(|s| model.name(s))
+            .filter(|s| !s.trim().is_empty());
+        let stack: Vec<Frame> = match legacy {
             Some(s) => s
                 .split(';')
                 .map(str::trim)
                 .filter(|f| !f.is_empty())
                 .map(parse_frame)
                 .collect(),
-            None => std::mem::take(&mut stacks[i])
+            None => python
                 .into_iter()
-                .map(|s| parsed[op.thread as usize][s as usize].clone())
+                .map(|p| {
+                    frames
+                        .entry(p)
+                        .or_insert_with(|| parse_frame(model.name(slices[p].name)))
+                        .clone()
+                })
                 .collect(),
         };
         let callsite = stack.iter().find_map(|f| {
@@ -493,98 +435,47 @@ pub(crate) fn visit_profile_records<R: std::io::Read>(
             })
         });
         let mut origin = serde_json::Map::new();
-        origin.insert(
-            "event".into(),
-            EventRef {
-                artifact: summary.sha256,
-                index: op.index,
-            }
-            .to_string()
-            .into(),
-        );
-        if let Some(x) = op.external_id.take() {
-            origin.insert("external_id".into(), x);
+        origin.insert("event".into(), model.occurrence(slice).to_string().into());
+        if let Some(x) = slice.external_id {
+            origin.insert("external_id".into(), id_json(model, x));
         }
-        if let Some(x) = op.sequence_number.take() {
-            origin.insert("sequence_number".into(), x);
+        if let Some(x) = args.sequence_number {
+            origin.insert("sequence_number".into(), id_json(model, x));
         }
-        let inputs = if op.io.is_empty() {
-            Vec::new()
-        } else {
-            // Written by this function from `TensorSummary` values just above.
-            serde_json::from_slice(&std::mem::take(&mut op.io))
-                .map_err(|e| Error::io("decoding input summaries", std::io::Error::other(e)))?
+        let thread = match (slice.pid, slice.tid) {
+            (Some(p), Some(t)) => Some(format!("{}/{}", model.id_text(p), model.id_text(t))),
+            (None, Some(t)) => Some(model.id_text(t)),
+            (Some(p), None) => Some(model.id_text(p)),
+            (None, None) => None,
         };
         f(Record {
             record_id: format!("{run}/rank{rank}/op{sequence}"),
             run: run.clone(),
             rank,
             sequence: sequence as u64,
-            op: names.values[op.name as usize].clone(),
+            op: model.name(slice.name).to_owned(),
             callsite,
             stack,
             io: Io {
-                inputs,
+                inputs: inputs.clone(),
                 outputs: Vec::new(),
             },
-            thread: thread_names[op.thread as usize].clone(),
-            ts_ns: Some(op.ts),
-            dur_ns: Some(op.dur),
+            thread,
+            ts_ns: Some(slice.ts_ns),
+            dur_ns: Some(slice.dur_ns),
             origin: Some(origin),
         })?;
     }
     Ok(ProfileFacts {
         run,
         rank,
-        sha256: summary.sha256,
-        operations: ops.len() as u64,
+        sha256,
+        operations: order.len() as u64,
         unsummarized_inputs: unsummarized,
         operations_with_shapes: with_shapes,
-        provider,
-        warnings: summary.warnings,
+        provider: model.artifact().provider,
+        warnings: model.summary().warnings.clone(),
     })
-}
-
-/// For each op, the python frames enclosing it on its thread, innermost
-/// first, as indexes into that thread's parsed frames (returned first): a
-/// frame encloses an op when it starts at or before the op and ends after
-/// the op starts.
-fn python_stacks(ops: &[RawOp], frames: Vec<Vec<PyFrame>>) -> (Vec<Vec<Frame>>, Vec<Vec<u32>>) {
-    let mut out = vec![Vec::new(); ops.len()];
-    let mut by_thread: Vec<Vec<usize>> = vec![Vec::new(); frames.len()];
-    for (i, op) in ops.iter().enumerate() {
-        if let Some(list) = by_thread.get_mut(op.thread as usize) {
-            list.push(i);
-        }
-    }
-    let mut parsed_by_thread = Vec::with_capacity(frames.len());
-    for (mut fs, mut op_ids) in frames.into_iter().zip(by_thread) {
-        fs.sort_by_key(|f| (f.ts, std::cmp::Reverse(f.end)));
-        op_ids.sort_by_key(|&i| (ops[i].ts, std::cmp::Reverse(ops[i].dur), ops[i].index));
-        let mut stack: Vec<usize> = Vec::new();
-        let mut next = 0;
-        for i in op_ids {
-            let t = ops[i].ts;
-            while next < fs.len() && fs[next].ts <= t {
-                while stack.last().is_some_and(|&s| fs[s].end <= fs[next].ts) {
-                    stack.pop();
-                }
-                stack.push(next);
-                next += 1;
-            }
-            while stack.last().is_some_and(|&s| fs[s].end <= t) {
-                stack.pop();
-            }
-            out[i] = stack
-                .iter()
-                .rev()
-                .filter(|&&s| fs[s].end > t)
-                .map(|&s| s as u32)
-                .collect();
-        }
-        parsed_by_thread.push(fs.iter().map(|f| parse_frame(&f.name)).collect());
-    }
-    (parsed_by_thread, out)
 }
 
 #[cfg(test)]
@@ -606,6 +497,59 @@ mod tests {
         let h = parse_frame("nn.Module: Linear_0");
         assert_eq!(h.file, None);
         assert_eq!(parse_frame("f(x): y").file, None);
+    }
+
+    fn torch_cpu() -> std::path::PathBuf {
+        opguard_testdata::producer_trace("torch_cpu.json.gz")
+    }
+
+    #[test]
+    fn records_need_a_model_read_with_operation_args() {
+        let path = torch_cpu();
+        let input = ProfileInput::new(&path);
+        let plain = TraceModel::read(&path, ArtifactSpec::new(), &ModelOptions::new()).unwrap();
+        let e = records_from_model(&plain, &input).unwrap_err();
+        assert_eq!(e.code(), "invalid_request", "{e}");
+        let options = records_model_options(&ReaderOptions::new());
+        let model = TraceModel::read(&path, ArtifactSpec::new(), &options).unwrap();
+        let from_model = records_from_model(&model, &input).unwrap();
+        let from_file = records_from_profile(&input, &ReaderOptions::new()).unwrap();
+        assert_eq!(from_model.records, from_file.records);
+        // Counted independently over the decoded JSON.
+        let doc: serde_json::Value =
+            serde_json::from_slice(&opguard_testdata::decoded(&path)).unwrap();
+        let ops: Vec<&serde_json::Value> = doc["traceEvents"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|e| e["cat"] == "cpu_op" && e["ph"] == "X")
+            .collect();
+        let shaped = ops.iter().filter(|e| e["args"].get("Input Dims").is_some());
+        assert_eq!(from_model.records.len(), ops.len());
+        assert_eq!(from_model.operations_with_shapes, shaped.count() as u64);
+        assert!(from_model.operations_with_shapes > 0);
+    }
+
+    #[test]
+    fn an_operation_without_ts_is_refused_not_dropped() {
+        // The real capture with one operator's `ts` removed.
+        let mut doc: serde_json::Value =
+            serde_json::from_slice(&opguard_testdata::decoded(&torch_cpu())).unwrap();
+        let events = doc["traceEvents"].as_array_mut().unwrap();
+        let index = events.iter().position(|e| e["cat"] == "cpu_op").unwrap();
+        events[index].as_object_mut().unwrap().remove("ts");
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("cut.json");
+        std::fs::write(&path, doc.to_string()).unwrap();
+        let e = records_from_profile(&ProfileInput::new(&path), &ReaderOptions::new()).unwrap_err();
+        assert_eq!(e.code(), "invalid_profile");
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "cannot derive operation records: traceEvents[{index}] has no ts ({})",
+                path.display()
+            )
+        );
     }
 
     #[test]

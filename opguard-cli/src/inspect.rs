@@ -5,12 +5,12 @@
 use std::path::{Path, PathBuf};
 
 use opguard_align::{
-    export_profile_records, records_from_profile, FirstDifference, ProfileInput, StatusCounts,
+    export_profile_records, records_from_model, FirstDifference, ProfileInput, StatusCounts,
 };
 use opguard_select::{profile_model, verdict_from_request_file, ProfileDocument, Verdict};
 use opguard_trace::analysis::{launch_region, LaunchRegion};
-use opguard_trace::model::{ArtifactSpec, ModelOptions};
-use opguard_trace::{ReadWarning, ReaderOptions};
+use opguard_trace::model::{ArtifactSpec, ModelOptions, TraceModel};
+use opguard_trace::ReadWarning;
 use serde::Serialize;
 
 use crate::cli::InspectArgs;
@@ -160,12 +160,17 @@ pub fn run(args: &InspectArgs) -> Result<u8, CliError> {
     } else {
         ("given", args.traces.clone(), args.seam_request.clone())
     };
-    let options = ModelOptions::new().reader(args.reader.options().decode_thread(true));
+    // One read per trace: its sections and its alignment records come from
+    // one model, read with the reader flags and provider given.
+    let options = ModelOptions::new()
+        .operation_args(true)
+        .reader(args.reader.options().decode_thread(true));
     let mut status = exit::OK;
     let mut sections = Vec::new();
     let mut not_aligned = Vec::new();
-    // Traces the alignment may read again: readable, and not stdin.
-    let mut alignable: Vec<(&PathBuf, String)> = Vec::new();
+    // The readable traces; the models of the first two are kept to align.
+    let mut readable: Vec<(&PathBuf, String)> = Vec::new();
+    let mut models: Vec<TraceModel> = Vec::new();
     for path in &traces {
         let label = if input == "default" {
             path.file_name()
@@ -174,22 +179,13 @@ pub fn run(args: &InspectArgs) -> Result<u8, CliError> {
             path.display().to_string()
         };
         match section(path, label.clone(), &options, args) {
-            Ok(s) => {
+            Ok((s, model)) => {
                 crate::read::report_warnings(&label, &s.read_warnings, args.output.json);
                 sections.push(s);
-                if crate::read::is_stdin(path) {
-                    // Alone it has nothing to be aligned with anyway.
-                    if traces.len() < 2 {
-                        continue;
-                    }
-                    not_aligned.push(NotAligned {
-                        file: label,
-                        reason: "read from stdin, which cannot be read a second time to align it"
-                            .into(),
-                    });
-                } else {
-                    alignable.push((path, label));
+                if models.len() < 2 {
+                    models.push(model);
                 }
+                readable.push((path, label));
             }
             Err(e) => {
                 not_aligned.push(NotAligned {
@@ -201,8 +197,8 @@ pub fn run(args: &InspectArgs) -> Result<u8, CliError> {
             }
         }
     }
-    let alignment = match alignable.as_slice() {
-        [(a, la), (b, lb), rest @ ..] => {
+    let alignment = match (readable.as_slice(), models.as_slice()) {
+        ([(a, la), (b, lb), rest @ ..], [ma, mb]) => {
             for (_, label) in rest {
                 not_aligned.push(NotAligned {
                     file: label.clone(),
@@ -213,13 +209,9 @@ pub fn run(args: &InspectArgs) -> Result<u8, CliError> {
                     ),
                 });
             }
-            Some(alignment(
-                [a, b],
-                [la.clone(), lb.clone()],
-                &args.reader.options(),
-            )?)
+            Some(alignment([a, b], [la.clone(), lb.clone()], [ma, mb])?)
         }
-        [(_, only)] if traces.len() > 1 => {
+        ([(_, only)], _) if traces.len() > 1 => {
             not_aligned.push(NotAligned {
                 file: only.clone(),
                 reason: "no second readable trace to align it with".into(),
@@ -265,29 +257,30 @@ fn section(
     label: String,
     options: &ModelOptions,
     args: &InspectArgs,
-) -> Result<TraceSection, CliError> {
+) -> Result<(TraceSection, TraceModel), CliError> {
     let top = args.top;
     let mut spec = ArtifactSpec::new().source(label.clone());
     spec.provider = args.provider.provider;
     let model = crate::read::model(path, &label, spec, options)?;
-    Ok(TraceSection {
+    let section = TraceSection {
         file: label,
         launches: launch_region(&model, top),
         profile: profile_model(&model, top),
         read_warnings: model.summary().warnings.clone(),
-    })
+    };
+    Ok((section, model))
 }
 
-/// The alignment summary of two traces: their operation records
-/// ([`records_from_profile`], one read of each trace) and the candidates of
-/// an export of those records ([`export_profile_records`], the only call
-/// that computes them; it writes a view, which goes to a scratch directory
-/// removed afterwards). A trace the aligner refuses gives an `error`, not a
-/// failed `inspect`.
+/// The alignment summary of two traces: the operation records of the models
+/// already read ([`records_from_model`]; read them with
+/// [`ModelOptions::operation_args`]) and the candidates of an export of those
+/// records ([`export_profile_records`], the only call that computes them;
+/// it writes a view, which goes to a scratch directory removed afterwards).
+/// A trace the aligner refuses gives an `error`, not a failed `inspect`.
 pub(crate) fn alignment(
     paths: [&PathBuf; 2],
     files: [String; 2],
-    reader: &ReaderOptions,
+    models: [&TraceModel; 2],
 ) -> Result<AlignmentSection, CliError> {
     let reason = "the first two readable traces given".to_owned();
     let mut inputs = paths.map(|p| {
@@ -305,7 +298,8 @@ pub(crate) fn alignment(
     let computed = (|| {
         let profiles = inputs
             .iter()
-            .map(|input| records_from_profile(input, &reader.clone().decode_thread(true)))
+            .zip(models)
+            .map(|(input, model)| records_from_model(model, input))
             .collect::<Result<Vec<_>, _>>()?;
         let runs = profiles
             .iter()

@@ -54,8 +54,12 @@ pub fn run(args: &ReportArgs) -> Result<u8, CliError> {
     } else {
         (false, args.traces.clone(), args.request.clone())
     };
-    let options = ModelOptions::new().reader(args.reader.options().decode_thread(true));
+    // The first two models are kept: the alignment's records come from them.
+    let options = ModelOptions::new()
+        .operation_args(true)
+        .reader(args.reader.options().decode_thread(true));
     let mut artifacts = Vec::new();
+    let mut models = Vec::new();
     for path in &traces {
         let label = if default {
             path.file_name()
@@ -65,6 +69,9 @@ pub fn run(args: &ReportArgs) -> Result<u8, CliError> {
         };
         let model = read(path, &label, &options, args.output.json)?;
         artifacts.push(ArtifactReport::from_model(label, &model, args.top));
+        if models.len() < 2 {
+            models.push(model);
+        }
     }
     let mut report = Report::new(artifacts);
     if default {
@@ -73,12 +80,12 @@ pub fn run(args: &ReportArgs) -> Result<u8, CliError> {
              decode step and a ROCm run) with its seam request.",
         );
     }
-    if let (Some(a), Some(b)) = (traces.first(), traces.get(1)) {
+    if let (Some(a), Some(b), [ma, mb]) = (traces.first(), traces.get(1), models.as_slice()) {
         let files = [
             report.artifacts[0].file.clone(),
             report.artifacts[1].file.clone(),
         ];
-        report = report.alignment(summary(alignment([a, b], files, &args.reader.options())?));
+        report = report.alignment(summary(alignment([a, b], files, [ma, mb])?));
     }
     if let Some(r) = &request {
         let verdict = verdict_from_request_file(r)

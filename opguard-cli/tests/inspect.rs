@@ -171,3 +171,35 @@ fn inspect_lists_host_operations_of_captures_without_device_activity() {
     assert!(r.stdout.contains("no device activity"), "{}", r.stdout);
     assert!(r.stdout.contains("ProfilerStep#2"), "{}", r.stdout);
 }
+
+#[test]
+fn inspect_reads_each_trace_once_so_a_trace_from_stdin_is_aligned_like_its_file() {
+    // One capture against itself: every operation has its pair.
+    let a = opguard_testdata::producer_trace("torch_cpu.json.gz");
+    let (a, b) = (a.to_str().unwrap(), a.to_str().unwrap());
+    let files = crate::common::run(&["inspect", "--json", a, b]);
+    assert_eq!(files.status, 0, "{}", files.stderr);
+    let piped = crate::common::run_bytes(
+        crate::common::opguard(&["inspect", "--json", "-", b]),
+        &std::fs::read(a).unwrap(),
+    );
+    assert_eq!(piped.status, 0, "{}", piped.stderr);
+    let (files, piped) = (&files.json_lines()[0], &piped.json_lines()[0]);
+    // Read once, its model gives the sections and the records: nothing is
+    // left out for want of a second read.
+    assert_eq!(piped["not_aligned"], serde_json::json!([]));
+    let (f, p) = (&files["alignment"], &piped["alignment"]);
+    assert_eq!(p["files"], serde_json::json!(["-", b]));
+    assert!(f["error"].is_null() && p["error"].is_null(), "{f}\n{p}");
+    assert!(f["pairs"].as_u64().unwrap() > 0, "{f}");
+    for key in ["operations", "pairs", "statuses", "verdict"] {
+        assert_eq!(f[key], p[key], "{key}");
+    }
+    let operations = |a: &serde_json::Value| -> Vec<u64> {
+        let runs = a["runs"].as_array().unwrap();
+        runs.iter()
+            .map(|r| r["operations"].as_u64().unwrap())
+            .collect()
+    };
+    assert_eq!(operations(f), operations(p));
+}

@@ -79,7 +79,8 @@ pub struct RankSummary {
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RankInfo {
-    /// `distributedInfo.rank`, when the trace states an integer one.
+    /// `distributedInfo.rank`, when the trace states a non-negative integer
+    /// one ([`TraceModel::distributed_rank`]).
     pub rank: Option<i64>,
     /// The path as given.
     pub file: String,
@@ -328,14 +329,10 @@ pub fn summarize_model(file: String, model: &TraceModel, top: usize) -> RankSumm
     }
 }
 
-/// `distributedInfo.rank`, when it is an integer.
+/// `distributedInfo.rank` by the model's one rule: a rank the trace states
+/// as anything but a non-negative integer is not a rank number.
 fn distributed_rank(model: &TraceModel) -> Option<i64> {
-    model
-        .summary()
-        .metadata
-        .get_json("distributedInfo")?
-        .get("rank")?
-        .as_i64()
+    model.distributed_rank().ok().flatten().map(i64::from)
 }
 
 /// Whether a kernel is a collective: NCCL and RCCL name their device
@@ -500,4 +497,36 @@ fn add_frames(
     frames.sort();
     unmatched.sort();
     (frames, unmatched)
+}
+
+#[cfg(test)]
+mod tests {
+    use opguard_trace::model::{ArtifactSpec, ModelOptions, TraceModel};
+    use opguard_trace::TraceReader;
+
+    fn rank_of(trace: &str) -> Option<i64> {
+        let reader = TraceReader::new(trace.as_bytes()).expect("a trace");
+        let model = TraceModel::from_reader(
+            reader,
+            ArtifactSpec::new(),
+            &ModelOptions::launches_only(),
+            &mut |_, _| {},
+        )
+        .expect("a model");
+        super::summarize_model("rank.json".into(), &model, 5)
+            .rank
+            .rank
+    }
+
+    #[test]
+    fn the_rank_is_read_by_the_models_one_rule() {
+        let with = |info: &str| rank_of(&format!(r#"{{{info}"traceEvents":[]}}"#));
+        assert_eq!(with(r#""distributedInfo":{"rank":3},"#), Some(3));
+        assert_eq!(with(""), None);
+        assert_eq!(with(r#""distributedInfo":{"backend":"nccl"},"#), None);
+        // Not a rank number: align refuses these, a job reports no rank.
+        assert_eq!(with(r#""distributedInfo":{"rank":-1},"#), None);
+        assert_eq!(with(r#""distributedInfo":{"rank":"3"},"#), None);
+        assert_eq!(with(r#""distributedInfo":{"rank":4294967296},"#), None);
+    }
 }

@@ -5,6 +5,7 @@ mod host_totals;
 mod input;
 mod limits;
 mod model;
+mod operation_args;
 mod producers;
 mod real_data;
 mod round_trip;

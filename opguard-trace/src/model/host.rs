@@ -77,6 +77,104 @@ impl HostDetail {
     }
 }
 
+/// What a host operator (`cpu_op`) was called with, as PyTorch's profiler
+/// records it (`record_shapes=True`, and the legacy `with_stack` string),
+/// kept when [`ModelOptions::operation_args`](super::ModelOptions::operation_args)
+/// asks. Texts are interned: read them with
+/// [`TraceModel::name`](super::TraceModel::name).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct OperationArgs {
+    /// `args["Input Dims"]`, its JSON text exactly as written (usually an
+    /// array of shapes; a string stays a quoted string).
+    pub input_dims: Option<NameId>,
+    /// `args["Input type"]`, its JSON text as written (usually an array of
+    /// type names).
+    pub input_types: Option<NameId>,
+    /// `args["Input Strides"]`, its JSON text as written.
+    pub input_strides: Option<NameId>,
+    /// `args["Call stack"]` when it is a string, decoded: frames separated
+    /// by `;`, innermost first (older PyTorch versions' `with_stack`).
+    pub call_stack: Option<NameId>,
+    /// `args["Sequence number"]` (the autograd sequence number).
+    pub sequence_number: Option<IdValue>,
+}
+
+impl OperationArgs {
+    pub(super) fn is_empty(&self) -> bool {
+        *self == OperationArgs::default()
+    }
+}
+
+/// Start order of slices: by `ts`, longer `dur` first, then file order.
+fn start_order(model: &TraceModel, position: usize) -> (i64, std::cmp::Reverse<i64>, u64) {
+    let s = &model.slices()[position];
+    (s.ts_ns, std::cmp::Reverse(s.dur_ns), s.index)
+}
+
+/// See [`TraceModel::operations_in_start_order`].
+pub(super) fn operations_in_start_order(model: &TraceModel) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..model.slices().len())
+        .filter(|&i| model.slices()[i].class == SliceClass::CpuOp)
+        .collect();
+    order.sort_by_key(|&i| start_order(model, i));
+    order
+}
+
+/// See [`TraceModel::python_stacks`]: one sweep per thread over its frames
+/// and the given slices, both in start order.
+pub(super) fn python_stacks(model: &TraceModel, operations: &[usize]) -> Vec<Vec<usize>> {
+    let slices = model.slices();
+    let mut out = vec![Vec::new(); operations.len()];
+    // Per thread: its Python frames in file order, and the `operations`
+    // entries (by their place in `operations`) on it.
+    let mut threads: HashMap<Thread, (Vec<usize>, Vec<usize>)> = HashMap::new();
+    for (k, &i) in operations.iter().enumerate() {
+        if let Some(s) = slices.get(i) {
+            threads.entry((s.pid, s.tid)).or_default().1.push(k);
+        }
+    }
+    for (i, s) in slices.iter().enumerate() {
+        if s.class == SliceClass::PythonFunction {
+            if let Some((frames, _)) = threads.get_mut(&(s.pid, s.tid)) {
+                frames.push(i);
+            }
+        }
+    }
+    for (mut frames, mut ops) in threads.into_values() {
+        if frames.is_empty() {
+            continue;
+        }
+        // Stable: of two frames with one span, the earlier in the file is
+        // the outer one.
+        frames.sort_by_key(|&f| (slices[f].ts_ns, std::cmp::Reverse(slices[f].end_ns())));
+        ops.sort_by_key(|&k| start_order(model, operations[k]));
+        let mut open: Vec<usize> = Vec::new();
+        let mut next = 0;
+        for k in ops {
+            let t = slices[operations[k]].ts_ns;
+            while next < frames.len() && slices[frames[next]].ts_ns <= t {
+                let starts = slices[frames[next]].ts_ns;
+                while open.last().is_some_and(|&f| slices[f].end_ns() <= starts) {
+                    open.pop();
+                }
+                open.push(frames[next]);
+                next += 1;
+            }
+            while open.last().is_some_and(|&f| slices[f].end_ns() <= t) {
+                open.pop();
+            }
+            out[k] = open
+                .iter()
+                .rev()
+                .filter(|&&f| slices[f].end_ns() > t)
+                .copied()
+                .collect();
+        }
+    }
+    out
+}
+
 /// Whether a JAX-written name is a Python frame: `$file.py:123 function`
 /// (`$<unknown> function` when the file is not known) or the jitted
 /// callable `PjitFunction(name)`.

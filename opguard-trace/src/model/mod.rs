@@ -22,8 +22,9 @@ pub use frame::{
     normalize_source_path, FrameIdentity, SemanticFrame, SemanticFrameId, SEMANTIC_FRAME_ID_PREFIX,
     SEMANTIC_FRAME_VERSION,
 };
-pub use host::{HostDetail, HostKind, INDUCTOR_PLACEHOLDER, JAX_END_MARKER_PREFIX};
-pub use provider::{Provider, ProviderDetector};
+pub use host::{HostDetail, HostKind, OperationArgs, INDUCTOR_PLACEHOLDER, JAX_END_MARKER_PREFIX};
+pub use provider::Provider;
+pub(crate) use provider::ProviderDetector;
 
 use std::collections::HashMap;
 use std::io::Read;
@@ -323,6 +324,20 @@ pub struct ModelOptions {
     /// category, class) into [`TraceModel::host_totals`]: a summary that
     /// needs their costs but not each slice stays as small as the launches.
     pub host_totals: bool,
+    /// Also keep, for each host operator (`cpu_op`), the arguments that say
+    /// what it was called with ([`OperationArgs`]: input types and strides,
+    /// the legacy call stack, the sequence number; see
+    /// [`TraceModel::operation_args`]), and note the first operator or Python
+    /// frame without `ts` ([`TraceModel::first_untimed_operation`]). What
+    /// operation records (opguard-align) need; off by default, so other
+    /// models keep only [`HostDetail`]. Needs [`ModelOptions::host_ops`].
+    pub operation_args: bool,
+    /// Keep runtime calls, device activity, device-timeline annotations and
+    /// flows (on by default). Off, the model holds host work only
+    /// ([`ModelOptions::operations`]); their `ts` and `dur` are still read,
+    /// so a trace fails where the full model fails, and the provider is
+    /// still detected from every event.
+    pub device_activity: bool,
     /// Reader options.
     pub reader: ReaderOptions,
 }
@@ -332,6 +347,8 @@ impl Default for ModelOptions {
         ModelOptions {
             host_ops: true,
             host_totals: false,
+            operation_args: false,
+            device_activity: true,
             reader: ReaderOptions::default(),
         }
     }
@@ -363,6 +380,40 @@ impl ModelOptions {
     /// Sets the reader options.
     pub fn reader(mut self, reader: ReaderOptions) -> Self {
         self.reader = reader;
+        self
+    }
+    /// Host work with what operators were called with, and nothing of the
+    /// device: [`ModelOptions::operation_args`] on,
+    /// [`ModelOptions::device_activity`] off. What operation records
+    /// (opguard-align's `records_from_model`) need; memory follows the host
+    /// slices, not the kernels and runtime calls.
+    pub fn operations() -> Self {
+        ModelOptions {
+            operation_args: true,
+            device_activity: false,
+            ..Self::default()
+        }
+    }
+    /// Sets [`ModelOptions::operation_args`].
+    ///
+    /// ```
+    /// use opguard_trace::model::{ArtifactSpec, ModelOptions, TraceModel};
+    /// use opguard_trace::TraceReader;
+    ///
+    /// let trace = br#"{"traceEvents":[
+    ///   {"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":1,"dur":2,
+    ///    "args":{"Input Dims":[[2,3],[3,4]],"Input type":["float","float"],
+    ///            "Sequence number":7}}]}"#;
+    /// let options = ModelOptions::new().operation_args(true);
+    /// let reader = TraceReader::new(&trace[..])?;
+    /// let model = TraceModel::from_reader(reader, ArtifactSpec::new(), &options, &mut |_, _| {})?;
+    /// let args = model.operation_args(0).expect("kept when asked");
+    /// assert_eq!(args.input_types.map(|t| model.name(t)), Some(r#"["float","float"]"#));
+    /// assert_eq!(args.sequence_number.map(|n| model.id_text(n)), Some("7".to_owned()));
+    /// # Ok::<(), opguard_trace::Error>(())
+    /// ```
+    pub fn operation_args(mut self, on: bool) -> Self {
+        self.operation_args = on;
         self
     }
 }
@@ -424,6 +475,13 @@ pub struct TraceModel {
     host_details: HashMap<usize, HostDetail>,
     /// Host slices added up instead of kept, in order of first appearance.
     host_totals: Vec<HostTotal>,
+    /// Whether [`ModelOptions::operation_args`] asked for `operation_args`.
+    keeps_operation_args: bool,
+    /// What operators were called with, by slice position (only operators
+    /// that carry any, only when asked).
+    operation_args: HashMap<usize, OperationArgs>,
+    /// See [`TraceModel::first_untimed_operation`].
+    first_untimed_operation: Option<u64>,
 }
 
 /// A progress callback: `(encoded bytes read, decoded bytes read)`.
@@ -628,6 +686,100 @@ impl TraceModel {
         self.host_details.get(&slice_index)
     }
 
+    /// Whether the model was read with [`ModelOptions::operation_args`] (and
+    /// host operators): without it [`TraceModel::operation_args`] is always
+    /// `None`.
+    pub fn keeps_operation_args(&self) -> bool {
+        self.keeps_operation_args
+    }
+
+    /// What host operator `slice_index` (a `cpu_op`) was called with, when
+    /// the model keeps it ([`ModelOptions::operation_args`]) and the
+    /// operator carries any of it.
+    pub fn operation_args(&self, slice_index: usize) -> Option<&OperationArgs> {
+        self.operation_args.get(&slice_index)
+    }
+
+    /// The `traceEvents` index of the first `cpu_op` or `python_function`
+    /// complete event without `ts`, which the model leaves out (noted only
+    /// with [`ModelOptions::operation_args`]): an operation that cannot be
+    /// placed, so records derived from the model would silently lack it.
+    pub fn first_untimed_operation(&self) -> Option<u64> {
+        self.first_untimed_operation
+    }
+
+    /// `distributedInfo.rank`, the rank a distributed job's trace states:
+    /// `Ok(None)` when there is no `distributedInfo` or it has no `rank`;
+    /// `Err` with the value's JSON text when it is not a non-negative
+    /// integer within `u32`.
+    ///
+    /// ```
+    /// use opguard_trace::model::{ArtifactSpec, ModelOptions, TraceModel};
+    /// use opguard_trace::TraceReader;
+    ///
+    /// let rank = |trace: &[u8]| {
+    ///     let reader = TraceReader::new(trace)?;
+    ///     let options = ModelOptions::launches_only();
+    ///     let model = TraceModel::from_reader(reader, ArtifactSpec::new(), &options, &mut |_, _| {})?;
+    ///     Ok::<_, opguard_trace::Error>(model.distributed_rank())
+    /// };
+    /// assert_eq!(rank(br#"{"distributedInfo":{"rank":3},"traceEvents":[]}"#)?, Ok(Some(3)));
+    /// assert_eq!(rank(br#"{"traceEvents":[]}"#)?, Ok(None));
+    /// assert_eq!(rank(br#"{"distributedInfo":{"rank":-1},"traceEvents":[]}"#)?, Err("-1".into()));
+    /// # Ok::<(), opguard_trace::Error>(())
+    /// ```
+    pub fn distributed_rank(&self) -> Result<Option<u32>, String> {
+        let Some(info) = self.summary.metadata.get_json("distributedInfo") else {
+            return Ok(None);
+        };
+        match info.get("rank") {
+            None => Ok(None),
+            Some(r) => r
+                .as_u64()
+                .and_then(|r| u32::try_from(r).ok())
+                .map(Some)
+                .ok_or_else(|| r.to_string()),
+        }
+    }
+
+    /// The host operators (`cpu_op` slices) in start order: by `ts`, longer
+    /// `dur` first (an enclosing operator before what it encloses), then
+    /// file order. Positions into [`TraceModel::slices`].
+    pub fn operations_in_start_order(&self) -> Vec<usize> {
+        host::operations_in_start_order(self)
+    }
+
+    /// For each slice position in `operations`, the Python frames
+    /// (`python_function` slices) of its own (pid, tid) that enclose it,
+    /// innermost first: a frame encloses a slice when it starts at or before
+    /// it and ends after it starts. `result[k]` belongs to `operations[k]`.
+    ///
+    /// ```
+    /// use opguard_trace::model::{ArtifactSpec, ModelOptions, TraceModel};
+    /// use opguard_trace::TraceReader;
+    ///
+    /// let trace = br#"{"traceEvents":[
+    ///   {"ph":"X","cat":"python_function","name":"train.py(3): <module>","pid":1,"tid":1,"ts":0,"dur":50},
+    ///   {"ph":"X","cat":"python_function","name":"model.py(12): forward","pid":1,"tid":1,"ts":10,"dur":20},
+    ///   {"ph":"X","cat":"cpu_op","name":"aten::relu","pid":1,"tid":1,"ts":40,"dur":1},
+    ///   {"ph":"X","cat":"cpu_op","name":"aten::mm","pid":1,"tid":1,"ts":15,"dur":2}]}"#;
+    /// let reader = TraceReader::new(&trace[..])?;
+    /// let model =
+    ///     TraceModel::from_reader(reader, ArtifactSpec::new(), &ModelOptions::new(), &mut |_, _| {})?;
+    /// let operations = model.operations_in_start_order();
+    /// let names = |positions: &[usize]| -> Vec<&str> {
+    ///     positions.iter().map(|&p| model.name(model.slices()[p].name)).collect()
+    /// };
+    /// assert_eq!(names(&operations), ["aten::mm", "aten::relu"]);
+    /// let stacks = model.python_stacks(&operations);
+    /// assert_eq!(names(&stacks[0]), ["model.py(12): forward", "train.py(3): <module>"]);
+    /// assert_eq!(names(&stacks[1]), ["train.py(3): <module>"]);
+    /// # Ok::<(), opguard_trace::Error>(())
+    /// ```
+    pub fn python_stacks(&self, operations: &[usize]) -> Vec<Vec<usize>> {
+        host::python_stacks(self, operations)
+    }
+
     /// Every slice's self time in nanoseconds, by slice position: its
     /// counted duration minus the union of the slices of its own thread
     /// that start inside it, clipped to its end. Device slices, runtime
@@ -639,7 +791,11 @@ impl TraceModel {
 
 struct Builder {
     host_ops: bool,
+    device_activity: bool,
     host_totals: bool,
+    operation_args: bool,
+    op_args: HashMap<usize, OperationArgs>,
+    first_untimed_operation: Option<u64>,
     names: Interner,
     slices: Vec<Slice>,
     host_details: HashMap<usize, HostDetail>,
@@ -701,7 +857,11 @@ impl Builder {
         let empty = names.intern("");
         Builder {
             host_ops: options.host_ops,
+            device_activity: options.device_activity,
             host_totals: options.host_totals && !options.host_ops,
+            operation_args: options.operation_args && options.host_ops,
+            op_args: HashMap::new(),
+            first_untimed_operation: None,
             names,
             slices: Vec::new(),
             host_details: HashMap::new(),
@@ -762,6 +922,25 @@ impl Builder {
         }
     }
 
+    fn operation_args_of(&mut self, e: &Event<'_>) -> OperationArgs {
+        // As written: records tell an array from a string that looks like one.
+        let mut raw = |v: Option<crate::event::Value<'_>>| Some(self.names.intern(v?.raw()));
+        let input_dims = raw(e.input_dims());
+        let input_types = raw(e.input_type());
+        let input_strides = raw(e.arg("Input Strides"));
+        let call_stack = e
+            .arg("Call stack")
+            .and_then(|v| v.as_str())
+            .map(|s| self.names.intern(&s));
+        OperationArgs {
+            input_dims,
+            input_types,
+            input_strides,
+            call_stack,
+            sequence_number: self.id(e.sequence_number()),
+        }
+    }
+
     fn observe(&mut self, e: &Event<'_>) -> Result<(), Error> {
         self.detector.observe(e);
         let Some(ph) = e.ph() else { return Ok(()) };
@@ -772,20 +951,32 @@ impl Builder {
                 let name = e.name().map(|n| n.as_cow());
                 let name = name.as_deref().unwrap_or("");
                 let class = classify(cat, name);
-                let keep = self.host_ops
-                    || class.is_runtime()
+                let device_side = class.is_runtime()
                     || class.is_device()
                     || class == SliceClass::GpuUserAnnotation;
-                if !keep && !self.host_totals {
+                let keep = if device_side {
+                    self.device_activity
+                } else {
+                    self.host_ops
+                };
+                // Left-out device work is still timed, so a model fails
+                // where the full model fails.
+                if !keep && !device_side && !self.host_totals {
                     return Ok(());
                 }
                 let ts = e.ts_ns().map_err(|err| number_error(e, err))?;
                 let dur = e.dur_ns().map_err(|err| number_error(e, err))?;
                 let (Some(ts_ns), dur_ns) = (ts, dur.unwrap_or(0)) else {
+                    let operation = matches!(class, SliceClass::CpuOp | SliceClass::PythonFunction);
+                    if self.operation_args && operation && self.first_untimed_operation.is_none() {
+                        self.first_untimed_operation = Some(e.index());
+                    }
                     return Ok(());
                 };
                 if !keep {
-                    self.add_host_total(class, name, cat, dur_ns);
+                    if !device_side {
+                        self.add_host_total(class, name, cat, dur_ns);
+                    }
                     return Ok(());
                 }
                 let args = e.launch_args();
@@ -810,6 +1001,12 @@ impl Builder {
                         self.host_details.insert(self.slices.len(), detail);
                     }
                 }
+                if self.operation_args && class == SliceClass::CpuOp {
+                    let args = self.operation_args_of(e);
+                    if !args.is_empty() {
+                        self.op_args.insert(self.slices.len(), args);
+                    }
+                }
                 self.slices.push(slice);
             }
             p @ ("s" | "f") => {
@@ -817,6 +1014,9 @@ impl Builder {
                 else {
                     return Ok(());
                 };
+                if !self.device_activity {
+                    return Ok(());
+                }
                 let cat = e.cat().map(|c| c.as_cow());
                 let flow = FlowPoint {
                     index: e.index(),
@@ -910,6 +1110,9 @@ impl Builder {
             sole_host_pid: (host_pids.len() == 1).then(|| host_pids[0]),
             host_details: self.host_details,
             host_totals: self.totals,
+            keeps_operation_args: self.operation_args,
+            operation_args: self.op_args,
+            first_untimed_operation: self.first_untimed_operation,
         }
     }
 }
