@@ -229,7 +229,9 @@ fn event_rate(c: &mut Criterion) {
 
 /// With the memo, as a plugin naming kernels per event sees the names: every
 /// name again and again. `first_pass` is a fresh memo over the corpus (each
-/// mangled name demangled once); `warm` is the steady state.
+/// name canonicalized, each mangled one demangled, once); `warm` is the
+/// steady state; `warm_compact_json` serializes the lent canonical form,
+/// `warm_write_json` copies the kept answer (the CLI batch's path).
 fn event_rate_memo(c: &mut Criterion) {
     let names = event_rate_corpus();
     if names.is_empty() {
@@ -269,8 +271,83 @@ fn event_rate_memo(c: &mut Criterion) {
             black_box(out.len())
         })
     });
+    // The CLI batch's path: the kept compact answer copied out.
+    group.bench_function("memo/warm_write_json", |b| {
+        let mut out = String::with_capacity(1 << 20);
+        b.iter(|| {
+            out.clear();
+            for s in &names {
+                memo.write_json(black_box(s), &Field::COMPACT, &mut out);
+                out.push('\n');
+            }
+            black_box(out.len())
+        })
+    });
     group.finish();
 }
 
-criterion_group!(benches, bench, event_rate, event_rate_memo);
+/// The C ABI's batch entry (`opguard_kernel_canonicalize_batch`, through
+/// `opguard_capi::call`: the same handler and panic guard as the C symbol)
+/// over the corpus from 1 and 2 threads at once. Each thread has its own memo
+/// (a thread-local in opguard-capi), warmed by one call before the clock
+/// starts; the time of a sample is the slowest thread's. Throughput counts
+/// the names of every thread, so per-thread memos that never wait for each
+/// other show as 2 threads answering about twice the names of 1 (on 2 free
+/// cores).
+fn capi_batch_threads(c: &mut Criterion) {
+    let names = event_rate_corpus();
+    if names.is_empty() {
+        return;
+    }
+    let compact: Vec<&str> = Field::COMPACT.iter().map(|f| f.name()).collect();
+    let request = serde_json::json!({"symbols": names, "fields": compact}).to_string();
+    let batch = |request: &str| {
+        let answer = opguard_capi::call("opguard_kernel_canonicalize_batch", request);
+        assert!(
+            answer
+                .as_deref()
+                .is_some_and(|a| a.starts_with(r#"{"ok":true"#)),
+            "the batch entry refused the corpus"
+        );
+        answer
+    };
+    let mut group = event_rate_group(c);
+    for threads in [1usize, 2] {
+        group.throughput(Throughput::Elements((names.len() * threads) as u64));
+        group.bench_function(format!("capi_batch/threads/{threads}"), |b| {
+            b.iter_custom(|calls| {
+                let start = std::sync::Barrier::new(threads);
+                std::thread::scope(|scope| {
+                    let workers: Vec<_> = (0..threads)
+                        .map(|_| {
+                            scope.spawn(|| {
+                                black_box(batch(&request));
+                                start.wait();
+                                let clock = std::time::Instant::now();
+                                for _ in 0..calls {
+                                    black_box(batch(black_box(&request)));
+                                }
+                                clock.elapsed()
+                            })
+                        })
+                        .collect();
+                    workers
+                        .into_iter()
+                        .map(|w| w.join().expect("a bench thread panicked"))
+                        .max()
+                        .unwrap_or_default()
+                })
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(
+    benches,
+    bench,
+    event_rate,
+    event_rate_memo,
+    capi_batch_threads
+);
 criterion_main!(benches);

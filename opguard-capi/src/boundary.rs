@@ -33,6 +33,17 @@ pub(crate) fn ok<T: Serialize + ?Sized>(value: &T) -> String {
     }
 }
 
+/// `{"ok":true,"value":<value>}` where `write` appends the value's JSON
+/// text (already JSON, e.g. answers kept by the kernel-name memo, which
+/// `serde_json` rendered); saves re-serializing what is already text.
+pub(crate) fn ok_text(write: impl FnOnce(&mut String)) -> String {
+    let mut out = String::with_capacity(256);
+    out.push_str(r#"{"ok":true,"value":"#);
+    write(&mut out);
+    out.push('}');
+    out
+}
+
 /// `{"ok":false,"error":{"code":…,"message":…,<details>…}}`.
 pub(crate) fn error(e: &Error) -> String {
     let mut body = serde_json::Map::new();

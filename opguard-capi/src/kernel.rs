@@ -8,7 +8,7 @@ use opguard_kernel_name::{short_name, Field, Memo};
 use serde::ser::{SerializeSeq, Serializer};
 use serde::{Deserialize, Serialize};
 
-use crate::boundary::ok;
+use crate::boundary::{ok, ok_text};
 use crate::error::Error;
 use crate::request::parse;
 
@@ -97,7 +97,7 @@ pub(crate) fn canonicalize_one(request: &str) -> Result<String, Error> {
     let fields = projection(r.fields.as_deref())?;
     let fields = fields.as_deref().unwrap_or(&Field::ALL);
     Ok(with_memo(|memo| {
-        ok(&memo.canonicalize(&r.symbol).project(fields))
+        ok_text(|out| memo.write_json(&r.symbol, fields, out))
     }))
 }
 
@@ -145,36 +145,26 @@ fn lazy<I: ExactSizeIterator>(items: I) -> Lazy<I> {
 }
 
 /// `{"symbols": [s, …], "fields"?: [...]}` → `[canonical, …]` in order.
+///
+/// Each item is the memo's kept JSON answer for the symbol and projection
+/// (`Memo::write_json`, equal to serializing the canonical form), so a
+/// repeated symbol costs a lookup and a copy rather than a serialization.
 pub(crate) fn canonicalize_batch(request: &str) -> Result<String, Error> {
     let r: SymbolsRequest<'_> = parse("kernel_canonicalize_batch", request)?;
     let fields = projection(r.fields.as_deref())?;
     let fields = fields.as_deref().unwrap_or(&Field::ALL);
     Ok(with_memo(|memo| {
-        ok(&CanonicalBatch {
-            memo: std::cell::RefCell::new(memo),
-            symbols: &r.symbols,
-            fields,
+        ok_text(|out| {
+            out.push('[');
+            for (i, symbol) in r.symbols.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                memo.write_json(symbol, fields, out);
+            }
+            out.push(']');
         })
     }))
-}
-
-/// A batch answer serialized as each item is computed: an item may borrow
-/// from the memo, so the memo is lent to one item at a time.
-struct CanonicalBatch<'m, 'r> {
-    memo: std::cell::RefCell<&'m mut Memo>,
-    symbols: &'r [Cow<'r, str>],
-    fields: &'r [Field],
-}
-
-impl Serialize for CanonicalBatch<'_, '_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut memo = self.memo.borrow_mut();
-        let mut seq = serializer.serialize_seq(Some(self.symbols.len()))?;
-        for symbol in self.symbols {
-            seq.serialize_element(&memo.canonicalize(symbol).project(self.fields))?;
-        }
-        seq.end()
-    }
 }
 
 /// `{"pairs": [[want, got], …]}` → `[verdict, …]` in order.

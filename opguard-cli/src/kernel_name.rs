@@ -16,8 +16,9 @@ use crate::exit;
 use crate::out::Out;
 use crate::style::{facts as facts_block, Style};
 
-/// Reads stdin line by line, handing each line (without its `\n` or `\r\n`)
-/// and its 1-based number to `each`. Every line is an input, empty ones
+/// Reads stdin line by line, handing each line's bytes (without its `\n` or
+/// `\r\n`; UTF-8 is checked by `each`, see [`utf8_line`]) and its 1-based
+/// number to `each`. Every line is an input, empty ones
 /// included, so output line N always answers input line N.
 ///
 /// `out` is flushed whenever the lines read so far are answered and the next
@@ -26,7 +27,7 @@ use crate::style::{facts as facts_block, Style};
 /// answered in large writes (a flush per line was most of the batch's time).
 fn for_each_line(
     out: &mut Out,
-    mut each: impl FnMut(&str, u64, &mut Out) -> Result<(), CliError>,
+    mut each: impl FnMut(&[u8], u64, &mut Out) -> Result<(), CliError>,
 ) -> Result<(), CliError> {
     let mut stdin = std::io::BufReader::with_capacity(1 << 16, std::io::stdin().lock());
     // The start of a line whose end is not read yet.
@@ -62,29 +63,35 @@ fn for_each_line(
     }
 }
 
-/// One stdin line (without its `\n`): drops a `\r` before it, checks UTF-8.
+/// One stdin line (without its `\n`): drops a `\r` before it.
 fn answer_line(
     mut bytes: &[u8],
     number: u64,
     out: &mut Out,
-    each: &mut impl FnMut(&str, u64, &mut Out) -> Result<(), CliError>,
+    each: &mut impl FnMut(&[u8], u64, &mut Out) -> Result<(), CliError>,
 ) -> Result<(), CliError> {
     if let [head @ .., b'\r'] = bytes {
         bytes = head;
     }
-    let line = std::str::from_utf8(bytes).map_err(|e| {
-        let mut err = CliError::new(
-            "invalid_utf8",
-            format!(
-                "stdin is not UTF-8 (invalid byte at column {})",
-                e.valid_up_to() + 1
-            ),
-        )
-        .in_input("-");
-        err.line = Some(number);
-        err
-    })?;
-    each(line, number, out)
+    each(bytes, number, out)
+}
+
+/// Stdin line `number` as text.
+fn utf8_line(bytes: &[u8], number: u64) -> Result<&str, CliError> {
+    std::str::from_utf8(bytes).map_err(|e| invalid_utf8(e, number))
+}
+
+fn invalid_utf8(e: std::str::Utf8Error, number: u64) -> CliError {
+    let mut err = CliError::new(
+        "invalid_utf8",
+        format!(
+            "stdin is not UTF-8 (invalid byte at column {})",
+            e.valid_up_to() + 1
+        ),
+    )
+    .in_input("-");
+    err.line = Some(number);
+    err
 }
 
 /// Answers each symbol of `args` (arguments, or stdin lines) with `emit`,
@@ -96,8 +103,8 @@ fn for_each_symbol(
     let mut out = Out::new();
     let mut first = true;
     if args.stdin {
-        for_each_line(&mut out, |line, _, out| {
-            emit(line, std::mem::take(&mut first), out)
+        for_each_line(&mut out, |line, number, out| {
+            emit(utf8_line(line, number)?, std::mem::take(&mut first), out)
         })?;
     } else {
         for symbol in &args.symbols {
@@ -127,6 +134,20 @@ pub fn run_canonical(args: &CanonicalArgs) -> Result<u8, CliError> {
     let json = args.symbols.output.json;
     let mut memo = Memo::new();
     let mut line = String::new();
+    if json && args.symbols.stdin {
+        // The per-event stream: a repeated line is looked up as bytes, its
+        // UTF-8 known from when it was kept (the check was a tenth of the time).
+        let mut out = Out::new();
+        for_each_line(&mut out, |bytes, number, out| {
+            line.clear();
+            memo.write_json_bytes(bytes, &fields, &mut line)
+                .map_err(|e| invalid_utf8(e, number))?;
+            line.push('\n');
+            out.text(&line)
+        })?;
+        out.flush()?;
+        return Ok(exit::OK);
+    }
     for_each_symbol(&args.symbols, |symbol, first, out| {
         if json {
             line.clear();
@@ -268,6 +289,7 @@ pub fn run_match(args: &MatchArgs) -> Result<u8, CliError> {
     let mut memo = Memo::new();
     if args.stdin {
         for_each_line(&mut out, |line, number, out| {
+            let line = utf8_line(line, number)?;
             let mut fields = line.split('\t');
             let (Some(want), Some(got), None) = (fields.next(), fields.next(), fields.next())
             else {

@@ -27,6 +27,21 @@ use crate::reader::ReaderOptions;
 /// Bytes the decode thread hands over at a time.
 const HANDOFF_BYTES: usize = 256 << 10;
 
+/// Room the decode thread leaves in front of each chunk it fills, so a
+/// reader can put the unscanned end of its previous buffer there and scan
+/// the chunk where it is instead of copying it into a buffer of its own.
+pub(crate) const HEADROOM: usize = 4 << 10;
+
+/// What [`DecodedInput::take_chunk`] could hand over.
+pub(crate) enum Handoff {
+    /// A decoded chunk, its bytes from [`HEADROOM`] on (never empty).
+    Chunk(Vec<u8>),
+    /// The end of input.
+    End,
+    /// No chunk to hand over: read into a buffer instead.
+    Copy,
+}
+
 /// The name of the decode thread, so a host can see whose thread it is.
 pub const DECODE_THREAD_NAME: &str = "opguard-decode";
 
@@ -180,6 +195,42 @@ impl<R: Read> DecodedInput<R> {
             return Err(self.decoded_limit_error());
         }
         Ok(n)
+    }
+
+    /// With the decode thread: the next decoded chunk as a whole buffer,
+    /// its bytes at `[HEADROOM..]`, instead of a copy into the caller's.
+    /// [`Handoff::Copy`] when this input cannot hand over a chunk now (no
+    /// thread, or part of a chunk still to read): then use
+    /// [`DecodedInput::read_decoded`]. Limits and counts are those of
+    /// [`DecodedInput::read_decoded`].
+    pub(crate) fn take_chunk(&mut self) -> Result<Handoff, Error> {
+        let Source::Threaded(threaded) = &mut self.source else {
+            return Ok(Handoff::Copy);
+        };
+        if self.eof || threaded.chunk_pos != threaded.chunk.len() {
+            return Ok(Handoff::Copy);
+        }
+        if self.decoded > self.max_decoded_bytes {
+            return Err(self.decoded_limit_error());
+        }
+        let Some(chunk) = threaded.next_chunk()? else {
+            self.eof = true;
+            return Ok(Handoff::End);
+        };
+        self.decoded += (chunk.len() - HEADROOM) as u64;
+        if self.decoded > self.max_decoded_bytes {
+            return Err(self.decoded_limit_error());
+        }
+        Ok(Handoff::Chunk(chunk))
+    }
+
+    /// Returns a buffer the caller is done with to the decode thread, which
+    /// fills it again instead of allocating (and faulting in) a new one.
+    pub(crate) fn give_back(&mut self, spent: Vec<u8>) {
+        if let Source::Threaded(threaded) = &mut self.source {
+            // The thread may have ended; then the buffer is just freed.
+            let _ = threaded.spare.send(spent);
+        }
     }
 
     /// Treats the input as ended where it stands: a reader salvaging a
@@ -384,13 +435,13 @@ impl Threaded {
             let mut decoded = 0u64;
             while !stopped.load(Ordering::Relaxed) {
                 let mut chunk = spares.try_recv().unwrap_or_default();
-                chunk.resize(HANDOFF_BYTES, 0);
+                chunk.resize(HEADROOM + HANDOFF_BYTES, 0);
                 let mut filled = 0;
                 let allowed = max_decoded_bytes.saturating_add(1).saturating_sub(decoded);
                 let want = HANDOFF_BYTES.min(usize::try_from(allowed).unwrap_or(usize::MAX));
                 let mut failed = None;
                 while filled < want && !stopped.load(Ordering::Relaxed) {
-                    match decoder.read_mapped(&mut chunk[filled..want]) {
+                    match decoder.read_mapped(&mut chunk[HEADROOM + filled..HEADROOM + want]) {
                         Ok(0) => break,
                         Ok(n) => filled += n,
                         Err(e) => {
@@ -401,7 +452,7 @@ impl Threaded {
                 }
                 progress.store(decoder.encoded().count, Ordering::Relaxed);
                 decoded += filled as u64;
-                chunk.truncate(filled);
+                chunk.truncate(HEADROOM + filled);
                 let more = filled == want && want > 0;
                 if filled > 0 && tx.send(Ok(chunk)).is_err() {
                     break;
@@ -437,7 +488,7 @@ impl Threaded {
                     let used = std::mem::replace(&mut self.chunk, chunk);
                     // The thread may have ended; then the chunk is just freed.
                     let _ = self.spare.send(used);
-                    self.chunk_pos = 0;
+                    self.chunk_pos = HEADROOM;
                 }
                 Ok(Err(e)) => return Err(e),
                 Err(mpsc::RecvError) => return Ok(0),
@@ -447,6 +498,16 @@ impl Threaded {
         dst[..n].copy_from_slice(&self.chunk[self.chunk_pos..self.chunk_pos + n]);
         self.chunk_pos += n;
         Ok(n)
+    }
+
+    /// The next chunk itself, its bytes from [`HEADROOM`] on; `None` at
+    /// the end of input.
+    fn next_chunk(&mut self) -> Result<Option<Vec<u8>>, Error> {
+        match self.rx.recv() {
+            Ok(Ok(chunk)) => Ok(Some(chunk)),
+            Ok(Err(e)) => Err(e),
+            Err(mpsc::RecvError) => Ok(None),
+        }
     }
 }
 

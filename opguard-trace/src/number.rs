@@ -92,6 +92,54 @@ const MAX_DIGITS: usize = 36;
 
 /// `text` is a valid JSON number of microseconds.
 fn micros_text_to_nanos(text: &str) -> Option<i64> {
+    match plain_micros_to_nanos(text.as_bytes()) {
+        Some(ns) => Some(ns),
+        None => decimal_micros_to_nanos(text),
+    }
+}
+
+/// The common form of trace times, `[-]digits[.ddd]` with at most three
+/// fractional digits and at most 15 integer digits, converted with `i64`
+/// arithmetic: nothing rounds and nothing overflows (the largest is
+/// `999_999_999_999_999_999` ns). `None` for any other form, which the
+/// decimal conversion handles.
+#[inline]
+fn plain_micros_to_nanos(b: &[u8]) -> Option<i64> {
+    let (negative, digits) = match b.split_first() {
+        Some((b'-', rest)) => (true, rest),
+        _ => (false, b),
+    };
+    // At most 18 digits and a dot: the value cannot overflow below.
+    if digits.len() > 19 {
+        return None;
+    }
+    let mut ns: i64 = 0;
+    let mut dot = None;
+    for (k, &c) in digits.iter().enumerate() {
+        let digit = c.wrapping_sub(b'0');
+        if digit < 10 {
+            ns = ns * 10 + i64::from(digit);
+        } else if c == b'.' && dot.is_none() {
+            dot = Some(k);
+        } else {
+            return None;
+        }
+    }
+    let (whole, fraction) = match dot {
+        Some(k) => (k, digits.len() - k - 1),
+        None => (digits.len(), 0),
+    };
+    if whole == 0 || whole > 15 || fraction > 3 || (dot.is_some() && fraction == 0) {
+        return None;
+    }
+    for _ in fraction..3 {
+        ns *= 10;
+    }
+    Some(if negative { -ns } else { ns })
+}
+
+/// Any valid JSON number of microseconds, by decimal arithmetic.
+fn decimal_micros_to_nanos(text: &str) -> Option<i64> {
     let b = text.as_bytes();
     let mut i = 0;
     let negative = b.first() == Some(&b'-');
@@ -262,6 +310,36 @@ mod tests {
         for v in [0i64, 1, 999, 1000, 1001, -1, -1000, i64::MAX, i64::MIN] {
             let text = nanos_to_micros_text(v);
             assert_eq!(ns(&text), Some(v), "{text}");
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn the_plain_form_converts_as_the_decimal_one_does(
+            text in "-?[0-9]{0,17}(\\.[0-9]{0,5})?([eE][+-]?[0-9]{1,2})?",
+        ) {
+            // Not every string here is a valid JSON number (leading zeros,
+            // an empty integer part); both conversions see the same text.
+            if let Some(fast) = plain_micros_to_nanos(text.as_bytes()) {
+                proptest::prop_assert_eq!(Some(fast), decimal_micros_to_nanos(&text), "{}", text);
+            }
+        }
+    }
+
+    #[test]
+    fn the_plain_form_takes_the_common_times() {
+        assert_eq!(
+            plain_micros_to_nanos(b"4203669604595.407"),
+            Some(4_203_669_604_595_407)
+        );
+        assert_eq!(plain_micros_to_nanos(b"-1.5"), Some(-1500));
+        assert_eq!(plain_micros_to_nanos(b"12"), Some(12_000));
+        assert_eq!(
+            plain_micros_to_nanos(b"999999999999999.999"),
+            Some(999_999_999_999_999_999)
+        );
+        for other in ["1e3", "0.0025", "1694039959123456.789", "-", "1.", ""] {
+            assert_eq!(plain_micros_to_nanos(other.as_bytes()), None, "{other}");
         }
     }
 

@@ -13,7 +13,7 @@ use std::path::Path;
 use crate::error::{Error, ErrorKind, Limit};
 use crate::event::{scan_event, Event, EventSpans};
 use crate::identity::Sha256Digest;
-use crate::input::{Compression, DecodedInput};
+use crate::input::{Compression, DecodedInput, Handoff, HEADROOM};
 use crate::scan::{self, Stop, SyntaxKind, ValueKind};
 use crate::warning::ReadWarning;
 
@@ -703,6 +703,17 @@ impl<R: Read> TraceReader<R> {
         if self.eof {
             return Ok(false);
         }
+        match self.take_chunk() {
+            Ok(Some(more)) => return Ok(more),
+            Ok(None) => {}
+            Err(e) if self.options.salvage && matches!(e.kind(), ErrorKind::GzipTruncated) => {
+                self.gzip_cut = Some(e.encoded_offset().unwrap_or(0));
+                self.input.end_at_cut();
+                self.eof = true;
+                return Ok(false);
+            }
+            Err(e) => return Err(e.in_event(self.event_in_progress())),
+        }
         if self.pos > 0 {
             self.buf.copy_within(self.pos..self.len, 0);
             self.base += self.pos as u64;
@@ -741,6 +752,41 @@ impl<R: Read> TraceReader<R> {
         }
         self.len += n;
         Ok(true)
+    }
+
+    /// With the decode thread, scans its next chunk where it lies: the
+    /// unscanned bytes (a cut event, rarely more than a few hundred bytes)
+    /// go into the room the thread left in front of the chunk, and the
+    /// spent buffer goes back to the thread. `Ok(None)` when that is not
+    /// possible now (no thread, part of a chunk left, or more unscanned
+    /// bytes than the room): then [`TraceReader::refill`] copies.
+    fn take_chunk(&mut self) -> Result<Option<bool>, Error> {
+        let tail = self.len - self.pos;
+        let tail_offset = self.base + self.pos as u64;
+        // `base` must stay the offset of `buf[0]`, which is not negative.
+        if tail > HEADROOM || tail_offset < HEADROOM as u64 {
+            return Ok(None);
+        }
+        let mut chunk = match self.input.take_chunk()? {
+            Handoff::Copy => return Ok(None),
+            Handoff::End => {
+                self.eof = true;
+                return Ok(Some(false));
+            }
+            Handoff::Chunk(chunk) => chunk,
+        };
+        let start = HEADROOM - tail;
+        chunk[start..HEADROOM].copy_from_slice(&self.buf[self.pos..self.len]);
+        self.len = chunk.len();
+        // A short last chunk keeps the buffer's usual size, so when a value
+        // fills it (and the value limit is checked) does not depend on
+        // where the chunks ended.
+        chunk.resize(HEADROOM + CHUNK, 0);
+        let spent = std::mem::replace(&mut self.buf, chunk);
+        self.input.give_back(spent);
+        self.base = tail_offset - start as u64;
+        self.pos = start;
+        Ok(Some(true))
     }
 
     fn event_in_progress(&self) -> Option<u64> {

@@ -17,7 +17,12 @@ fn both(bytes: &[u8], options: ReaderOptions) -> [Result<(u64, String), String>;
         let mut raw = String::new();
         loop {
             match r.next_event() {
-                Ok(Some(e)) => raw.push_str(e.raw()),
+                Ok(Some(e)) => {
+                    // Where each event sits, not only its text: a reader
+                    // that scans chunks in place must keep its offsets.
+                    raw.push_str(&e.offset().to_string());
+                    raw.push_str(e.raw());
+                }
                 Ok(None) => break,
                 Err(e) => {
                     return Err(format!(
@@ -67,6 +72,34 @@ fn errors_and_limits_are_the_same_on_a_second_thread() {
         assert!(inline.is_err());
         assert_eq!(inline, threaded);
     }
+}
+
+#[test]
+fn errors_deep_in_a_large_trace_are_the_same_on_a_second_thread() {
+    // 9.8 MB decoded: dozens of the decode thread's chunks before the
+    // error, each scanned where it lies, with events cut between them.
+    let Some(path) =
+        opguard_testdata::shared_file("traces/hta/nccl_parser_config__nccl_data.json.gz")
+    else {
+        return;
+    };
+    let json = opguard_testdata::decoded(&path);
+    let colon = json.len() * 7 / 10
+        + json[json.len() * 7 / 10..]
+            .iter()
+            .position(|&b| b == b':')
+            .unwrap();
+    let mut broken = json.clone();
+    broken[colon] = b'x';
+    for bytes in [broken.clone(), gzip(&broken)] {
+        let [inline, threaded] = both(&bytes, ReaderOptions::default());
+        let err = inline.clone().unwrap_err();
+        assert!(err.contains(&format!("Some({colon})")), "{err}");
+        assert_eq!(inline, threaded);
+    }
+    let [inline, threaded] = both(&gzip(&json), ReaderOptions::default());
+    assert!(inline.is_ok());
+    assert_eq!(inline, threaded);
 }
 
 #[test]

@@ -42,7 +42,7 @@ fn json_of(c: &opguard_kernel_name::Canonical<'_>) -> String {
 }
 
 /// Every corpus symbol, three times over, through memos of several budgets
-/// (0: keeps nothing; tiny: evicts constantly; default): the same JSON,
+/// (0: keeps nothing; tiny: evicts constantly; a few MB: rotates; default): the same JSON,
 /// identities and short names as without a memo.
 #[test]
 fn memo_answers_equal_direct_answers_over_the_whole_corpus() {
@@ -50,7 +50,7 @@ fn memo_answers_equal_direct_answers_over_the_whole_corpus() {
     let mangled = names.iter().filter(|n| n.trim().starts_with("_Z")).count();
     assert!(mangled >= 20, "{mangled} mangled names in the corpus");
     let direct: Vec<String> = names.iter().map(|n| json_of(&canonicalize(n))).collect();
-    for budget in [0, 600, 60_000, Memo::DEFAULT_BUDGET] {
+    for budget in [0, 600, 60_000, 3_000_000, Memo::DEFAULT_BUDGET] {
         let mut memo = Memo::with_budget(budget);
         for round in 0..3 {
             for (name, want) in names.iter().zip(&direct) {
@@ -75,15 +75,13 @@ fn memo_answers_equal_direct_answers_over_the_whole_corpus() {
         let stats = memo.stats();
         assert_eq!(
             stats.hits + stats.misses,
-            3 * mangled as u64,
+            3 * names.len() as u64,
             "budget {budget}"
         );
         if budget == Memo::DEFAULT_BUDGET {
-            // Repeated symbols are never demangled again.
-            let distinct: std::collections::HashSet<&String> = names
-                .iter()
-                .filter(|n| n.trim().starts_with("_Z"))
-                .collect();
+            // Repeated symbols, plain or mangled, are never canonicalized
+            // (or demangled) again.
+            let distinct: std::collections::HashSet<&String> = names.iter().collect();
             assert_eq!(stats.misses, distinct.len() as u64);
             assert_eq!(stats.evicted, 0);
         }
@@ -93,6 +91,11 @@ fn memo_answers_equal_direct_answers_over_the_whole_corpus() {
         }
         if budget == 60_000 {
             // Long cuDNN symbols fit one at a time: the generations rotate.
+            assert!(stats.evicted > 0, "{stats:?}");
+        }
+        if budget == 3_000_000 {
+            // Half the corpus fits a generation: a symbol seen in the
+            // previous pass is found in the old generation and moved on.
             assert!(stats.evicted > 0 && stats.hits > 0, "{stats:?}");
         }
     }
@@ -120,7 +123,8 @@ fn memo_verdicts_equal_direct_verdicts() {
 }
 
 /// A kept symbol is not canonicalized again until it is evicted; eviction
-/// drops the generation not used since the last rotation.
+/// drops the generation not used since the last rotation. Plain symbols are
+/// kept like mangled ones.
 #[test]
 fn memo_keeps_recent_symbols_and_drops_stale_ones() {
     let sym = |i: usize| format!("_ZN2at6native{}kernel_{i:04}ILi4EEEvi", 13);
@@ -144,6 +148,18 @@ fn memo_keeps_recent_symbols_and_drops_stale_ones() {
         memo.stats().misses,
         before + 1,
         "a stale symbol was evicted"
+    );
+    let plain = "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float> >(int, at::native::FillFunctor<float>)";
+    let before = memo.stats();
+    for _ in 0..3 {
+        assert_eq!(
+            memo.canonicalize(plain).identity(),
+            canonicalize(plain).identity()
+        );
+    }
+    assert_eq!(
+        (memo.stats().misses, memo.stats().hits),
+        (before.misses + 1, before.hits + 2)
     );
     memo.clear();
     assert!(memo.is_empty());
@@ -201,6 +217,10 @@ fn memo_json_answers_equal_direct_serialization() {
                         format!("prefix|{want}"),
                         "budget {budget}, round {round}: {name}"
                     );
+                    let mut from_bytes = String::new();
+                    memo.write_json_bytes(name.as_bytes(), fields, &mut from_bytes)
+                        .expect("a str is UTF-8");
+                    assert_eq!(from_bytes, want, "bytes, budget {budget}: {name}");
                     assert!(memo.bytes() <= budget);
                 }
             }
@@ -208,7 +228,7 @@ fn memo_json_answers_equal_direct_serialization() {
         let stats = memo.stats();
         assert_eq!(
             stats.answer_hits + stats.answer_misses,
-            6 * names.len() as u64
+            12 * names.len() as u64
         );
         if budget == Memo::DEFAULT_BUDGET {
             let distinct: std::collections::HashSet<&String> = names.iter().collect();
@@ -222,4 +242,27 @@ fn memo_json_answers_equal_direct_serialization() {
             assert_eq!(stats.answer_hits, 0);
         }
     }
+}
+
+/// A line that is not UTF-8 is refused with the position of the first bad
+/// byte and nothing written, also when a kept symbol is its valid prefix.
+#[test]
+fn memo_json_from_bytes_checks_utf8_of_symbols_it_does_not_hold() {
+    use opguard_kernel_name::Field;
+    let mut memo = Memo::new();
+    let kept = "void k<4>(float*)";
+    let mut out = String::new();
+    memo.write_json_bytes(kept.as_bytes(), &Field::COMPACT, &mut out)
+        .expect("UTF-8");
+    let mut bad = kept.as_bytes().to_vec();
+    bad.push(0xff);
+    out.clear();
+    let err = memo
+        .write_json_bytes(&bad, &Field::COMPACT, &mut out)
+        .expect_err("not UTF-8");
+    assert_eq!(err.valid_up_to(), kept.len());
+    assert!(out.is_empty(), "{out}");
+    memo.write_json_bytes(kept.as_bytes(), &Field::COMPACT, &mut out)
+        .expect("UTF-8");
+    assert_eq!(memo.stats().answer_hits, 1);
 }

@@ -11,6 +11,7 @@ use std::collections::{HashMap, HashSet};
 use std::io::Read;
 
 use crate::error::Error;
+use crate::event::Str;
 use crate::identity::Sha256Digest;
 use crate::input::Compression;
 use crate::model::{Provider, ProviderDetector};
@@ -102,13 +103,96 @@ impl Tally {
     }
 }
 
+/// Distinct strings of one field, numbered in order of first sight; 0 is
+/// "absent". Lookups borrow the event's text: a string is copied once, when
+/// first seen, not once per event.
+#[derive(Default)]
+struct Interner {
+    ids: HashMap<Box<str>, u32>,
+    /// The strings, by id - 1.
+    strings: Vec<Box<str>>,
+    /// The most recently used few, searched before hashing: a trace has a
+    /// handful of phases and categories, and most events reuse them.
+    recent: [u32; RECENT],
+    next_recent: usize,
+}
+
+const RECENT: usize = 8;
+
+impl Interner {
+    fn id(&mut self, s: Option<Str<'_>>) -> u32 {
+        let Some(s) = s else { return 0 };
+        let text = s.as_cow();
+        for &id in &self.recent {
+            if id != 0 && *self.strings[id as usize - 1] == *text {
+                return id;
+            }
+        }
+        let id = match self.ids.get(&*text) {
+            Some(&id) => id,
+            None => {
+                let owned: Box<str> = text.into();
+                self.strings.push(owned.clone());
+                let id = self.strings.len() as u32;
+                self.ids.insert(owned, id);
+                id
+            }
+        };
+        self.recent[self.next_recent] = id;
+        self.next_recent = (self.next_recent + 1) % RECENT;
+        id
+    }
+
+    fn get(&self, id: u32) -> Option<String> {
+        (id != 0).then(|| self.strings[id as usize - 1].to_string())
+    }
+}
+
+/// Events by `(ph, cat)`, counted by interned ids.
+#[derive(Default)]
+struct PairCounts {
+    ph: Interner,
+    cat: Interner,
+    counts: HashMap<(u32, u32), u64>,
+    /// The count of the pair last hit: runs of events share a pair.
+    last: Option<((u32, u32), u64)>,
+}
+
+impl PairCounts {
+    fn hit(&mut self, ph: Option<Str<'_>>, cat: Option<Str<'_>>) {
+        let key = (self.ph.id(ph), self.cat.id(cat));
+        match &mut self.last {
+            Some((last, n)) if *last == key => *n += 1,
+            last => {
+                if let Some((k, n)) = last.replace((key, 1)) {
+                    *self.counts.entry(k).or_default() += n;
+                }
+            }
+        }
+    }
+
+    fn into_counts(mut self) -> Vec<Count> {
+        if let Some((k, n)) = self.last.take() {
+            *self.counts.entry(k).or_default() += n;
+        }
+        self.counts
+            .iter()
+            .map(|(&(ph, cat), &count)| Count {
+                ph: self.ph.get(ph),
+                cat: self.cat.get(cat),
+                count,
+            })
+            .collect()
+    }
+}
+
 /// Reads `reader` to the end and returns its facts. `progress` is called
 /// with the encoded bytes read so far, every few thousand events.
 pub fn trace_info<R: Read>(
     mut reader: TraceReader<R>,
     progress: &mut dyn FnMut(u64),
 ) -> Result<TraceInfo, Error> {
-    let mut counts: HashMap<(Option<String>, Option<String>), u64> = HashMap::new();
+    let mut counts = PairCounts::default();
     let mut span: Option<TimeSpan> = None;
     let mut out_of_range = Tally::default();
     let mut negative = Tally::default();
@@ -119,11 +203,7 @@ pub fn trace_info<R: Read>(
     let mut detector = ProviderDetector::new();
     while let Some(e) = reader.next_event()? {
         detector.observe(&e);
-        let key = (
-            e.ph().map(|s| s.as_cow().into_owned()),
-            e.cat().map(|s| s.as_cow().into_owned()),
-        );
-        *counts.entry(key).or_default() += 1;
+        counts.hit(e.ph(), e.cat());
         let index = e.index();
         // Metadata (`M`) events carry ts 0 or the capture's start by
         // convention, not a time something happened: they would stretch
@@ -180,10 +260,7 @@ pub fn trace_info<R: Read>(
             dangling.hit(*index);
         }
     }
-    let mut counts: Vec<Count> = counts
-        .into_iter()
-        .map(|((ph, cat), count)| Count { ph, cat, count })
-        .collect();
+    let mut counts = counts.into_counts();
     counts.sort_by(|a, b| {
         b.count
             .cmp(&a.count)
