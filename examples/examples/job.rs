@@ -6,20 +6,23 @@
 #[rustfmt::skip]
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     use opguard_job::{summarize, Job, SummaryOptions};
-    use opguard_testdata::kineto_writer::KinetoTrace;
-    // (opguard-testdata is the workspace's unpublished test support: here it
-    // writes the trace a PyTorch profiler would.)
 
     let dir = tempfile::tempdir()?;
     let mut paths = Vec::new();
-    // Rank 1's all-reduce takes three times as long as rank 0's.
-    for (rank, dur) in [(0, 1_000), (1, 3_000)] {
-        let mut t = KinetoTrace::new();
-        t.set_metadata("distributedInfo", &serde_json::json!({"rank": rank}));
-        t.launch((10, 10), "cudaLaunchKernel", 0, 50, 1, None)
-            .kernel(0, 7, "ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*)", 100, dur);
-        let path = dir.path().join(format!("rank{rank}.json.gz"));
-        std::fs::write(&path, t.to_gzip()?)?;
+    // Rank 1's all-reduce takes three times as long as rank 0's (durations
+    // in microseconds, as the PyTorch profiler writes them).
+    for (rank, dur_us) in [(0, 1), (1, 3)] {
+        let trace = format!(r#"{{"traceEvents": [
+          {{"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 10, "tid": 10,
+            "ts": 0, "dur": 0.05, "args": {{"correlation": 1}}}},
+          {{"ph": "X", "cat": "kernel", "name": "ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*)",
+            "pid": 0, "tid": 7, "ts": 0.1, "dur": {dur_us},
+            "args": {{"device": 0, "stream": 7, "correlation": 1}}}},
+          {{"ph": "s", "cat": "ac2g", "name": "ac2g", "pid": 10, "tid": 10, "ts": 0, "id": 1}},
+          {{"ph": "f", "cat": "ac2g", "name": "ac2g", "pid": 0, "tid": 7, "ts": 0.1, "id": 1, "bp": "e"}}
+        ], "schemaVersion": 1, "distributedInfo": {{"rank": {rank}}}}}"#);
+        let path = dir.path().join(format!("rank{rank}.json"));
+        std::fs::write(&path, trace)?;
         paths.push(path);
     }
     let options = SummaryOptions::new();

@@ -6,25 +6,27 @@
 #[rustfmt::skip]
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     use opguard_report::{render, write_new, ArtifactReport, Report};
-    use opguard_testdata::kineto_writer::KinetoTrace;
-    // (opguard-testdata is the workspace's unpublished test support: here it
-    // writes the trace a PyTorch profiler would.)
     use opguard_trace::model::{ArtifactSpec, ModelOptions, TraceModel};
 
-    // One host thread launches two kernels on stream 7; one kernel is named
-    // like an attack.
-    let host = (1, 1);
-    let mut t = KinetoTrace::new();
-    t.launch(host, "cudaLaunchKernel", 0, 1_000, 1, None)
-        .kernel(0, 7, "gemm_kernel<float>", 2_000, 3_000);
-    t.launch(host, "cudaLaunchKernel", 1_500, 500, 2, None)
-        .kernel(0, 7, "<script>alert(1)</script>", 6_000, 1_000);
+    // One host thread launches two kernels on stream 7 (as the PyTorch
+    // profiler writes it: microseconds, launch and kernel joined by their
+    // correlation id); one kernel is named like an attack.
+    let trace_text = r#"{"traceEvents": [
+      {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1,
+       "ts": 0, "dur": 1, "args": {"correlation": 1}},
+      {"ph": "X", "cat": "kernel", "name": "gemm_kernel<float>", "pid": 0, "tid": 7,
+       "ts": 2, "dur": 3, "args": {"device": 0, "stream": 7, "correlation": 1}},
+      {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1,
+       "ts": 1.5, "dur": 0.5, "args": {"correlation": 2}},
+      {"ph": "X", "cat": "kernel", "name": "<script>alert(1)</script>", "pid": 0, "tid": 7,
+       "ts": 6, "dur": 1, "args": {"device": 0, "stream": 7, "correlation": 2}}
+    ], "schemaVersion": 1}"#;
     let dir = tempfile::tempdir()?;
-    let trace = dir.path().join("trace.json.gz");
-    std::fs::write(&trace, t.to_gzip()?)?;
+    let trace = dir.path().join("trace.json");
+    std::fs::write(&trace, trace_text)?;
 
     let model = TraceModel::read(&trace, ArtifactSpec::new(), &ModelOptions::new())?;
-    let report = Report::new(vec![ArtifactReport::from_model("trace.json.gz", &model, 10)]);
+    let report = Report::new(vec![ArtifactReport::from_model("trace.json", &model, 10)]);
     let html = render(&report);
     assert!(html.contains("<svg class=\"chart timeline\""));
     assert!(html.contains("<svg class=\"chart bars\""));

@@ -6,23 +6,24 @@
 #[rustfmt::skip]
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     use opguard_scaling::{run_trials_file, Metric};
-    use opguard_testdata::kineto_writer::KinetoTrace;
-    // (opguard-testdata is the workspace's unpublished test support: here it
-    // writes the trace a PyTorch profiler would.)
 
     let dir = tempfile::tempdir()?;
-    for (i, cost) in [10, 20, 30].into_iter().enumerate() {
-        let mut t = KinetoTrace::new();
-        // Different timestamps and thread ids: different artifacts.
-        let thread = (1000 + i as i64, 7);
-        t.cpu_op(thread, "reverse_scan", 5_000 * i as i64, cost, Some(1));
-        t.cpu_op(thread, "aten::zeros", 100_000, 500, Some(2));
-        std::fs::write(dir.path().join(format!("t{}.json.gz", i + 1)), t.to_gzip()?)?;
+    for (i, cost_us) in ["0.010", "0.020", "0.030"].into_iter().enumerate() {
+        // Two PyTorch profiler `cpu_op`s per trial; different timestamps and
+        // process ids make each trace its own artifact.
+        let (pid, ts) = (1000 + i, 5 * i);
+        let trace = format!(r#"{{"traceEvents": [
+          {{"ph": "X", "cat": "cpu_op", "name": "reverse_scan", "pid": {pid}, "tid": 7,
+            "ts": {ts}, "dur": {cost_us}, "args": {{"External id": 1}}}},
+          {{"ph": "X", "cat": "cpu_op", "name": "aten::zeros", "pid": {pid}, "tid": 7,
+            "ts": 100, "dur": 0.5, "args": {{"External id": 2}}}}
+        ], "schemaVersion": 1}}"#);
+        std::fs::write(dir.path().join(format!("t{}.json", i + 1)), trace)?;
     }
     let trials = r#"{"trials": [
-      {"id": "t1", "input": 1, "variant": "base", "traces": ["t1.json.gz"]},
-      {"id": "t2", "input": 2, "variant": "base", "traces": ["t2.json.gz"]},
-      {"id": "t3", "input": 3, "variant": "base", "traces": ["t3.json.gz"]}
+      {"id": "t1", "input": 1, "variant": "base", "traces": ["t1.json"]},
+      {"id": "t2", "input": 2, "variant": "base", "traces": ["t2.json"]},
+      {"id": "t3", "input": 3, "variant": "base", "traces": ["t3.json"]}
     ], "metric": "inclusive_ns"}"#;
     std::fs::write(dir.path().join("trials.json"), trials)?;
 

@@ -17,17 +17,17 @@ use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 
-use opguard_trace::{DecodedInput, Event, ReaderOptions, Sha256Digest, TraceReader, TraceSummary};
+use opguard_trace::{DecodedInput, Event, ReaderOptions, Sha256Digest, TraceSummary};
 use serde::{Deserialize, Serialize};
 
 use crate::compare::{compare_slots, field_digests, Comparison, FieldDigests};
 use crate::error::{Error, ErrorKind};
 use crate::format::{
-    finish_view, has_operation_phase, is_on_thread, is_operation, metadata_json,
-    peer_agrees_with_status, write_tail, Correspondence, CorrespondenceArgs, ExportMetadata,
-    FirstDifference, Group, OpArgs, OpView, OperationArgs, OperationsFirst, Peer, PeerArgs,
-    Selector, Selectors, Side, SourceInfo, Status, StatusCounts, Validation, ValidationCounts,
-    EXPORT_FORMAT, MAX_EXPORT_BYTES, MAX_MAP_BYTES, TID_OPERATIONS, VERDICT,
+    finish_view, has_operation_phase, is_on_thread, metadata_json, peer_agrees_with_status,
+    read_view_events, write_tail, Correspondence, CorrespondenceArgs, ExportMetadata,
+    FirstDifference, Group, OpArgs, OpView, OperationArgs, Peer, PeerArgs, Selector, Selectors,
+    Side, SourceInfo, Status, StatusCounts, Validation, ValidationCounts, EXPORT_FORMAT,
+    MAX_EXPORT_BYTES, MAX_MAP_BYTES, TID_OPERATIONS, VERDICT,
 };
 use crate::map::{read_map, Checked, Decision};
 use crate::output::{check_output_path, write_view};
@@ -40,7 +40,7 @@ pub const PROTOCOL_VERSION: u64 = 1;
 /// `limit_exceeded`, never a truncation.
 pub const MAX_REQUEST_BYTES: u64 = 1 << 20;
 /// Basis of relations made by an alignment map.
-pub const BASIS_MAP: &str = "alignment_map";
+pub(crate) const BASIS_MAP: &str = "alignment_map";
 
 /// An apply request: `{"protocol_version":1,"artifact":…,"alignment_map":…,"output":…}`.
 /// Relative paths are relative to the request file's directory.
@@ -263,7 +263,7 @@ pub fn apply_request(request: &Request) -> Result<Response, Error> {
 }
 
 /// [`apply_request`] with options (limits, threads).
-pub fn apply_request_with(request: &Request, options: &ApplyOptions) -> Result<Response, Error> {
+fn apply_request_with(request: &Request, options: &ApplyOptions) -> Result<Response, Error> {
     if request.protocol_version != PROTOCOL_VERSION {
         return Err(Error::new(ErrorKind::UnsupportedProtocolVersion(
             request.protocol_version.to_string(),
@@ -359,28 +359,19 @@ fn index_artifact(
     options: ReaderOptions,
     wanted: &HashSet<u64>,
 ) -> Result<Artifact, Error> {
-    let mut reader =
-        TraceReader::open_with(path, options).map_err(|e| Error::from(e).with_path(path))?;
     let mut index = OperationIndex::default();
-    let mut order = OperationsFirst::default();
-    while let Some(e) = reader
-        .next_event()
-        .map_err(|e| Error::from(e).with_path(path))?
-    {
-        let operation = is_operation(&e);
-        if !order.admits(operation) {
+    let summary = read_view_events(path, options, |e, at| {
+        if !at.in_order {
             return Err(bad_operation(
                 e.index(),
                 "operation events must come first (traceEvents[0..operations))",
             ));
         }
-        if operation {
-            read_operation(&e, wanted.contains(&e.index()), &mut index)?;
+        if at.operation {
+            read_operation(e, wanted.contains(&e.index()), &mut index)?;
         }
-    }
-    let summary = reader
-        .finish()
-        .map_err(|e| Error::from(e).with_path(path))?;
+        Ok(())
+    })?;
     let OperationIndex {
         mut ops,
         ids,

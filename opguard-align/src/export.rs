@@ -32,7 +32,7 @@ use crate::record::{
 use crate::sequence::{align_sequences, DEFAULT_ALIGNMENT_BUDGET};
 
 /// Basis of automatic candidates.
-pub const BASIS_AUTOMATIC: &str = "automatic_callsite_sequence";
+pub(crate) const BASIS_AUTOMATIC: &str = "automatic_callsite_sequence";
 
 /// Which part of the callsite goes into the signature automatic candidates
 /// are aligned on (the operator name always does).

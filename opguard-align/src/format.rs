@@ -64,13 +64,13 @@ pub(crate) const SLOT_NS: i64 = 1_000;
 pub(crate) const SLICE_NS: i64 = 800;
 
 /// What the export says about presentation order.
-pub const PRESENTATION_NOTE: &str = "Presentation order is not GPU causal order: operations are laid out in alignment columns (paired operations share a column when they were paired automatically); recorded times, when known, are args.op.ts_ns and args.op.dur_ns.";
+pub(crate) const PRESENTATION_NOTE: &str = "Presentation order is not GPU causal order: operations are laid out in alignment columns (paired operations share a column when they were paired automatically); recorded times, when known, are args.op.ts_ns and args.op.dur_ns.";
 /// What the export says `ok` means.
-pub const OK_MEANING: &str = "ok means recorded-field agreement of the compared tensor summaries (shape, dtype, stride, device, fingerprint, stats, by 64-bit digests); fingerprints and digests can collide, so tensor_equality stays not_established.";
+pub(crate) const OK_MEANING: &str = "ok means recorded-field agreement of the compared tensor summaries (shape, dtype, stride, device, fingerprint, stats, by 64-bit digests); fingerprints and digests can collide, so tensor_equality stays not_established.";
 /// The only value of `tensor_equality`.
-pub const TENSOR_EQUALITY: &str = "not_established";
+pub(crate) const TENSOR_EQUALITY: &str = "not_established";
 /// The only value of `verdict`.
-pub const VERDICT: &str = "not_evaluated";
+pub(crate) const VERDICT: &str = "not_evaluated";
 
 /// Correspondence status of one operation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -381,13 +381,14 @@ pub struct ExportMetadata {
     pub validation: ValidationCounts,
     /// First-observed differences, one per run and rank at most.
     pub first_differences: Vec<FirstDifference>,
-    /// [`PRESENTATION_NOTE`].
+    /// What presentation order is not: GPU causal order (a fixed text).
     pub presentation: String,
-    /// [`OK_MEANING`].
+    /// What `ok` means: recorded-field agreement, never tensor equality (a
+    /// fixed text).
     pub ok_means: String,
-    /// Always [`TENSOR_EQUALITY`].
+    /// Always `not_established`.
     pub tensor_equality: String,
-    /// Always [`VERDICT`].
+    /// Always `not_evaluated`.
     pub verdict: String,
     /// How automatic candidates were formed.
     pub candidates: String,
@@ -487,8 +488,9 @@ pub(crate) fn assign_pids(groups: &mut [Group]) {
     }
 }
 
-/// Writes everything after the operation events: names, flows, lanes,
-/// markers. `ids(i)` is the record id of operation `i`.
+/// Writes everything after the operation events, in the layout's order:
+/// process and thread names, flows, status lanes, first-difference markers.
+/// `ids(i)` is the record id of operation `i`.
 pub(crate) fn write_tail<'a, W: std::io::Write>(
     w: &mut TraceWriter<W>,
     runs: &[String; 2],
@@ -496,55 +498,82 @@ pub(crate) fn write_tail<'a, W: std::io::Write>(
     ops: &[OpView],
     ids: &dyn Fn(usize) -> &'a str,
 ) -> Result<Tail, Error> {
-    let mut order: Vec<usize> = (0..groups.len()).collect();
-    order.sort_by_key(|&g| groups[g].pid);
-    for &g in &order {
-        let group = &groups[g];
-        let pid = Some(num(group.pid));
-        let meta = |name: &str, tid: Option<u32>, args: serde_json::Value| OwnedEvent {
-            ph: Some("M".into()),
-            name: Some(name.into()),
-            pid: pid.clone(),
-            tid: tid.map(num),
-            args: Some(raw(args)),
-            ..OwnedEvent::default()
-        };
-        let label = format!("{} · rank {}", runs[group.run as usize], group.rank);
-        w.write_event(&meta(
-            "process_name",
-            None,
-            serde_json::json!({ "name": label }),
-        ))?;
-        w.write_event(&meta(
-            "process_sort_index",
-            None,
-            serde_json::json!({ "sort_index": group.pid }),
-        ))?;
-        w.write_event(&meta(
-            "process_labels",
-            None,
-            serde_json::json!({ "labels": format!("{EXPORT_FORMAT}; ok = recorded-field agreement, tensor equality not established; presentation order is not GPU causal order") }),
-        ))?;
-        for (tid, name) in [
-            (TID_OPERATIONS, "operations"),
-            (TID_STATUS, "status (ok = recorded-field agreement)"),
-            (TID_MARKERS, "first observed difference"),
-        ] {
-            w.write_event(&meta(
-                "thread_name",
-                Some(tid),
-                serde_json::json!({ "name": name }),
-            ))?;
-            w.write_event(&meta(
-                "thread_sort_index",
-                Some(tid),
-                serde_json::json!({ "sort_index": tid }),
-            ))?;
-        }
+    let mut process_order: Vec<usize> = (0..groups.len()).collect();
+    process_order.sort_by_key(|&g| groups[g].pid);
+    for &g in &process_order {
+        write_process_names(w, runs, &groups[g])?;
     }
-    // Flows: one per active pair, from the left run's operation. Lines are
-    // formatted here (fixed field order, numbers and ASCII names only) and
-    // checked by the writer.
+    let pairs = write_flows(w, groups, ops)?;
+    let lanes = write_status_lanes(w, groups, ops, ids)?;
+    let first_differences =
+        write_first_difference_markers(w, runs, groups, ops, ids, &process_order, &lanes.first)?;
+    Ok(Tail {
+        pairs,
+        statuses: lanes.statuses,
+        validation: lanes.validation,
+        first_differences,
+    })
+}
+
+/// The `M` events of one run/rank process: its name, sort index and labels,
+/// and the name and sort index of each of its three threads.
+fn write_process_names<W: std::io::Write>(
+    w: &mut TraceWriter<W>,
+    runs: &[String; 2],
+    group: &Group,
+) -> Result<(), Error> {
+    let pid = Some(num(group.pid));
+    let meta = |name: &str, tid: Option<u32>, args: serde_json::Value| OwnedEvent {
+        ph: Some("M".into()),
+        name: Some(name.into()),
+        pid: pid.clone(),
+        tid: tid.map(num),
+        args: Some(raw(args)),
+        ..OwnedEvent::default()
+    };
+    let label = format!("{} · rank {}", runs[group.run as usize], group.rank);
+    w.write_event(&meta(
+        "process_name",
+        None,
+        serde_json::json!({ "name": label }),
+    ))?;
+    w.write_event(&meta(
+        "process_sort_index",
+        None,
+        serde_json::json!({ "sort_index": group.pid }),
+    ))?;
+    w.write_event(&meta(
+        "process_labels",
+        None,
+        serde_json::json!({ "labels": format!("{EXPORT_FORMAT}; ok = recorded-field agreement, tensor equality not established; presentation order is not GPU causal order") }),
+    ))?;
+    for (tid, name) in [
+        (TID_OPERATIONS, "operations"),
+        (TID_STATUS, "status (ok = recorded-field agreement)"),
+        (TID_MARKERS, "first observed difference"),
+    ] {
+        w.write_event(&meta(
+            "thread_name",
+            Some(tid),
+            serde_json::json!({ "name": name }),
+        ))?;
+        w.write_event(&meta(
+            "thread_sort_index",
+            Some(tid),
+            serde_json::json!({ "sort_index": tid }),
+        ))?;
+    }
+    Ok(())
+}
+
+/// One flow (`s` then `f`) per active pair, from the left run's operation to
+/// its peer; returns the number of pairs. Lines are formatted here (fixed
+/// field order, numbers and ASCII names only) and checked by the writer.
+fn write_flows<W: std::io::Write>(
+    w: &mut TraceWriter<W>,
+    groups: &[Group],
+    ops: &[OpView],
+) -> Result<u64, Error> {
     let mut pairs = 0u64;
     let mut line = String::with_capacity(256);
     for (i, op) in ops.iter().enumerate() {
@@ -565,20 +594,41 @@ pub(crate) fn write_tail<'a, W: std::io::Write>(
             w.write_raw_event(&line)?;
         }
     }
-    // Status lanes.
-    let mut statuses = StatusCounts::default();
-    let mut validation = ValidationCounts::default();
-    let mut first: Vec<Option<usize>> = vec![None; groups.len()];
+    Ok(pairs)
+}
+
+/// What [`write_status_lanes`] counted on its way through the operations.
+struct Lanes {
+    statuses: StatusCounts,
+    validation: ValidationCounts,
+    /// Per group: its first difference in recorded sequence order.
+    first: Vec<Option<usize>>,
+}
+
+/// One status-lane `X` event per operation, counting statuses and
+/// validations and finding each group's first difference as it goes.
+fn write_status_lanes<'a, W: std::io::Write>(
+    w: &mut TraceWriter<W>,
+    groups: &[Group],
+    ops: &[OpView],
+    ids: &dyn Fn(usize) -> &'a str,
+) -> Result<Lanes, Error> {
+    let mut lanes = Lanes {
+        statuses: StatusCounts::default(),
+        validation: ValidationCounts::default(),
+        first: vec![None; groups.len()],
+    };
+    let mut line = String::with_capacity(256);
     let mut id = Vec::with_capacity(64);
     for (i, op) in ops.iter().enumerate() {
-        statuses.add(op.status);
+        lanes.statuses.add(op.status);
         match op.validation {
-            Validation::Unreviewed => validation.unreviewed += 1,
-            Validation::AgentReviewed => validation.agent_reviewed += 1,
+            Validation::Unreviewed => lanes.validation.unreviewed += 1,
+            Validation::AgentReviewed => lanes.validation.agent_reviewed += 1,
         }
         let v = op.validation.as_str();
         if op.status.is_difference() {
-            let slot = &mut first[op.group as usize];
+            let slot = &mut lanes.first[op.group as usize];
             if slot.is_none_or(|f| ops[f].sequence > op.sequence) {
                 *slot = Some(i);
             }
@@ -597,9 +647,22 @@ pub(crate) fn write_tail<'a, W: std::io::Write>(
         );
         w.write_raw_event(&line)?;
     }
-    // First-observed difference markers, in process order.
+    Ok(lanes)
+}
+
+/// The first-observed difference marker of each group that has one, in
+/// process order; returns what the markers say, for the metadata.
+fn write_first_difference_markers<'a, W: std::io::Write>(
+    w: &mut TraceWriter<W>,
+    runs: &[String; 2],
+    groups: &[Group],
+    ops: &[OpView],
+    ids: &dyn Fn(usize) -> &'a str,
+    process_order: &[usize],
+    first: &[Option<usize>],
+) -> Result<Vec<FirstDifference>, Error> {
     let mut first_differences = Vec::new();
-    for &g in &order {
+    for &g in process_order {
         let Some(i) = first[g] else { continue };
         let op = &ops[i];
         let group = &groups[g];
@@ -629,12 +692,7 @@ pub(crate) fn write_tail<'a, W: std::io::Write>(
             ..OwnedEvent::default()
         })?;
     }
-    Ok(Tail {
-        pairs,
-        statuses,
-        validation,
-        first_differences,
-    })
+    Ok(first_differences)
 }
 
 // ---------------------------------------------------------------------------
@@ -662,6 +720,43 @@ impl OperationsFirst {
         }
         !(is_operation && self.past_operations)
     }
+}
+
+/// What [`read_view_events`] tells its visitor about one event.
+pub(crate) struct ViewEvent {
+    /// An operation event (by its category).
+    pub operation: bool,
+    /// It keeps the order rule ([`OperationsFirst`]).
+    pub in_order: bool,
+}
+
+/// Streams the view at `path` once, in file order, handing each event to
+/// `visit` with whether it is an operation and keeps the order rule; the
+/// visitor decides what a broken rule means (the first error, or a listed
+/// problem). Reader errors name `path`; the visitor's pass through as is.
+pub(crate) fn read_view_events(
+    path: &std::path::Path,
+    options: opguard_trace::ReaderOptions,
+    mut visit: impl FnMut(&Event<'_>, ViewEvent) -> Result<(), Error>,
+) -> Result<TraceSummary, Error> {
+    let mut reader = opguard_trace::TraceReader::open_with(path, options)
+        .map_err(|e| Error::from(e).with_path(path))?;
+    let mut order = OperationsFirst::default();
+    while let Some(e) = reader
+        .next_event()
+        .map_err(|e| Error::from(e).with_path(path))?
+    {
+        let operation = is_operation(&e);
+        let in_order = order.admits(operation);
+        visit(
+            &e,
+            ViewEvent {
+                operation,
+                in_order,
+            },
+        )?;
+    }
+    reader.finish().map_err(|e| Error::from(e).with_path(path))
 }
 
 /// Whether an event is an operation event (by its category).

@@ -79,36 +79,51 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
-mod apply;
-mod compare;
-mod error;
-mod export;
-mod format;
-mod map;
-mod output;
-mod profile;
+// Data flow: records (from a records file or from profiler traces) →
+// candidates by order-aware alignment → recorded-field comparison → an
+// export/v1 view; view + alignment map → a reviewed view. Every view is
+// written exclusively and can be validated.
+
+// Reader: operation records and the `opguard.records/v1` file.
 mod record;
+// Reader: operation records from PyTorch profiler traces recorded with shapes.
+mod profile;
+// Analysis: order-aware alignment of two operation sequences (candidates).
 mod sequence;
+// Analysis: recorded-field agreement of tensor summaries.
+mod compare;
+// Model: the `opguard.export/v1` view: its layout, metadata and the one
+// reader of its operation events.
+mod format;
+// Writer: records of two runs → candidates → an export/v1 view.
+mod export;
+// Reader: alignment maps v1, parsed and checked.
+mod map;
+// Analysis and writer: an alignment map applied to a view → a reviewed view.
+mod apply;
+// Analysis: the structural validator of export/v1 views.
 mod validate;
+// Writer: exclusive, all-or-nothing creation of a view file.
+mod output;
+// The crate's one error type and its codes.
+mod error;
 
 pub use apply::{
-    apply, apply_request, apply_request_file, apply_request_file_with, apply_request_with,
-    apply_with, parse_request, ApplyOptions, DecisionCounts, Request, Response, BASIS_MAP,
-    MAX_REQUEST_BYTES, PROTOCOL_VERSION,
+    apply, apply_request, apply_request_file, apply_request_file_with, apply_with, parse_request,
+    ApplyOptions, DecisionCounts, Request, Response, MAX_REQUEST_BYTES, PROTOCOL_VERSION,
 };
 pub use error::{Error, ErrorKind, ERROR_CODES};
 pub use export::{
     export, export_profile_records, export_profile_streams, export_profiles, export_records,
     export_request_file, export_with, CallsiteMatch, ExportOptions, ExportRequest, ExportSummary,
-    InputWarning, ProfileStream, BASIS_AUTOMATIC,
+    InputWarning, ProfileStream,
 };
 pub use format::{
     Correspondence, ExportMetadata, FirstDifference, Peer, Selector, Selectors, Side, SourceInfo,
     Status, StatusCounts, Validation, ValidationCounts, CAT_OPERATION, EXPORT_FORMAT,
-    MAX_EXPORT_BYTES, MAX_MAP_BYTES, OK_MEANING, PRESENTATION_NOTE, TENSOR_EQUALITY, VERDICT,
+    MAX_EXPORT_BYTES, MAX_MAP_BYTES,
 };
 pub use map::{AlignmentMap, Basis, Decision, Evidence, Review, MAP_VERSION};
-pub use output::GZIP_LEVEL;
 pub use profile::{
     records_from_model, records_from_profile, records_model_options, ProfileInput, ProfileRecords,
 };

@@ -25,7 +25,7 @@ use crate::error::{Error, ErrorKind};
 
 /// gzip level of `.gz` outputs (fast: the reviewed view is rewritten
 /// often; the size limit applies to decoded bytes anyway).
-pub const GZIP_LEVEL: u32 = 1;
+pub(crate) const GZIP_LEVEL: u32 = 1;
 
 static COUNTER: AtomicU64 = AtomicU64::new(0);
 

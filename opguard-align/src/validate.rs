@@ -12,16 +12,15 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::Path;
 
-use opguard_trace::{Event, ReaderOptions, TraceReader, TraceSummary};
+use opguard_trace::{Event, ReaderOptions, TraceSummary};
 use serde::Serialize;
 
 use crate::error::Error;
 use crate::format::{
-    has_operation_phase, is_on_thread, is_operation, metadata_json, peer_agrees_with_status,
-    ExportMetadata, OpArgs, OperationArgs, OperationsFirst, PeerArgs, Side, Status, StatusCounts,
-    ARG_FLOW_FROM, ARG_FLOW_TO, ARG_OPERATION, ARG_RECORD_ID, CAT_FLOW, CAT_MARKER, CAT_STATUS,
-    EXPORT_FORMAT, FLOW_BINDING, MAX_EXPORT_BYTES, TENSOR_EQUALITY, TID_MARKERS, TID_OPERATIONS,
-    TID_STATUS,
+    has_operation_phase, is_on_thread, metadata_json, peer_agrees_with_status, read_view_events,
+    ExportMetadata, OpArgs, OperationArgs, PeerArgs, Side, Status, StatusCounts, ARG_FLOW_FROM,
+    ARG_FLOW_TO, ARG_OPERATION, ARG_RECORD_ID, CAT_FLOW, CAT_MARKER, CAT_STATUS, EXPORT_FORMAT,
+    FLOW_BINDING, MAX_EXPORT_BYTES, TENSOR_EQUALITY, TID_MARKERS, TID_OPERATIONS, TID_STATUS,
 };
 
 /// What [`validate_export`] found.
@@ -158,42 +157,33 @@ fn read_view(path: &Path, p: &mut Problems) -> Result<(ViewEvents, TraceSummary)
     let options = ReaderOptions::new()
         .max_encoded_bytes(MAX_EXPORT_BYTES)
         .max_decoded_bytes(MAX_EXPORT_BYTES);
-    let mut reader =
-        TraceReader::open_with(path, options).map_err(|e| Error::from(e).with_path(path))?;
     let mut view = ViewEvents::default();
-    let mut order = OperationsFirst::default();
-    while let Some(e) = reader
-        .next_event()
-        .map_err(|e| Error::from(e).with_path(path))?
-    {
-        let operation = is_operation(&e);
-        if !order.admits(operation) {
+    let summary = read_view_events(path, options, |e, at| {
+        if !at.in_order {
             p.add(format!(
                 "traceEvents[{}]: an operation after non-operation events",
                 e.index()
             ));
         }
-        if operation {
-            read_operation(&e, &mut view, p);
+        if at.operation {
+            read_operation(e, &mut view, p);
         } else if e.cat().is_some_and(|c| c == CAT_FLOW) {
-            read_flow_end(&e, &mut view.flows);
+            read_flow_end(e, &mut view.flows);
         } else if e.cat().is_some_and(|c| c == CAT_STATUS) {
             view.status_lanes += 1;
-            read_status_lane(&e, &mut view.ops, &view.ids, p);
+            read_status_lane(e, &mut view.ops, &view.ids, p);
         } else if e.cat().is_some_and(|c| c == CAT_MARKER) {
             view.marker_events += 1;
-            read_marker(&e, &mut view.markers, p);
+            read_marker(e, &mut view.markers, p);
         } else if e.ph().is_some_and(|ph| ph == "M")
             && e.name().is_some_and(|n| n == "process_name")
         {
-            if let Some(pid) = pid_of(&e) {
+            if let Some(pid) = pid_of(e) {
                 view.named_pids.insert(pid);
             }
         }
-    }
-    let summary = reader
-        .finish()
-        .map_err(|e| Error::from(e).with_path(path))?;
+        Ok(())
+    })?;
     Ok((view, summary))
 }
 

@@ -5,6 +5,8 @@ use opguard_align::{
     export_records, export_with, CallsiteMatch, ExportOptions, ExportRequest, Status,
 };
 
+use serde_json::Value;
+
 use crate::{listing, ops_by_id, read_view, record, sha256sum, write_records};
 
 fn ops(run: &str, rank: u32, names: &[&str]) -> Vec<opguard_align::Record> {
@@ -175,6 +177,19 @@ fn export_layout_operations_flows_lanes_markers_and_names() {
         assert_eq!(c["tensor_equality"], "not_established");
     }
     assert!(events[16..].iter().all(|e| e["cat"] != "opguard.op"));
+    // After the operations, the tail in the documented order: names, flows,
+    // status lanes, markers (each block whole, none interleaved).
+    let stage = |e: &Value| match (e["ph"].as_str(), e["cat"].as_str()) {
+        (Some("M"), _) => 0,
+        (Some("s" | "f"), Some("opguard.correspondence")) => 1,
+        (Some("X"), Some("opguard.status")) => 2,
+        (Some("i"), Some("opguard.first_difference")) => 3,
+        other => panic!("an event of no tail block: {other:?}"),
+    };
+    let stages: Vec<u8> = events[16..].iter().map(stage).collect();
+    assert!(stages.is_sorted(), "tail blocks out of order: {stages:?}");
+    assert_eq!(stages.first(), Some(&0));
+    assert_eq!(stages.last(), Some(&3));
     let count = |cat: &str, ph: &str| {
         events
             .iter()

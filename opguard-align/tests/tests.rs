@@ -24,9 +24,7 @@ use opguard_align::{export_records, ExportSummary, Record, RecordsWriter, Tensor
 
 /// A file of the language-neutral fixtures.
 pub fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../fixtures/align")
-        .join(name)
+    opguard_testdata::fixtures_dir().join("align").join(name)
 }
 
 /// SHA-256 of a file, by the system's `sha256sum` (an independent oracle).

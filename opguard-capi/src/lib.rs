@@ -37,17 +37,32 @@
 // `boundary` and `ffi` and carries a SAFETY comment.
 #![deny(unsafe_op_in_unsafe_fn)]
 
-mod align;
-mod boundary;
-mod census;
-mod error;
+// Data flow: a C call → the boundary (arguments, panic guard, owned
+// strings) → the request document → one contract crate → a JSON envelope.
+
+// The exported C functions, one line each into the boundary.
 pub mod ffi;
-mod job;
-mod kernel;
+// The boundary: envelopes, argument checks, owned strings, the panic guard.
+mod boundary;
+// Reader: request parsing shared by every JSON entry point.
 mod request;
-mod scaling;
-mod select;
+// One module per contract crate, in the workspace's data-flow order.
+// Traces: what the reader established about a file; launch regions.
 mod trace;
+// Kernel names: canonical identity, short names, verdicts.
+mod kernel;
+// Selection: profile Top-N and the seam verdict.
+mod select;
+// Alignment: export views, apply alignment maps.
+mod align;
+// Census: one capture's census, the two-width comparison.
+mod census;
+// Scaling: cost against a numeric input across trials.
+mod scaling;
+// Jobs: one rank's summary (map), merging summaries (reduce).
+mod job;
+// The crate's one error type and the stable error-code table.
+mod error;
 
 pub use error::{library_codes, CodeInfo, Error, LibraryCodes, CAPI_CODES, LIBRARY_CODES};
 pub use ffi::ABI_VERSION;

@@ -72,35 +72,60 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
-mod analysis;
-mod capture;
-mod census;
-mod compare;
-mod error;
-mod expr;
-mod families;
-mod fxhash;
-mod host;
+// Data flow: capture document → its shapes and expressions → one pass of
+// analysis → the census of one capture; two censuses → the width
+// comparison; the host-resolution log → its diff against a declared set.
+
+// Reader: the path-carrying readers every document here uses, on top of
+// opguard-document's strict tree.
 mod json;
+// Reader: `opguard.census/capture-v1` records, parsed and validated.
+mod capture;
+// Reader: operator family tables (`opguard.census/families-v1`) and
+// whole-name matching.
+mod families;
+// Model: the sympy-printed size, guard and replacement expressions torch
+// writes: symbols, linear forms, relations, canonical rendering.
+mod expr;
+// Analysis: one pass over a capture's shapes (digest, concrete dimensions,
+// per-operator counts, the step axis).
+mod analysis;
+// Writer: the census of one capture.
+mod census;
+// Analysis and writer: the two-width comparison (is the step axis a free
+// symbol, on what evidence).
+mod compare;
+// Analysis: the host-resolution log against a declared set.
+mod host;
+// The crate's one error type and its codes.
+mod error;
+// Support: the hasher of the crate's internal maps.
+mod fxhash;
+
+pub use json::DEFAULT_MAX_BYTES;
 
 pub use capture::{
     Capture, Dim, FramesOrder, HostResolution, OpView, Replacement, Shape, CAPTURE_FORMAT,
     MIN_SYMBOLIC_WIDTH,
 };
+
+pub use families::{
+    operator_base_name, FamilyTable, DEFAULT_FAMILIES_JSON, FAMILIES_FORMAT, UNCLASSIFIED,
+};
+
 pub use census::{
     host_resolutions_by_line, Census, ConcreteDim, FamilyRow, StepAxisReport, StepAxisStatus,
     Totals, Unclassified, CENSUS_FORMAT, NO_FRAME,
 };
+
 pub use compare::{
     CaptureSummary, Check, Evidence, GuardRelation, GuardRow, OpCountDiff, Specialisation,
     WidthComparison, COMPARISON_FORMAT,
 };
-pub use error::{CensusError, ERROR_CODES};
-pub use families::{
-    operator_base_name, FamilyTable, DEFAULT_FAMILIES_JSON, FAMILIES_FORMAT, UNCLASSIFIED,
-};
+
 pub use host::{DeclaredHostResolutions, HostResolutionDiff, LineDiff};
-pub use json::DEFAULT_MAX_BYTES;
+
+pub use error::{CensusError, ERROR_CODES};
 
 /// This crate's version (its Cargo.toml `version`), for tools that report what
 /// they were built with (`opguard --version`).

@@ -16,7 +16,7 @@ use serde::Serialize;
 use crate::cli::CensusArgs;
 use crate::error::CliError;
 use crate::exit;
-use crate::out::Out;
+use crate::out::print_answer;
 use crate::style::{Align, Style, Table};
 
 /// The role a capture plays on the command line.
@@ -186,13 +186,7 @@ pub fn report(args: &CensusArgs) -> Result<Report, CliError> {
 /// Runs `opguard census`.
 pub fn run(args: &CensusArgs) -> Result<u8, CliError> {
     let report = report(args)?;
-    let mut out = Out::new();
-    if args.output.json {
-        out.json_line(&report)?;
-    } else {
-        out.text(&human(&report, Style::for_stdout()))?;
-    }
-    out.flush()?;
+    print_answer(args.output.json, &report, |style| human(&report, style))?;
     Ok(report.status())
 }
 

@@ -10,7 +10,7 @@ use opguard_trace::ReaderOptions;
 use crate::cli::ExportArgs;
 use crate::error::CliError;
 use crate::exit;
-use crate::out::Out;
+use crate::out::print_answer;
 use crate::style::{facts, Style};
 
 impl From<opguard_align::Error> for CliError {
@@ -82,13 +82,7 @@ pub fn run(args: &ExportArgs) -> Result<u8, CliError> {
             .map(|w| (w.input.display().to_string(), w)),
         args.output.json,
     );
-    let mut out = Out::new();
-    if args.output.json {
-        out.json_line(&summary)?;
-    } else {
-        out.text(&human(&summary, Style::for_stdout()))?;
-    }
-    out.flush()?;
+    print_answer(args.output.json, &summary, |style| human(&summary, style))?;
     Ok(exit::OK)
 }
 

@@ -8,7 +8,7 @@ use opguard_job::{job_inputs, run_job, Job, SummaryOptions};
 use crate::cli::JobArgs;
 use crate::error::CliError;
 use crate::exit;
-use crate::out::Out;
+use crate::out::print_answer;
 use crate::progress::Progress;
 use crate::style::{Align, Style, Table};
 use crate::trace_info::duration;
@@ -46,13 +46,9 @@ pub fn run(args: &JobArgs) -> Result<u8, CliError> {
     if let Ok(mut p) = progress.lock() {
         p.finish();
     }
-    let mut out = Out::new();
-    if args.output.json {
-        out.json_line(&job)?;
-    } else {
-        out.text(&human(&job, args.frames, Style::for_stdout()))?;
-    }
-    out.flush()?;
+    print_answer(args.output.json, &job, |style| {
+        human(&job, args.frames, style)
+    })?;
     let mut status = exit::OK;
     for rank in job.unreadable() {
         if let Some(e) = &rank.error {

@@ -10,6 +10,7 @@ use std::io::{BufWriter, StdoutLock, Write};
 use serde::Serialize;
 
 use crate::error::CliError;
+use crate::style::Style;
 
 /// The error code of a closed stdout; `main` stops quietly on it.
 pub const BROKEN_PIPE: &str = "broken_pipe";
@@ -48,6 +49,22 @@ impl Out {
     pub fn flush(&mut self) -> Result<(), CliError> {
         self.inner.flush().map_err(io_error)
     }
+}
+
+/// A command's one answer: `value` as one JSON line under `--json`,
+/// otherwise the text `human` draws in stdout's style; flushed.
+pub fn print_answer<T: Serialize + ?Sized>(
+    json: bool,
+    value: &T,
+    human: impl FnOnce(Style) -> String,
+) -> Result<(), CliError> {
+    let mut out = Out::new();
+    if json {
+        out.json_line(value)?;
+    } else {
+        out.text(&human(Style::for_stdout()))?;
+    }
+    out.flush()
 }
 
 fn io_error(e: std::io::Error) -> CliError {

@@ -16,7 +16,7 @@ use crate::cli::ReportArgs;
 use crate::error::CliError;
 use crate::exit;
 use crate::inspect::{alignment, default_input, AlignmentSection};
-use crate::out::Out;
+use crate::out::print_answer;
 
 impl From<opguard_report::Error> for CliError {
     fn from(e: opguard_report::Error) -> Self {
@@ -104,16 +104,12 @@ pub fn run(args: &ReportArgs) -> Result<u8, CliError> {
         bytes: html.len() as u64,
         traces: traces.len(),
     };
-    let mut out = Out::new();
-    if args.output.json {
-        out.json_line(&written)?;
-    } else {
-        out.text(&format!(
+    print_answer(args.output.json, &written, |_| {
+        format!(
             "wrote {} ({} bytes, {} traces); open it in any browser, it fetches nothing\n",
             written.output, written.bytes, written.traces
-        ))?;
-    }
-    out.flush()?;
+        )
+    })?;
     Ok(exit::OK)
 }
 

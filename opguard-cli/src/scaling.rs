@@ -7,7 +7,7 @@ use opguard_trace::model::ModelOptions;
 use crate::cli::ScalingArgs;
 use crate::error::CliError;
 use crate::exit;
-use crate::out::Out;
+use crate::out::print_answer;
 use crate::style::{facts, Align, Style, Table};
 
 impl From<opguard_scaling::Error> for CliError {
@@ -29,13 +29,7 @@ pub fn run(args: &ScalingArgs) -> Result<u8, CliError> {
     let report = TrialsDocument::read(&args.trials)
         .and_then(|doc| run_trials_as(&doc, metric, &options, args.provider.provider))
         .map_err(|e| CliError::from(e).in_input(args.trials.display().to_string()))?;
-    let mut out = Out::new();
-    if args.output.json {
-        out.json_line(&report)?;
-    } else {
-        out.text(&human(&report, Style::for_stdout()))?;
-    }
-    out.flush()?;
+    print_answer(args.output.json, &report, |style| human(&report, style))?;
     Ok(exit::OK)
 }
 

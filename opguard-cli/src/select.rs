@@ -11,7 +11,7 @@ use opguard_trace::model::{ArtifactSpec, ModelOptions};
 use crate::cli::{SelectProfileArgs, SelectVerdictArgs};
 use crate::error::CliError;
 use crate::exit;
-use crate::out::Out;
+use crate::out::print_answer;
 use crate::style::{facts, Align, Style, Table};
 
 impl From<opguard_select::Error> for CliError {
@@ -33,13 +33,7 @@ pub fn run_profile(args: &SelectProfileArgs) -> Result<u8, CliError> {
         .map_err(|e| e.in_input(label.clone()))?;
     crate::read::report_warnings(&label, &model.summary().warnings, args.output.json);
     let doc = profile_model(&model, args.top);
-    let mut out = Out::new();
-    if args.output.json {
-        out.json_line(&doc)?;
-    } else {
-        out.text(&profile_table(&doc, Style::for_stdout()))?;
-    }
-    out.flush()?;
+    print_answer(args.output.json, &doc, |style| profile_table(&doc, style))?;
     Ok(exit::OK)
 }
 
@@ -52,13 +46,7 @@ pub fn run_verdict(args: &SelectVerdictArgs) -> Result<u8, CliError> {
         .stream(Box::new(std::io::stdin()));
     let v = verdict_from_request_file_with(&args.request, options)
         .map_err(|e| CliError::from(e).in_input(args.request.display().to_string()))?;
-    let mut out = Out::new();
-    if args.output.json {
-        out.json_line(&v)?;
-    } else {
-        out.text(&verdict_text(&v, Style::for_stdout()))?;
-    }
-    out.flush()?;
+    print_answer(args.output.json, &v, |style| verdict_text(&v, style))?;
     Ok(if v.ok { exit::OK } else { exit::NEGATIVE })
 }
 

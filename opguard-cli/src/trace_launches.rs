@@ -10,7 +10,7 @@ use serde::Serialize;
 use crate::cli::TraceLaunchesArgs;
 use crate::error::CliError;
 use crate::exit;
-use crate::out::Out;
+use crate::out::print_answer;
 use crate::style::{facts, Align, Style, Table};
 
 /// One region and the path it was read from.
@@ -118,13 +118,7 @@ pub fn run(args: &TraceLaunchesArgs) -> Result<u8, CliError> {
         aggregate: aggregate(&only),
         regions,
     };
-    let mut out = Out::new();
-    if args.output.json {
-        out.json_line(&doc)?;
-    } else {
-        out.text(&human(&doc, Style::for_stdout()))?;
-    }
-    out.flush()?;
+    print_answer(args.output.json, &doc, |style| human(&doc, style))?;
     Ok(status)
 }
 

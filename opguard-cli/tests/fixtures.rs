@@ -3,6 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
+use opguard_testdata::fixture::{header_faults, HeaderFault};
 use serde_json::Value;
 
 use crate::common::{run, Run};
@@ -224,53 +225,11 @@ fn a_malformed_fixture_file_exits_2_before_any_case_runs() {
 }
 
 /// Every case file goes through one header check (fixtures/README.md): each
-/// header fault is refused with the field it is about, before any case runs.
+/// header fault of the shared table is refused with the field it is about,
+/// before any case runs.
 #[test]
 fn every_case_file_header_is_checked_by_one_loader() {
-    type Fault = fn(&mut Value);
-    let faults: [(&str, Fault, &str); 6] = [
-        // The select header before schema version 2.
-        (
-            "select/cases.json",
-            |d| {
-                let m = d.as_object_mut().unwrap();
-                m.remove("schema");
-                m.insert("format".into(), "opguard.select.fixture/v1".into());
-            },
-            "schema is missing",
-        ),
-        (
-            "scaling/cases.json",
-            |d| d["schema_version"] = 1.into(),
-            "schema_version 1",
-        ),
-        (
-            "align/map_cases.json",
-            |d| d["case_count"] = 0.into(),
-            "case_count is 0",
-        ),
-        (
-            "align/map_cases.json",
-            |d| {
-                d.as_object_mut().unwrap().remove("description");
-            },
-            "description",
-        ),
-        (
-            "kernel-name/kernel_symbols.json",
-            |d| {
-                let id = d["symbol_cases"][0]["id"].clone();
-                d["verdict_cases"][0]["id"] = id;
-            },
-            "is not unique",
-        ),
-        (
-            "select/cases.json",
-            |d| d["cases"][0]["id"] = "".into(),
-            "empty",
-        ),
-    ];
-    for (file, fault, said) in faults {
+    for HeaderFault { file, fault, says } in header_faults() {
         let tmp = tempfile::tempdir().unwrap();
         let mut doc = read_json(&repo_fixtures().join(file));
         fault(&mut doc);
@@ -282,7 +241,7 @@ fn every_case_file_header_is_checked_by_one_loader() {
         let e = r.json_error();
         assert_eq!(e["code"], "fixture_malformed", "{file}");
         let message = e["message"].as_str().unwrap();
-        assert!(message.contains(said), "{file}: {message}");
+        assert!(message.contains(says), "{file}: {message}");
     }
 }
 

@@ -58,73 +58,32 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 #![deny(missing_docs)]
+#![forbid(unsafe_code)]
 
-mod codes;
-mod de;
-mod error;
-mod path;
+// Data flow: bytes read bounded → deserialized strictly into the caller's
+// type or a tree; every error carries a JSON path and a code.
+
+// Reader: bounded reads and the strict entry points (`from_slice`, ...).
 mod read;
+// Reader: the serde deserializer that refuses repeated keys and structs
+// from arrays, recording the JSON path an error unwinds through.
+mod de;
+// Model: the JSON tree for readers that validate by hand.
 mod value;
+// JSON paths (`reviews[2].evidence[0].basis`) for errors.
+mod path;
+// The crate's one error type and its code list.
+mod error;
+// The error-code convention every opguard crate follows.
+mod codes;
 
-use std::io::Read;
-use std::path::Path;
-
-use serde::de::DeserializeOwned;
-use serde::Deserialize;
-
-pub use codes::check_error_codes;
-pub use error::{Error, ErrorKind, ERROR_CODES};
-pub use path::JsonPath;
-pub use read::{check_len, read_bounded, read_path_bounded, DEFAULT_MAX_BYTES};
+pub use read::{
+    from_path, from_reader, from_slice, from_str, read_bounded, read_path_bounded, tree_from_slice,
+    DEFAULT_MAX_BYTES,
+};
 pub use value::Value;
 
-/// Reads a document of at most `limit` bytes from memory: an object at the
-/// top, no repeated key, every struct from an object. Strings without escapes
-/// may borrow from `bytes`.
-pub fn from_slice<'a, T: Deserialize<'a>>(bytes: &'a [u8], limit: u64) -> Result<T, Error> {
-    read_strict(bytes, limit, true)
-}
+pub use error::{Error, ErrorKind, ERROR_CODES};
+pub use path::JsonPath;
 
-/// Reads a [`Value`] tree of at most `limit` bytes whatever its top is, for a
-/// reader that checks the types itself (and says what it expected); repeated
-/// keys are refused as by [`from_slice`].
-pub fn tree_from_slice(bytes: &[u8], limit: u64) -> Result<Value<'_>, Error> {
-    read_strict(bytes, limit, false)
-}
-
-fn read_strict<'a, T: Deserialize<'a>>(
-    bytes: &'a [u8],
-    limit: u64,
-    object_only: bool,
-) -> Result<T, Error> {
-    check_len(bytes.len(), limit)?;
-    let stash = de::Stash::default();
-    let mut json = serde_json::Deserializer::from_slice(bytes);
-    let strict = de::Strict {
-        de: &mut json,
-        stash: &stash,
-        object_only,
-    };
-    let value = T::deserialize(strict).map_err(|e| de::classify(e, bytes))?;
-    json.end().map_err(Error::from_json)?;
-    Ok(value)
-}
-
-/// [`from_slice`] for text.
-pub fn from_str<'a, T: Deserialize<'a>>(text: &'a str, limit: u64) -> Result<T, Error> {
-    from_slice(text.as_bytes(), limit)
-}
-
-/// Reads at most `limit` bytes from `reader` (one more is an error) and then
-/// the document, as [`from_slice`].
-pub fn from_reader<R: Read, T: DeserializeOwned>(reader: R, limit: u64) -> Result<T, Error> {
-    let bytes = read_bounded(reader, limit)?;
-    from_slice(&bytes, limit)
-}
-
-/// Reads the file at `path` as [`from_reader`]. The error does not repeat the
-/// path; the caller knows it.
-pub fn from_path<T: DeserializeOwned>(path: &Path, limit: u64) -> Result<T, Error> {
-    let bytes = read_path_bounded(path, limit)?;
-    from_slice(&bytes, limit)
-}
+pub use codes::check_error_codes;

@@ -23,20 +23,23 @@
 //!
 //! ```
 //! use opguard_job::{summarize, Job, SummaryOptions};
-//! use opguard_testdata::kineto_writer::KinetoTrace;
-//! // (opguard-testdata is the workspace's unpublished test support: here it
-//! // writes the trace a PyTorch profiler would.)
 //!
 //! let dir = tempfile::tempdir()?;
 //! let mut paths = Vec::new();
-//! // Rank 1's all-reduce takes three times as long as rank 0's.
-//! for (rank, dur) in [(0, 1_000), (1, 3_000)] {
-//!     let mut t = KinetoTrace::new();
-//!     t.set_metadata("distributedInfo", &serde_json::json!({"rank": rank}));
-//!     t.launch((10, 10), "cudaLaunchKernel", 0, 50, 1, None)
-//!         .kernel(0, 7, "ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*)", 100, dur);
-//!     let path = dir.path().join(format!("rank{rank}.json.gz"));
-//!     std::fs::write(&path, t.to_gzip()?)?;
+//! // Rank 1's all-reduce takes three times as long as rank 0's (durations
+//! // in microseconds, as the PyTorch profiler writes them).
+//! for (rank, dur_us) in [(0, 1), (1, 3)] {
+//!     let trace = format!(r#"{{"traceEvents": [
+//!       {{"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 10, "tid": 10,
+//!         "ts": 0, "dur": 0.05, "args": {{"correlation": 1}}}},
+//!       {{"ph": "X", "cat": "kernel", "name": "ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*)",
+//!         "pid": 0, "tid": 7, "ts": 0.1, "dur": {dur_us},
+//!         "args": {{"device": 0, "stream": 7, "correlation": 1}}}},
+//!       {{"ph": "s", "cat": "ac2g", "name": "ac2g", "pid": 10, "tid": 10, "ts": 0, "id": 1}},
+//!       {{"ph": "f", "cat": "ac2g", "name": "ac2g", "pid": 0, "tid": 7, "ts": 0.1, "id": 1, "bp": "e"}}
+//!     ], "schemaVersion": 1, "distributedInfo": {{"rank": {rank}}}}}"#);
+//!     let path = dir.path().join(format!("rank{rank}.json"));
+//!     std::fs::write(&path, trace)?;
 //!     paths.push(path);
 //! }
 //! let options = SummaryOptions::new();
@@ -56,21 +59,35 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
-mod document;
-mod error;
-mod merge;
-mod run;
-mod summary;
+// Data flow: one rank's trace (trace model) → its summary (map) → summaries
+// and partial jobs merged (reduce) → the job document.
 
-pub use document::{job_from_json, MAX_DOCUMENT_BYTES};
-pub use error::{Error, ERROR_CODES};
-pub use merge::{Job, JobFrame, RankCost, RankRef, JOB_FORMAT};
-pub use run::{job_inputs, run_job};
+// Reader and analysis, the map step: one rank's trace → a `RankSummary`.
+mod summary;
+// Running the map step over many ranks, on the calling thread or on a given
+// number of workers.
+mod run;
+// Analysis, the reduce step: summaries and partial jobs → one `Job`.
+mod merge;
+// Reader and writer: summaries and jobs as JSON documents crossing a process
+// or machine boundary.
+mod document;
+// The crate's error and its codes.
+mod error;
+
 pub use summary::{
     is_collective, summarize, summarize_as, summarize_model, unreadable, Collective, FrameBasis,
     LaunchSummary, RankError, RankFrame, RankInfo, RankSummary, SummaryOptions, TopRow,
     UnmatchedFrame, DEFAULT_TOP, RANK_FORMAT,
 };
+
+pub use run::{job_inputs, run_job};
+
+pub use merge::{Job, JobFrame, RankCost, RankRef, JOB_FORMAT};
+
+pub use document::{job_from_json, MAX_DOCUMENT_BYTES};
+
+pub use error::{Error, ERROR_CODES};
 
 /// This crate's version (`Cargo.toml`'s), for tools that report what they
 /// were built with (`opguard --version`).

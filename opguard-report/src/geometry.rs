@@ -10,7 +10,7 @@ pub fn bar_length(value: i64, total: i64, width: f64) -> f64 {
     (value as f64 / total as f64 * width).clamp(0.0, width)
 }
 
-/// Maps instants of one clock domain onto `0..=width` pixels.
+/// Maps instants of one clock domain onto equal columns of a timeline.
 ///
 /// Only times of the artifact that defined `start` and `end` may be placed
 /// on one scale: two artifacts never share an axis.
@@ -18,24 +18,16 @@ pub fn bar_length(value: i64, total: i64, width: f64) -> f64 {
 pub struct TimeScale {
     start_ns: i64,
     span_ns: i64,
-    width: f64,
 }
 
 impl TimeScale {
-    /// A scale from `start_ns` to `end_ns` over `width` pixels. A zero or
-    /// negative span is widened to 1 ns so every instant still has a place.
-    pub fn new(start_ns: i64, end_ns: i64, width: f64) -> Self {
+    /// A scale from `start_ns` to `end_ns`. A zero or negative span is
+    /// widened to 1 ns so every instant still has a place.
+    pub fn new(start_ns: i64, end_ns: i64) -> Self {
         TimeScale {
             start_ns,
             span_ns: end_ns.saturating_sub(start_ns).max(1),
-            width,
         }
-    }
-
-    /// The pixel position of `ts_ns`, clamped to the scale.
-    pub fn x(&self, ts_ns: i64) -> f64 {
-        let offset = i128::from(ts_ns) - i128::from(self.start_ns);
-        (offset as f64 / self.span_ns as f64 * self.width).clamp(0.0, self.width)
     }
 
     /// Which of `bins` equal columns `ts_ns` falls in (the last column holds
@@ -104,18 +96,22 @@ mod tests {
     #[test]
     fn timeline_positions_are_proportional_within_the_span() {
         // An artifact whose clock starts far from zero: only offsets count.
-        let s = TimeScale::new(1_700_000_000_000_000_000, 1_700_000_000_000_001_000, 720.0);
-        assert_eq!(s.x(1_700_000_000_000_000_000), 0.0);
-        assert_eq!(s.x(1_700_000_000_000_000_250), 180.0);
-        assert_eq!(s.x(1_700_000_000_000_000_500), 360.0);
-        assert_eq!(s.x(1_700_000_000_000_001_000), 720.0);
-        assert_eq!(s.x(0), 0.0, "before the span clamps to its start");
-        assert_eq!(s.x(i64::MAX), 720.0, "after the span clamps to its end");
+        let s = TimeScale::new(1_700_000_000_000_000_000, 1_700_000_000_000_001_000);
+        assert_eq!(s.bin(1_700_000_000_000_000_000, 720), 0);
+        assert_eq!(s.bin(1_700_000_000_000_000_250, 720), 180);
+        assert_eq!(s.bin(1_700_000_000_000_000_500, 720), 360);
+        assert_eq!(s.bin(1_700_000_000_000_001_000, 720), 719);
+        assert_eq!(s.bin(0, 720), 0, "before the span clamps to its start");
+        assert_eq!(
+            s.bin(i64::MAX, 720),
+            719,
+            "after the span clamps to its end"
+        );
     }
 
     #[test]
     fn bins_split_the_span_evenly() {
-        let s = TimeScale::new(100, 1_100, 720.0);
+        let s = TimeScale::new(100, 1_100);
         assert_eq!(s.bin(100, 10), 0);
         assert_eq!(s.bin(199, 10), 0);
         assert_eq!(s.bin(200, 10), 1);
@@ -126,9 +122,9 @@ mod tests {
 
     #[test]
     fn a_zero_span_still_places_its_instant() {
-        let s = TimeScale::new(5, 5, 100.0);
+        let s = TimeScale::new(5, 5);
         assert_eq!(s.span_ns(), 1);
-        assert_eq!(s.x(5), 0.0);
+        assert_eq!(s.bin(5, 10), 0);
     }
 
     #[test]

@@ -15,7 +15,7 @@ use crate::report::{AlignmentSummary, ArtifactReport, Report, ScalingView, MAX_L
 use crate::timeline::{LaneKind, Timeline};
 
 /// Width of a timeline's plot, px (one column per pixel).
-pub const TIMELINE_PLOT_WIDTH: f64 = crate::timeline::TIMELINE_BINS as f64;
+pub(crate) const TIMELINE_PLOT_WIDTH: f64 = crate::timeline::TIMELINE_BINS as f64;
 /// Width of a Top-N bar at 100 % of the device time, px.
 pub const BAR_PLOT_WIDTH: f64 = 480.0;
 
@@ -206,7 +206,7 @@ fn timeline(out: &mut String, t: &Timeline) {
         );
         return;
     };
-    let scale = TimeScale::new(start, end, TIMELINE_PLOT_WIDTH);
+    let scale = TimeScale::new(start, end);
     let width = LABEL_WIDTH + TIMELINE_PLOT_WIDTH + 20.0;
     let height = AXIS_HEIGHT + LANE_STEP * t.lanes.len() as f64 + 6.0;
     let _ = writeln!(

@@ -138,7 +138,7 @@ impl Timeline {
                 keep[i - 1]
             });
         }
-        let scale = TimeScale::new(start, end, TIMELINE_BINS as f64);
+        let scale = TimeScale::new(start, end);
         let index: HashMap<LaneKey, usize> = lanes
             .iter()
             .enumerate()

@@ -18,23 +18,24 @@
 //!
 //! ```
 //! use opguard_scaling::{run_trials_file, Metric};
-//! use opguard_testdata::kineto_writer::KinetoTrace;
-//! // (opguard-testdata is the workspace's unpublished test support: here it
-//! // writes the trace a PyTorch profiler would.)
 //!
 //! let dir = tempfile::tempdir()?;
-//! for (i, cost) in [10, 20, 30].into_iter().enumerate() {
-//!     let mut t = KinetoTrace::new();
-//!     // Different timestamps and thread ids: different artifacts.
-//!     let thread = (1000 + i as i64, 7);
-//!     t.cpu_op(thread, "reverse_scan", 5_000 * i as i64, cost, Some(1));
-//!     t.cpu_op(thread, "aten::zeros", 100_000, 500, Some(2));
-//!     std::fs::write(dir.path().join(format!("t{}.json.gz", i + 1)), t.to_gzip()?)?;
+//! for (i, cost_us) in ["0.010", "0.020", "0.030"].into_iter().enumerate() {
+//!     // Two PyTorch profiler `cpu_op`s per trial; different timestamps and
+//!     // process ids make each trace its own artifact.
+//!     let (pid, ts) = (1000 + i, 5 * i);
+//!     let trace = format!(r#"{{"traceEvents": [
+//!       {{"ph": "X", "cat": "cpu_op", "name": "reverse_scan", "pid": {pid}, "tid": 7,
+//!         "ts": {ts}, "dur": {cost_us}, "args": {{"External id": 1}}}},
+//!       {{"ph": "X", "cat": "cpu_op", "name": "aten::zeros", "pid": {pid}, "tid": 7,
+//!         "ts": 100, "dur": 0.5, "args": {{"External id": 2}}}}
+//!     ], "schemaVersion": 1}}"#);
+//!     std::fs::write(dir.path().join(format!("t{}.json", i + 1)), trace)?;
 //! }
 //! let trials = r#"{"trials": [
-//!   {"id": "t1", "input": 1, "variant": "base", "traces": ["t1.json.gz"]},
-//!   {"id": "t2", "input": 2, "variant": "base", "traces": ["t2.json.gz"]},
-//!   {"id": "t3", "input": 3, "variant": "base", "traces": ["t3.json.gz"]}
+//!   {"id": "t1", "input": 1, "variant": "base", "traces": ["t1.json"]},
+//!   {"id": "t2", "input": 2, "variant": "base", "traces": ["t2.json"]},
+//!   {"id": "t3", "input": 3, "variant": "base", "traces": ["t3.json"]}
 //! ], "metric": "inclusive_ns"}"#;
 //! std::fs::write(dir.path().join("trials.json"), trials)?;
 //!
@@ -50,28 +51,47 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
-mod correlate;
-mod cost;
-mod error;
-mod metric;
-mod report;
-mod run;
-pub mod stats;
-mod trials;
+// Data flow: trials document → each trial's traces (trace models) → cost
+// per semantic frame → series across trials and their statistics → the
+// scaling report.
 
-pub use correlate::{correlate, MIN_DISTINCT_INPUTS, MIN_SAMPLES};
+// Reader: the trials document (which traces, which trial, which input).
+mod trials;
+// Model: the cost a series measures, and its unit.
+mod metric;
+// Analysis: per-trial cost per semantic frame, from each trace's model.
+mod cost;
+// Analysis: Spearman's rho and its p-value, Benjamini–Hochberg (public: the
+// statistics are checked against independent implementations).
+pub mod stats;
+// Analysis: across trials, one series per (variant, frame, metric, unit).
+mod correlate;
+// Writer: the scaling report and its entries.
+mod report;
+// The whole path: trials document → report.
+mod run;
+// The crate's one error type and its codes.
+mod error;
+
+pub use trials::{TrialSpec, TrialsDocument, MAX_TRIALS_DOCUMENT_BYTES, TRIALS_FORMAT};
+
+pub use metric::{Metric, Unit, UnknownMetric};
+
 pub use cost::{
     self_times, trial_costs, trial_costs_as, FrameCost, TraceArtifact, TrialCosts, BUILD_ID_KEY,
     SOURCE_STATE_KEY,
 };
-pub use error::{Error, ErrorKind, ERROR_CODES};
-pub use metric::{Metric, Unit, UnknownMetric};
+
+pub use correlate::{correlate, MIN_DISTINCT_INPUTS, MIN_SAMPLES};
+
 pub use report::{
     Hotspot, Insufficient, InsufficientReason, MultiplicityMethod, NotCorrelatable,
     NotCorrelatableReason, ScalingReport, SeriesInfo, Unmatched,
 };
+
 pub use run::{run_trials, run_trials_as, run_trials_file};
-pub use trials::{TrialSpec, TrialsDocument, MAX_TRIALS_DOCUMENT_BYTES, TRIALS_FORMAT};
+
+pub use error::{Error, ErrorKind, ERROR_CODES};
 
 /// This crate's version (its Cargo.toml `version`), for tools that report what
 /// they were built with (`opguard --version`).

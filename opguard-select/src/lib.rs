@@ -15,26 +15,30 @@
 //!
 //! ```
 //! use opguard_select::{verdict_from_request_file, Failure};
-//! use opguard_testdata::kineto_writer::KinetoTrace;
-//! // (opguard-testdata is the workspace's unpublished test support: here it
-//! // writes the trace a PyTorch profiler would.)
 //!
-//! // One server thread: an outer wrapper calls the launcher, which issues a
-//! // Triton kernel (a correlation edge and no External id).
-//! let host = (1234, 1234);
-//! let mut t = KinetoTrace::new();
-//! t.user_annotation(host, "opguard.seam::pkg.mod:outer", 0, 10_000, Some(1));
-//! t.user_annotation(host, "opguard.seam::pkg.mod:Runner.run", 1_000, 5_000, Some(2));
-//! t.launch(host, "cuLaunchKernel", 2_000, 500, 7, None)
-//!     .kernel(0, 7, "fused_moe_kernel", 6_000, 4_000);
+//! // One server thread, as the PyTorch profiler writes it: an outer wrapper
+//! // calls the launcher, which issues a Triton kernel (a correlation edge and
+//! // no External id).
+//! let trace = r#"{"traceEvents": [
+//!   {"ph": "X", "cat": "user_annotation", "name": "opguard.seam::pkg.mod:outer",
+//!    "pid": 1234, "tid": 1234, "ts": 0, "dur": 10, "args": {"External id": 1}},
+//!   {"ph": "X", "cat": "user_annotation", "name": "opguard.seam::pkg.mod:Runner.run",
+//!    "pid": 1234, "tid": 1234, "ts": 1, "dur": 5, "args": {"External id": 2}},
+//!   {"ph": "X", "cat": "cuda_driver", "name": "cuLaunchKernel",
+//!    "pid": 1234, "tid": 1234, "ts": 2, "dur": 0.5, "args": {"correlation": 7}},
+//!   {"ph": "X", "cat": "kernel", "name": "fused_moe_kernel", "pid": 0, "tid": 7,
+//!    "ts": 6, "dur": 4, "args": {"device": 0, "stream": 7, "correlation": 7}},
+//!   {"ph": "s", "cat": "ac2g", "name": "ac2g", "pid": 1234, "tid": 1234, "ts": 2, "id": 7},
+//!   {"ph": "f", "cat": "ac2g", "name": "ac2g", "pid": 0, "tid": 7, "ts": 6, "id": 7, "bp": "e"}
+//! ], "schemaVersion": 1}"#;
 //! let dir = tempfile::tempdir()?;
-//! std::fs::write(dir.path().join("trace.pid-1234.json.gz"), t.to_gzip()?)?;
+//! std::fs::write(dir.path().join("trace.pid-1234.json"), trace)?;
 //!
 //! let request = |target: &str| format!(r#"{{"protocol_version": 1,
 //!     "target": "{target}", "device_kernel": "fused_moe_kernel",
 //!     "capture_target": "{target}",
 //!     "candidates": [{{"spec": "pkg.mod:outer"}}, {{"spec": "pkg.mod:Runner.run"}}],
-//!     "processes": [{{"name": "pid-1234", "trace": "trace.pid-1234.json.gz",
+//!     "processes": [{{"name": "pid-1234", "trace": "trace.pid-1234.json",
 //!                     "installed": ["pkg.mod:outer", "pkg.mod:Runner.run"]}}]}}"#);
 //! let path = dir.path().join("request.json");
 //!
@@ -86,31 +90,48 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
-mod error;
-mod evaluate;
-mod profile;
-mod request;
-mod seam;
-mod verdict;
+// Data flow, seam verdict: request → each process's trace model → seam
+// analysis per process → the verdict over all of them → verdict document.
+// Profile: trace model → Top-N rows → profile document.
 
-pub use error::{Error, ERROR_CODES};
+// Reader: the seam-verdict request (protocol 1): target, candidates, and
+// where each capture process left its trace.
+mod request;
+// Analysis: one process, one trace: marker spans, launch causality by edge,
+// observed host nesting of the probes.
+mod seam;
+// Analysis: from a request to a verdict: admission, reading each trace,
+// per-process verdicts, the verdict over all of them.
+mod evaluate;
+// Writer: the verdict document and the evidence each field rests on.
+mod verdict;
+// Analysis and writer: profile Top-N rows that declare their entity kind.
+mod profile;
+// The crate's one error type and its codes.
+mod error;
+
+pub use request::{
+    CandidateSpec, ProcessId, ProcessSpec, Refusal, Request, DEFAULT_MARKER_PREFIX,
+    MAX_REQUEST_BYTES, PROTOCOL_VERSION,
+};
+
 pub use evaluate::{
     verdict, verdict_for_models, verdict_from_request_file, verdict_from_request_file_with,
     verdict_with, VerdictOptions,
 };
+
+pub use verdict::{
+    BestProcess, CandidateEvidence, Failure, MatchedKernelName, ProcessVerdict, RefusedCandidate,
+    Seen, Verdict, VERDICT_FORMAT,
+};
+
 pub use profile::{
     profile, profile_model, profile_with, EntityKind, ExpandedAggregate, HostEvidence, HostProfile,
     HostRow, NameTime, ProfileDocument, ProfileRow, ProfiledTrace, RegionRow, RowEvidence,
     ShapeTime, ENTITY_KIND_CONTRACT, PROFILE_FORMAT, SELF_TIME_RULE,
 };
-pub use request::{
-    CandidateSpec, ProcessId, ProcessSpec, Refusal, Request, DEFAULT_MARKER_PREFIX,
-    MAX_REQUEST_BYTES, PROTOCOL_VERSION,
-};
-pub use verdict::{
-    BestProcess, CandidateEvidence, Failure, MatchedKernelName, ProcessVerdict, RefusedCandidate,
-    Seen, Verdict, VERDICT_FORMAT,
-};
+
+pub use error::{Error, ERROR_CODES};
 
 /// This crate's version (its Cargo.toml `version`), for tools that report what
 /// they were built with (`opguard --version`).

@@ -7,12 +7,12 @@
 use std::path::PathBuf;
 
 use opguard_select::verdict_from_request_file;
-use serde_json::Value;
+use opguard_testdata::{fixtures_dir, load_fixture};
 
 use crate::support::*;
 
 fn dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../fixtures/select")
+    fixtures_dir().join("select")
 }
 
 #[test]
@@ -33,16 +33,9 @@ fn the_fixture_trace_is_the_generated_one() {
 
 #[test]
 fn every_fixture_case_gives_its_expected_outcome() {
-    let cases: Value =
-        serde_json::from_slice(&std::fs::read(dir().join("cases.json")).unwrap()).unwrap();
-    assert_eq!(cases["schema"], "opguard.select.fixture");
-    assert_eq!(cases["schema_version"], 2);
-    let list = cases["cases"].as_array().unwrap();
-    assert_eq!(list.len() as u64, cases["case_count"].as_u64().unwrap());
-    let mut ids = std::collections::HashSet::new();
-    for case in list {
+    let cases = load_fixture("select/cases.json", "opguard.select.fixture", 2);
+    for case in cases["cases"].as_array().unwrap() {
         let id = case["id"].as_str().unwrap();
-        assert!(ids.insert(id), "duplicate id {id}");
         let path = dir().join(case["request"].as_str().unwrap());
         let expect = &case["expect"];
         match verdict_from_request_file(&path) {

@@ -41,18 +41,34 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
-pub mod analysis;
-mod error;
-mod event;
-mod field;
-mod identity;
+// Data flow: file → decoded input (SHA-256, limits, gzip) → scanned and
+// read events → one artifact's model → analyses; and a deterministic writer
+// for traces opguard produces.
+
+// Input: the decoded bytes of a file, plain or gzip, hashed and bounded.
 pub mod input;
-pub mod model;
-mod number;
-mod reader;
+// Reader, lowest level: the validating JSON scanner over byte slices.
 mod scan;
+// Reader: exact JSON numbers, kept as their text.
+mod number;
+// Reader: the event fields the reader types, and what each may hold.
+mod field;
+// Reader: one event, borrowed from the reader's buffer.
+mod event;
+// Reader: events streamed out of a trace file, in file order.
+mod reader;
+// Reader: what a read accepted that a strict reader would not.
 mod warning;
+// Model: identities of artifacts (SHA-256) and events.
+mod identity;
+// Model: what one trace artifact says, with every join qualified.
+pub mod model;
+// Analysis: results computed from trace models (info, launch regions).
+pub mod analysis;
+// Writer: the streaming, deterministic Chrome-trace JSON writer.
 mod writer;
+// The crate's one error type and its codes.
+mod error;
 
 pub use error::{Error, ErrorKind, Limit, ERROR_CODES};
 pub use event::{Args, ArrayIter, Event, LaunchArgs, ObjectIter, Scalar, ScalarKey, Str, Value};

@@ -1,6 +1,7 @@
 //! Test support for opguard's tests, doc examples and examples: locates
-//! `../shared/data`, the real traces and captures the tests read, and builds
-//! Kineto-shaped traces ([`kineto_writer`]).
+//! `../shared/data`, the real traces and captures the tests read, reads the
+//! committed `fixtures/` case files through one header check ([`fixture`]),
+//! and builds Kineto-shaped traces ([`kineto_writer`]).
 //!
 //! The folder sits beside the workspace (CI has it too); nothing from it is
 //! copied into the repository. When it is missing, tests skip with a message,
@@ -10,7 +11,10 @@
 
 use std::path::PathBuf;
 
+pub mod fixture;
 pub mod kineto_writer;
+
+pub use fixture::{check_fixture_header, fixtures_dir, load_fixture, FixtureHeaderError};
 
 /// `../shared/data` relative to the workspace root, if it exists.
 ///

@@ -5,14 +5,16 @@
 //! To regenerate after an intended change: `OPGUARD_BLESS=1 cargo test -p
 //! opguard-scaling --test integration fixtures`, then review the diff.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use opguard_scaling::{run_trials_file, Metric};
+use opguard_testdata::fixture::read_json;
 use opguard_testdata::kineto_writer::KinetoTrace;
+use opguard_testdata::{fixtures_dir, load_fixture};
 use serde_json::Value;
 
 fn dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures/scaling")
+    fixtures_dir().join("scaling")
 }
 
 fn bless() -> bool {
@@ -90,18 +92,9 @@ fn fixture_traces_are_what_the_generator_writes() {
 #[test]
 fn every_fixture_case_gives_its_expected_result() {
     bless_traces();
-    let cases_path = dir().join("cases.json");
-    let cases: Value =
-        serde_json::from_slice(&std::fs::read(&cases_path).expect("cases.json")).expect("json");
-    assert_eq!(cases["schema"], "opguard.scaling.fixture");
-    assert_eq!(cases["schema_version"], 2);
-    let list = cases["cases"].as_array().expect("cases array");
-    assert_eq!(cases["case_count"].as_u64(), Some(list.len() as u64));
-    let mut ids = Vec::new();
-    for case in list {
+    let cases = load_fixture("scaling/cases.json", "opguard.scaling.fixture", 2);
+    for case in cases["cases"].as_array().expect("cases array") {
         let id = case["id"].as_str().expect("id");
-        assert!(!ids.contains(&id), "duplicate case id {id}");
-        ids.push(id);
         assert!(
             case["description"].as_str().is_some_and(|d| !d.is_empty()),
             "{id}"
@@ -120,9 +113,7 @@ fn every_fixture_case_gives_its_expected_result() {
                     text.push('\n');
                     std::fs::write(&path, text).expect("bless report");
                 }
-                let want: Value =
-                    serde_json::from_slice(&std::fs::read(&path).expect("expected report"))
-                        .expect("json");
+                let want = read_json(&path);
                 assert_eq!(got, want, "{id}");
             }
             (Value::Null, Value::String(code)) => {
