@@ -17,7 +17,6 @@ use crate::cli::InspectArgs;
 use crate::error::CliError;
 use crate::exit;
 use crate::export::{first_differences_text, statuses_text};
-use crate::out::Out;
 use crate::scratch::ScratchDir;
 use crate::select::{profile_table, verdict_text};
 use crate::style::{facts, Style};
@@ -235,13 +234,7 @@ pub fn run(args: &InspectArgs) -> Result<u8, CliError> {
         not_aligned,
         seam_verdict,
     };
-    let mut out = Out::new();
-    if args.output.json {
-        out.json_line(&doc)?;
-    } else {
-        out.text(&human(&doc, Style::for_stdout()))?;
-    }
-    out.flush()?;
+    crate::out::print_answer(args.output.json, &doc, |style| human(&doc, style))?;
     // An unreadable trace outranks a refused verdict: the answer is partial.
     Ok(if status != exit::OK {
         status

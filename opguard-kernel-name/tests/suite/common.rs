@@ -1,12 +1,7 @@
-//! Paths to the shared data and the fixture, and a small trace reader.
+//! Paths to the shared data, and a small trace reader.
 
 use std::io::Read;
 use std::path::PathBuf;
-
-/// `fixtures/kernel-name/kernel_symbols.json` in the workspace.
-pub fn fixture_path() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../fixtures/kernel-name/kernel_symbols.json")
-}
 
 /// `/work/shared/data/traces/hta` (resolved from the workspace), or `None`
 /// with a printed message when it is missing outside CI. Under `CI=true` a

@@ -6,13 +6,11 @@
 use opguard_kernel_name::{canonicalize, matches, Memo};
 use proptest::prelude::*;
 
-use super::common::{fixture_path, hta_dir, trace_names};
+use super::common::{hta_dir, trace_names};
 
 /// Fixture symbols, real trace names and TraceLens names (the whole corpus).
 fn corpus() -> Vec<String> {
-    let fixture: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(fixture_path()).expect("read the fixture"))
-            .expect("parse the fixture");
+    let fixture = super::fixture::load();
     let mut names: Vec<String> = fixture["symbol_cases"]
         .as_array()
         .expect("symbol_cases")
