@@ -99,13 +99,23 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
-mod canonical;
-mod error;
-mod field;
-mod memo;
-mod scan;
+// Data flow: symbol text → demangling and the top-level scan → canonical
+// form → strict verdict between two forms; answers serialized per field.
+
+// Reader: byte classes and the whitespace normalization every fragment shares.
 mod text;
+// Reader: the top-level scan of a (demangled, non-memory) kernel name.
+mod scan;
+// Model: the canonical form of a kernel symbol and its identity.
+mod canonical;
+// Analysis: the strict matcher between two canonical forms.
 mod verdict;
+// Analysis: a bounded memo of canonical forms and answers for per-event callers.
+mod memo;
+// Writer: the fields of a canonical form's JSON answer and projections of them.
+mod field;
+// The crate's one error type and its codes.
+mod error;
 
 pub use canonical::{
     canonicalize, short_name, Args, Canonical, Mangling, MemoryKind, MemoryOp, Template,
