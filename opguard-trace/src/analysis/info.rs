@@ -14,7 +14,7 @@ use crate::error::Error;
 use crate::event::Str;
 use crate::identity::Sha256Digest;
 use crate::input::Compression;
-use crate::model::{Provider, ProviderDetector};
+use crate::model::{Interner, NameId, Provider, ProviderDetector};
 use crate::reader::{TopLevelForm, TraceReader};
 
 /// How many events have one `(ph, cat)`.
@@ -103,59 +103,48 @@ impl Tally {
     }
 }
 
-/// Distinct strings of one field, numbered in order of first sight; 0 is
-/// "absent". Lookups borrow the event's text: a string is copied once, when
-/// first seen, not once per event.
+/// One field's distinct strings (the model's [`Interner`]), with the few
+/// most recently used tried before hashing: a trace has a handful of phases
+/// and categories, and most events reuse them.
 #[derive(Default)]
-struct Interner {
-    ids: HashMap<Box<str>, u32>,
-    /// The strings, by id - 1.
-    strings: Vec<Box<str>>,
-    /// The most recently used few, searched before hashing: a trace has a
-    /// handful of phases and categories, and most events reuse them.
-    recent: [u32; RECENT],
+struct FieldIds {
+    names: Interner,
+    recent: [Option<NameId>; RECENT],
     next_recent: usize,
 }
 
 const RECENT: usize = 8;
 
-impl Interner {
-    fn id(&mut self, s: Option<Str<'_>>) -> u32 {
-        let Some(s) = s else { return 0 };
-        let text = s.as_cow();
-        for &id in &self.recent {
-            if id != 0 && *self.strings[id as usize - 1] == *text {
-                return id;
+impl FieldIds {
+    fn id(&mut self, s: Option<Str<'_>>) -> Option<NameId> {
+        let text = s?.as_cow();
+        for &id in self.recent.iter().flatten() {
+            if self.names.get(id) == text {
+                return Some(id);
             }
         }
-        let id = match self.ids.get(&*text) {
-            Some(&id) => id,
-            None => {
-                let owned: Box<str> = text.into();
-                self.strings.push(owned.clone());
-                let id = self.strings.len() as u32;
-                self.ids.insert(owned, id);
-                id
-            }
-        };
-        self.recent[self.next_recent] = id;
+        let id = self.names.intern(&text);
+        self.recent[self.next_recent] = Some(id);
         self.next_recent = (self.next_recent + 1) % RECENT;
-        id
+        Some(id)
     }
 
-    fn get(&self, id: u32) -> Option<String> {
-        (id != 0).then(|| self.strings[id as usize - 1].to_string())
+    fn text(&self, id: Option<NameId>) -> Option<String> {
+        id.map(|id| self.names.get(id).to_owned())
     }
 }
+
+/// An event's `(ph, cat)`, by interned ids (`None`: the field is absent).
+type Pair = (Option<NameId>, Option<NameId>);
 
 /// Events by `(ph, cat)`, counted by interned ids.
 #[derive(Default)]
 struct PairCounts {
-    ph: Interner,
-    cat: Interner,
-    counts: HashMap<(u32, u32), u64>,
+    ph: FieldIds,
+    cat: FieldIds,
+    counts: HashMap<Pair, u64>,
     /// The count of the pair last hit: runs of events share a pair.
-    last: Option<((u32, u32), u64)>,
+    last: Option<(Pair, u64)>,
 }
 
 impl PairCounts {
@@ -178,8 +167,8 @@ impl PairCounts {
         self.counts
             .iter()
             .map(|(&(ph, cat), &count)| Count {
-                ph: self.ph.get(ph),
-                cat: self.cat.get(cat),
+                ph: self.ph.text(ph),
+                cat: self.cat.text(cat),
                 count,
             })
             .collect()

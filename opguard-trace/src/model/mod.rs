@@ -434,14 +434,16 @@ pub struct HostTotal {
     pub counted_dur_ns: i64,
 }
 
+/// Distinct strings numbered in order of first sight: each is copied once,
+/// lookups borrow. The model's names, and the analyses' own tallies.
 #[derive(Debug, Default, Clone)]
-struct Interner {
+pub(crate) struct Interner {
     map: HashMap<Box<str>, NameId>,
     list: Vec<Box<str>>,
 }
 
 impl Interner {
-    fn intern(&mut self, s: &str) -> NameId {
+    pub(crate) fn intern(&mut self, s: &str) -> NameId {
         if let Some(&id) = self.map.get(s) {
             return id;
         }
@@ -450,7 +452,7 @@ impl Interner {
         self.map.insert(s.into(), id);
         id
     }
-    fn get(&self, id: NameId) -> &str {
+    pub(crate) fn get(&self, id: NameId) -> &str {
         self.list.get(id.0 as usize).map_or("", |s| s)
     }
 }
