@@ -71,8 +71,11 @@ for kind in shared static; do
     [ "$status" -eq 0 ] || { grep -v '^ok ' "$scratch/$kind.log"; echo "error: the installed C consumer ($kind) failed" >&2; exit 1; }
 done
 if [ "$shared" = libopguard_capi.so ]; then
-    ldd "$scratch/consumer/app_shared" | grep -q "$libdir_installed/$shared" \
-        || { echo "error: the shared consumer does not load the installed library" >&2; exit 1; }
+    # Captured before matching: under pipefail, `ldd | grep -q` fails at random
+    # when grep exits at the first match and ldd is killed by SIGPIPE.
+    loaded="$(ldd "$scratch/consumer/app_shared")"
+    grep -qF "$libdir_installed/$shared" <<<"$loaded" \
+        || { echo "error: the shared consumer does not load the installed library:" >&2; echo "$loaded" >&2; exit 1; }
 fi
 unset PKG_CONFIG_PATH
 rm -rf "$scratch"
@@ -155,7 +158,8 @@ started=$SECONDS
 # postpack removes it from the source tree again.
 (cd "$here/js" && OPGUARD_LIB="$OPGUARD_LIB" npm pack --silent --pack-destination "$scratch" >/dev/null)
 tarball="$(ls "$scratch"/opguard-*.tgz)"
-tar -tzf "$tarball" | grep -q "native/$(node -p 'process.platform + "-" + process.arch')/$shared\$" \
+packed="$(tar -tzf "$tarball")"
+grep -q "native/$(node -p 'process.platform + "-" + process.arch')/$shared\$" <<<"$packed" \
     || { echo "error: $tarball does not carry $shared" >&2; exit 1; }
 mkdir "$scratch/app"
 (cd "$scratch/app" && npm init -y >/dev/null && npm install --no-audit --no-fund --silent "$tarball")
