@@ -11,9 +11,11 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
+use opguard_trace::model::ModelStorage;
+
 use crate::error::Error;
 use crate::merge::Job;
-use crate::summary::{summarize, RankSummary, SummaryOptions};
+use crate::summary::{summarize_reusing, RankSummary, SummaryOptions};
 
 /// Summarises every trace in `paths` on `workers` threads and merges them.
 ///
@@ -34,8 +36,16 @@ pub fn run_job(
         on_rank(done.fetch_add(1, Ordering::Relaxed) + 1, &summary);
         summary
     };
+    // Each worker reads its ranks into one set of model buffers. Grown anew
+    // for every rank, they would leave freed blocks and the holes between
+    // them with the allocator, and a worker would grow past what one rank
+    // needs.
+    let read = |path: &PathBuf, storage: &mut ModelStorage| {
+        summarize_reusing(path, path.display().to_string(), options, storage)
+    };
     if workers == 1 {
-        return Job::from_summaries(paths.iter().map(|p| finish(summarize(p, options))));
+        let mut storage = ModelStorage::new();
+        return Job::from_summaries(paths.iter().map(|p| finish(read(p, &mut storage))));
     }
     // Largest file first: a big rank taken last would leave the other
     // workers idle at the end (longest-processing-time-first). The merge
@@ -47,8 +57,9 @@ pub fn run_job(
     std::thread::scope(|scope| {
         for _ in 0..workers {
             scope.spawn(|| {
+                let mut storage = ModelStorage::new();
                 while let Some(path) = queue.get(next.fetch_add(1, Ordering::Relaxed)) {
-                    let summary = finish(summarize(path, options));
+                    let summary = finish(read(path, &mut storage));
                     // A poisoned lock means another worker panicked; its
                     // panic resurfaces when the scope joins.
                     if let Ok(mut all) = results.lock() {

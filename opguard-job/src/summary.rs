@@ -1,12 +1,14 @@
 //! The map step: one rank's trace → a [`RankSummary`].
 //!
 //! The trace is read into one [`TraceModel`] that keeps only what the
-//! summary reads slice by slice (runtime calls, device activity, flows); host
+//! summary reads slice by slice (runtime calls, device activity); host
 //! operators, annotations and Python frames, usually most of a trace, are
 //! added up per (name, category) as they stream past
-//! ([`ModelOptions::launches_and_host_totals`]). The model is summarised and
-//! dropped: a summary holds counts and durations only, so its size follows
-//! the number of distinct frames, not the file. Every time in it is a
+//! ([`ModelOptions::launches_and_host_totals`]), and flow points are not
+//! kept ([`ModelOptions::flows`]). The model is summarised and dropped: a
+//! summary holds counts and durations only, so its size follows the number
+//! of distinct frames, not the file. A worker reads its next rank into the
+//! buffers of the last one ([`ModelStorage`]), so it grows them once. Every time in it is a
 //! duration inside the rank's own clock domain; there is no field for an
 //! absolute time.
 
@@ -15,7 +17,8 @@ use std::path::Path;
 
 use opguard_trace::analysis::launch_region;
 use opguard_trace::model::{
-    ArtifactSpec, FrameIdentity, HostTotal, ModelOptions, NameId, Slice, SliceClass, TraceModel,
+    ArtifactSpec, FrameIdentity, HostTotal, ModelOptions, ModelStorage, NameId, Slice, SliceClass,
+    TraceModel,
 };
 use opguard_trace::ReaderOptions;
 use serde::{Deserialize, Serialize};
@@ -238,12 +241,41 @@ pub fn summarize(path: impl AsRef<Path>, options: &SummaryOptions) -> RankSummar
 /// [`summarize`], with the rank named `file` in the job instead of by its
 /// path (e.g. when a cluster worker reads it from another mount).
 pub fn summarize_as(path: impl AsRef<Path>, file: String, options: &SummaryOptions) -> RankSummary {
-    let path = path.as_ref();
-    let model_options = ModelOptions::launches_and_host_totals().reader(options.reader.clone());
-    match TraceModel::read(path, ArtifactSpec::new().role("rank"), &model_options) {
-        Ok(model) => summarize_model(file, &model, options.top),
+    summarize_reusing(path.as_ref(), file, options, &mut ModelStorage::new())
+}
+
+/// [`summarize_as`], reading the model into `storage`'s buffers and giving
+/// them back when done, so a worker that reads rank after rank grows its
+/// buffers once instead of once per rank (see [`ModelStorage`]).
+pub(crate) fn summarize_reusing(
+    path: &Path,
+    file: String,
+    options: &SummaryOptions,
+    storage: &mut ModelStorage,
+) -> RankSummary {
+    let model_options = job_model_options(options);
+    match TraceModel::read_reusing(
+        path,
+        ArtifactSpec::new().role("rank"),
+        &model_options,
+        storage,
+    ) {
+        Ok(model) => {
+            let summary = summarize_model(file, &model, options.top);
+            *storage = model.into_storage();
+            summary
+        }
         Err(e) => unreadable(file, &e),
     }
+}
+
+/// What a rank's model keeps: runtime calls and device rows as slices, host
+/// operators added up, and no flow points (they only cross-check the launch
+/// region's correlation, which a summary does not report).
+fn job_model_options(options: &SummaryOptions) -> ModelOptions {
+    ModelOptions::launches_and_host_totals()
+        .flows(false)
+        .reader(options.reader.clone())
 }
 
 /// The summary of a rank whose trace could not be read.
@@ -276,7 +308,7 @@ pub fn unreadable(file: String, error: &opguard_trace::Error) -> RankSummary {
 /// needs its runtime calls, device activity and, for a trace without device
 /// rows, its host operators: as slices ([`ModelOptions::new`]) or as
 /// [`ModelOptions::launches_and_host_totals`] (what [`summarize`] reads,
-/// with the same result in far less memory).
+/// without flow points, with the same result in far less memory).
 pub fn summarize_model(file: String, model: &TraceModel, top: usize) -> RankSummary {
     let profile = opguard_select::profile_model(model, top);
     let basis = if profile.device_rows > 0 {

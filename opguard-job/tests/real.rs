@@ -219,3 +219,38 @@ fn the_small_model_summarises_like_the_whole_one() {
     }
     assert!(host_only >= 2, "{host_only} host-only traces");
 }
+
+/// A worker reads rank after rank into one set of model buffers; each rank's
+/// summary is still the summary of a fresh read, whatever came before it
+/// (larger ranks, other providers, a rank that failed half-way).
+#[test]
+fn a_worker_reusing_its_buffers_summarises_like_fresh_reads() {
+    let mut traces = opguard_testdata::hta_traces();
+    for name in ["proc_a.json.gz", "threads.json.gz"] {
+        traces.extend(shared_file(&format!("torch/traces/{name}")));
+    }
+    let size = |p: &PathBuf| std::fs::metadata(p).map_or(0, |m| m.len());
+    traces.sort_by_key(|p| std::cmp::Reverse(size(p)));
+    let Some(largest) = traces.first().cloned() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let cut = dir.path().join("cut.json.gz");
+    let bytes = std::fs::read(&largest).unwrap();
+    std::fs::write(&cut, &bytes[..bytes.len() * 2 / 3]).unwrap();
+    traces.insert(1, cut);
+    let options = SummaryOptions::new();
+    // One worker: every rank read into the buffers of the one before.
+    let reused = json(&run_job(&traces, 1, &options, &|_, _| {}));
+    let fresh = json(&Job::from_summaries(
+        traces.iter().map(|p| summarize(p, &options)),
+    ));
+    assert_eq!(reused, fresh);
+    assert_eq!(
+        serde_json::from_str::<serde_json::Value>(&reused).unwrap()["ranks"]
+            .as_array()
+            .unwrap()
+            .len(),
+        traces.len()
+    );
+}

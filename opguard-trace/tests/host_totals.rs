@@ -9,7 +9,7 @@ use opguard_trace::model::{ArtifactSpec, ModelOptions, SliceClass, TraceModel};
 
 type Totals = BTreeMap<(String, String, String), (u64, i64)>;
 
-fn real_traces() -> Vec<PathBuf> {
+pub fn real_traces() -> Vec<PathBuf> {
     let mut traces = opguard_testdata::hta_traces();
     for name in ["proc_a.json.gz", "threads.json.gz"] {
         traces.extend(opguard_testdata::shared_file(&format!(
@@ -19,12 +19,13 @@ fn real_traces() -> Vec<PathBuf> {
     traces
 }
 
-fn read(path: &std::path::Path, options: &ModelOptions) -> TraceModel {
+pub fn read(path: &std::path::Path, options: &ModelOptions) -> TraceModel {
     TraceModel::read(path, ArtifactSpec::new(), options)
         .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
-fn texts(m: &TraceModel) -> Vec<String> {
+/// Each kept slice as one line, names and ids as text.
+pub fn texts(m: &TraceModel) -> Vec<String> {
     let id = |v: Option<opguard_trace::model::IdValue>| v.map(|v| m.id_text(v));
     m.slices()
         .iter()

@@ -3,6 +3,7 @@ mod bad_catalogue;
 mod bad_input;
 mod host_totals;
 mod input;
+mod job_model;
 mod limits;
 mod model;
 mod operation_args;

@@ -338,6 +338,13 @@ pub struct ModelOptions {
     /// so a trace fails where the full model fails, and the provider is
     /// still detected from every event.
     pub device_activity: bool,
+    /// Keep flow points ([`TraceModel::flows`]; on by default, with
+    /// [`ModelOptions::device_activity`]). Only the launch region's
+    /// cross-check of correlation ids against `ac2g` flows reads them
+    /// (`coverage.flow_correlated_kernel_count`, and the disagreement it
+    /// explains): a summary that reports neither can leave them out. Their
+    /// `ts` is still read, so a trace fails where the full model fails.
+    pub flows: bool,
     /// Reader options.
     pub reader: ReaderOptions,
 }
@@ -349,6 +356,7 @@ impl Default for ModelOptions {
             host_totals: false,
             operation_args: false,
             device_activity: true,
+            flows: true,
             reader: ReaderOptions::default(),
         }
     }
@@ -380,6 +388,11 @@ impl ModelOptions {
     /// Sets the reader options.
     pub fn reader(mut self, reader: ReaderOptions) -> Self {
         self.reader = reader;
+        self
+    }
+    /// Sets [`ModelOptions::flows`].
+    pub fn flows(mut self, on: bool) -> Self {
+        self.flows = on;
         self
     }
     /// Host work with what operators were called with, and nothing of the
@@ -455,6 +468,70 @@ impl Interner {
     pub(crate) fn get(&self, id: NameId) -> &str {
         self.list.get(id.0 as usize).map_or("", |s| s)
     }
+    /// Forgets every string, keeping the table's and the list's capacity.
+    fn clear(&mut self) {
+        self.map.clear();
+        self.list.clear();
+    }
+}
+
+/// The buffers a model keeps its events and indexes in, empty, for the next
+/// model read on the same thread ([`TraceModel::read_reusing`],
+/// [`TraceModel::into_storage`]).
+///
+/// A program that reads many traces one after another (a job's ranks) and
+/// reads each into fresh buffers grows the same large vectors again for
+/// every trace; the allocator keeps the freed ones, and the holes between
+/// them, so the process grows past what one trace needs. Reused, the
+/// buffers are as large as the largest trace read so far, and no larger.
+/// Reusing changes nothing in the model read.
+///
+/// ```
+/// use opguard_trace::model::{ArtifactSpec, ModelOptions, ModelStorage, TraceModel};
+/// use opguard_trace::TraceReader;
+///
+/// let trace = br#"{"traceEvents":[
+///   {"ph":"X","cat":"kernel","name":"gemm","pid":0,"tid":7,"ts":1,"dur":2}]}"#;
+/// let mut storage = ModelStorage::new();
+/// for _ in 0..2 {
+///     let reader = TraceReader::new(&trace[..])?;
+///     let options = ModelOptions::launches_only();
+///     let model =
+///         TraceModel::from_reader_reusing(reader, ArtifactSpec::new(), &options, &mut |_, _| {}, &mut storage)?;
+///     assert_eq!(model.slices().len(), 1);
+///     storage = model.into_storage();
+/// }
+/// # Ok::<(), opguard_trace::Error>(())
+/// ```
+#[derive(Debug, Default)]
+pub struct ModelStorage {
+    names: Interner,
+    slices: Vec<Slice>,
+    flows: Vec<FlowPoint>,
+    totals: Vec<HostTotal>,
+    host_details: HashMap<usize, HostDetail>,
+    op_args: HashMap<usize, OperationArgs>,
+    launches_by_correlation: HashMap<IdValue, Vec<usize>>,
+    host_by_external_id: HashMap<(IdValue, IdValue), Vec<usize>>,
+}
+
+impl ModelStorage {
+    /// No buffers yet: the first model read into it grows them.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Empties every buffer, keeping its capacity.
+    fn clear(&mut self) {
+        self.names.clear();
+        self.slices.clear();
+        self.flows.clear();
+        self.totals.clear();
+        self.host_details.clear();
+        self.op_args.clear();
+        self.launches_by_correlation.clear();
+        self.host_by_external_id.clear();
+    }
 }
 
 /// One artifact's events, classified and indexed for qualified joins.
@@ -516,23 +593,83 @@ impl TraceModel {
 
     /// Builds a model from an open reader.
     pub fn from_reader<R: Read>(
-        mut reader: TraceReader<R>,
+        reader: TraceReader<R>,
         spec: ArtifactSpec,
         options: &ModelOptions,
         progress: Progress<'_>,
     ) -> Result<TraceModel, Error> {
-        let mut b = Builder::new(options);
+        Self::from_reader_reusing(reader, spec, options, progress, &mut ModelStorage::new())
+    }
+
+    /// [`TraceModel::read`], into the buffers of `storage` (taken out of it:
+    /// [`TraceModel::into_storage`] gives them back; on an error they are
+    /// back in `storage`, empty).
+    pub fn read_reusing(
+        path: impl AsRef<Path>,
+        mut spec: ArtifactSpec,
+        options: &ModelOptions,
+        storage: &mut ModelStorage,
+    ) -> Result<TraceModel, Error> {
+        let path = path.as_ref();
+        if spec.source.is_none() {
+            spec.source = Some(path.display().to_string());
+        }
+        let reader = TraceReader::open_with(path, options.reader.clone())?;
+        Self::from_reader_reusing(reader, spec, options, &mut |_, _| {}, storage)
+    }
+
+    /// [`TraceModel::from_reader`], into the buffers of `storage` (see
+    /// [`TraceModel::read_reusing`]).
+    pub fn from_reader_reusing<R: Read>(
+        mut reader: TraceReader<R>,
+        spec: ArtifactSpec,
+        options: &ModelOptions,
+        progress: Progress<'_>,
+        storage: &mut ModelStorage,
+    ) -> Result<TraceModel, Error> {
+        let mut b = Builder::new(options, std::mem::take(storage));
         let mut next_report = 0u64;
-        while let Some(e) = reader.next_event()? {
-            b.observe(&e)?;
+        let read = loop {
+            let e = match reader.next_event() {
+                Ok(Some(e)) => e,
+                Ok(None) => break reader.finish(),
+                Err(err) => break Err(err),
+            };
+            if let Err(err) = b.observe(&e) {
+                break Err(err);
+            }
             if reader.decoded_bytes() >= next_report {
                 progress(reader.encoded_bytes(), reader.decoded_bytes());
                 next_report = reader.decoded_bytes() + (4 << 20);
             }
+        };
+        match read {
+            Ok(summary) => {
+                progress(summary.encoded_bytes, summary.decoded_bytes);
+                Ok(b.finish(summary, spec))
+            }
+            Err(err) => {
+                *storage = b.into_storage();
+                Err(err)
+            }
         }
-        let summary = reader.finish()?;
-        progress(summary.encoded_bytes, summary.decoded_bytes);
-        Ok(b.finish(summary, spec))
+    }
+
+    /// Gives the model's buffers back, empty, for the next model read on
+    /// this thread ([`TraceModel::read_reusing`]).
+    pub fn into_storage(self) -> ModelStorage {
+        let mut storage = ModelStorage {
+            names: self.names,
+            slices: self.slices,
+            flows: self.flows,
+            totals: self.host_totals,
+            host_details: self.host_details,
+            op_args: self.operation_args,
+            launches_by_correlation: self.launches_by_correlation,
+            host_by_external_id: self.host_by_external_id,
+        };
+        storage.clear();
+        storage
     }
 
     /// The artifact.
@@ -796,6 +933,7 @@ struct Builder {
     device_activity: bool,
     host_totals: bool,
     operation_args: bool,
+    keep_flows: bool,
     op_args: HashMap<usize, OperationArgs>,
     first_untimed_operation: Option<u64>,
     names: Interner,
@@ -806,6 +944,9 @@ struct Builder {
     empty: NameId,
     totals: Vec<HostTotal>,
     total_index: HashMap<(NameId, NameId, SliceClass), usize>,
+    /// Empty until [`Builder::finish`] fills them; kept from the storage.
+    launches_by_correlation: HashMap<IdValue, Vec<usize>>,
+    host_by_external_id: HashMap<(IdValue, IdValue), Vec<usize>>,
 }
 
 fn runtime_category(cat: &str) -> bool {
@@ -854,25 +995,46 @@ fn classify(cat: &str, name: &str) -> SliceClass {
 }
 
 impl Builder {
-    fn new(options: &ModelOptions) -> Self {
-        let mut names = Interner::default();
+    /// A builder filling `storage`'s buffers (empty ones).
+    fn new(options: &ModelOptions, mut storage: ModelStorage) -> Self {
+        storage.clear();
+        let mut names = storage.names;
         let empty = names.intern("");
         Builder {
             host_ops: options.host_ops,
             device_activity: options.device_activity,
             host_totals: options.host_totals && !options.host_ops,
             operation_args: options.operation_args && options.host_ops,
-            op_args: HashMap::new(),
+            keep_flows: options.flows && options.device_activity,
+            op_args: storage.op_args,
             first_untimed_operation: None,
             names,
-            slices: Vec::new(),
-            host_details: HashMap::new(),
-            flows: Vec::new(),
+            slices: storage.slices,
+            host_details: storage.host_details,
+            flows: storage.flows,
             detector: ProviderDetector::new(),
             empty,
-            totals: Vec::new(),
+            totals: storage.totals,
             total_index: HashMap::new(),
+            launches_by_correlation: storage.launches_by_correlation,
+            host_by_external_id: storage.host_by_external_id,
         }
+    }
+
+    /// The buffers back, empty, when the read failed.
+    fn into_storage(self) -> ModelStorage {
+        let mut storage = ModelStorage {
+            names: self.names,
+            slices: self.slices,
+            flows: self.flows,
+            totals: self.totals,
+            host_details: self.host_details,
+            op_args: self.op_args,
+            launches_by_correlation: self.launches_by_correlation,
+            host_by_external_id: self.host_by_external_id,
+        };
+        storage.clear();
+        storage
     }
 
     fn add_host_total(&mut self, class: SliceClass, name: &str, cat: &str, dur_ns: i64) {
@@ -1016,7 +1178,7 @@ impl Builder {
                 else {
                     return Ok(());
                 };
-                if !self.device_activity {
+                if !self.keep_flows {
                     return Ok(());
                 }
                 let cat = e.cat().map(|c| c.as_cow());
@@ -1062,8 +1224,8 @@ impl Builder {
                 frame::infer_source_root(python, |n| self.names.get(n))
             }),
         };
-        let mut launches_by_correlation: HashMap<IdValue, Vec<usize>> = HashMap::new();
-        let mut host_by_external_id: HashMap<(IdValue, IdValue), Vec<usize>> = HashMap::new();
+        let mut launches_by_correlation = std::mem::take(&mut self.launches_by_correlation);
+        let mut host_by_external_id = std::mem::take(&mut self.host_by_external_id);
         let mut host_pids: Vec<IdValue> = Vec::new();
         if provider.is_kineto() {
             for (i, s) in self.slices.iter().enumerate() {
