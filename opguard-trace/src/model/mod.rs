@@ -447,6 +447,50 @@ pub struct HostTotal {
     pub counted_dur_ns: i64,
 }
 
+/// Slice positions by key: `positions` grouped by key (in file order within
+/// a key), `keys[k]` the key of `positions[k]`, sorted. Two flat vectors
+/// instead of a map of vectors: no allocation per key, about a third of the
+/// memory, and their capacity is kept for the next model ([`ModelStorage`]).
+#[derive(Debug, Clone)]
+struct SliceIndex<K> {
+    keys: Vec<K>,
+    positions: Vec<usize>,
+}
+
+impl<K> Default for SliceIndex<K> {
+    fn default() -> Self {
+        SliceIndex {
+            keys: Vec::new(),
+            positions: Vec::new(),
+        }
+    }
+}
+
+impl<K: Ord + Copy> SliceIndex<K> {
+    /// Indexes `(key, slice position)` pairs given in file order.
+    fn build(&mut self, pairs: impl Iterator<Item = (K, usize)>) {
+        let mut pairs: Vec<(K, usize)> = pairs.collect();
+        // Positions are distinct, so this order is total: by key, then file
+        // order.
+        pairs.sort_unstable();
+        self.clear();
+        self.keys.extend(pairs.iter().map(|p| p.0));
+        self.positions.extend(pairs.iter().map(|p| p.1));
+    }
+
+    /// The positions of `key`, in file order (empty when it has none).
+    fn get(&self, key: &K) -> &[usize] {
+        let start = self.keys.partition_point(|k| k < key);
+        let len = self.keys[start..].partition_point(|k| k == key);
+        &self.positions[start..start + len]
+    }
+
+    fn clear(&mut self) {
+        self.keys.clear();
+        self.positions.clear();
+    }
+}
+
 /// Distinct strings numbered in order of first sight: each is copied once,
 /// lookups borrow. The model's names, and the analyses' own tallies.
 #[derive(Debug, Default, Clone)]
@@ -511,8 +555,8 @@ pub struct ModelStorage {
     totals: Vec<HostTotal>,
     host_details: HashMap<usize, HostDetail>,
     op_args: HashMap<usize, OperationArgs>,
-    launches_by_correlation: HashMap<IdValue, Vec<usize>>,
-    host_by_external_id: HashMap<(IdValue, IdValue), Vec<usize>>,
+    launches_by_correlation: SliceIndex<IdValue>,
+    host_by_external_id: SliceIndex<(IdValue, IdValue)>,
 }
 
 impl ModelStorage {
@@ -543,9 +587,9 @@ pub struct TraceModel {
     slices: Vec<Slice>,
     flows: Vec<FlowPoint>,
     /// Runtime slices by correlation (only for Kineto providers).
-    launches_by_correlation: HashMap<IdValue, Vec<usize>>,
+    launches_by_correlation: SliceIndex<IdValue>,
     /// Host slices by (pid, External id) (only for Kineto providers).
-    host_by_external_id: HashMap<(IdValue, IdValue), Vec<usize>>,
+    host_by_external_id: SliceIndex<(IdValue, IdValue)>,
     /// The host process, when exactly one process made runtime calls or ran
     /// operators.
     sole_host_pid: Option<IdValue>,
@@ -770,8 +814,7 @@ impl TraceModel {
         }
         slice
             .correlation
-            .and_then(|c| self.launches_by_correlation.get(&c))
-            .map_or(&[], |v| v.as_slice())
+            .map_or(&[], |c| self.launches_by_correlation.get(&c))
     }
 
     /// Whether device slice `slice_index`'s correlation proves its launch.
@@ -796,10 +839,7 @@ impl TraceModel {
         match self.external_id_key(slice_index) {
             Some(CorrelationKey::ExternalId {
                 pid, external_id, ..
-            }) => self
-                .host_by_external_id
-                .get(&(pid, external_id))
-                .map_or(&[], |v| v.as_slice()),
+            }) => self.host_by_external_id.get(&(pid, external_id)),
             _ => &[],
         }
     }
@@ -945,8 +985,8 @@ struct Builder {
     totals: Vec<HostTotal>,
     total_index: HashMap<(NameId, NameId, SliceClass), usize>,
     /// Empty until [`Builder::finish`] fills them; kept from the storage.
-    launches_by_correlation: HashMap<IdValue, Vec<usize>>,
-    host_by_external_id: HashMap<(IdValue, IdValue), Vec<usize>>,
+    launches_by_correlation: SliceIndex<IdValue>,
+    host_by_external_id: SliceIndex<(IdValue, IdValue)>,
 }
 
 fn runtime_category(cat: &str) -> bool {
@@ -1228,33 +1268,38 @@ impl Builder {
         let mut host_by_external_id = std::mem::take(&mut self.host_by_external_id);
         let mut host_pids: Vec<IdValue> = Vec::new();
         if provider.is_kineto() {
-            for (i, s) in self.slices.iter().enumerate() {
-                if s.class.is_runtime() {
-                    if let Some(c) = s.correlation {
-                        launches_by_correlation.entry(c).or_default().push(i);
-                    }
-                }
-                let host = s.class.is_runtime()
-                    || matches!(s.class, SliceClass::CpuOp | SliceClass::UserAnnotation);
-                if host {
-                    if let Some(pid) = s.pid {
-                        if !host_pids.contains(&pid) && host_pids.len() < 2 {
-                            host_pids.push(pid);
-                        }
-                        if let Some(x) = s.external_id {
-                            host_by_external_id.entry((pid, x)).or_default().push(i);
-                        }
+            let host = |s: &Slice| {
+                s.class.is_runtime()
+                    || matches!(s.class, SliceClass::CpuOp | SliceClass::UserAnnotation)
+            };
+            for pid in self.slices.iter().filter(|s| host(s)).filter_map(|s| s.pid) {
+                if !host_pids.contains(&pid) {
+                    host_pids.push(pid);
+                    if host_pids.len() == 2 {
+                        break;
                     }
                 }
             }
+            let positioned = self.slices.iter().enumerate();
+            launches_by_correlation.build(
+                positioned
+                    .clone()
+                    .filter(|(_, s)| s.class.is_runtime())
+                    .filter_map(|(i, s)| Some((s.correlation?, i))),
+            );
+            host_by_external_id.build(
+                positioned
+                    .filter(|(_, s)| host(s))
+                    .filter_map(|(i, s)| Some(((s.pid?, s.external_id?), i))),
+            );
             // A runtime call a kernel correlates with is a launch, whatever
             // its name.
             let proven: Vec<usize> = self
                 .slices
                 .iter()
                 .filter(|s| s.class == SliceClass::Kernel)
-                .filter_map(|s| s.correlation.and_then(|c| launches_by_correlation.get(&c)))
-                .flatten()
+                .filter_map(|s| s.correlation)
+                .flat_map(|c| launches_by_correlation.get(&c))
                 .copied()
                 .collect();
             for i in proven {
