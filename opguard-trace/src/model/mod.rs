@@ -468,14 +468,20 @@ impl<K> Default for SliceIndex<K> {
 
 impl<K: Ord + Copy> SliceIndex<K> {
     /// Indexes `(key, slice position)` pairs given in file order.
-    fn build(&mut self, pairs: impl Iterator<Item = (K, usize)>) {
-        let mut pairs: Vec<(K, usize)> = pairs.collect();
+    fn build(&mut self, pairs: impl Iterator<Item = (K, usize)> + Clone) {
+        // Counted first: collected into a growing vector, the pairs would
+        // take up to twice their size, at the model's peak.
+        let n = pairs.clone().count();
+        let mut sorted: Vec<(K, usize)> = Vec::with_capacity(n);
+        sorted.extend(pairs);
         // Positions are distinct, so this order is total: by key, then file
         // order.
-        pairs.sort_unstable();
+        sorted.sort_unstable();
         self.clear();
-        self.keys.extend(pairs.iter().map(|p| p.0));
-        self.positions.extend(pairs.iter().map(|p| p.1));
+        self.keys.reserve_exact(n);
+        self.positions.reserve_exact(n);
+        self.keys.extend(sorted.iter().map(|p| p.0));
+        self.positions.extend(sorted.iter().map(|p| p.1));
     }
 
     /// The positions of `key`, in file order (empty when it has none).
