@@ -523,17 +523,7 @@ impl<R: Read> TraceReader<R> {
             });
         }
         let (key_end, escaped) = scan::scan_string(b, start)?;
-        let mut i = scan::skip_ws(b, key_end);
-        match b.get(i) {
-            None => return Err(Stop::Incomplete),
-            Some(b':') => i = scan::skip_ws(b, i + 1),
-            Some(_) => {
-                return Err(Stop::Syntax {
-                    at: i,
-                    kind: SyntaxKind::ExpectedColon,
-                })
-            }
-        }
+        let i = scan::value_after_key(b, key_end)?;
         let Some(&first) = b.get(i) else {
             return Err(Stop::Incomplete);
         };
