@@ -98,8 +98,10 @@ export function census(capture: DocOrPath, options?: {
   requireClassified?: boolean;
   requireHostResolutions?: boolean;
 }): JsonObject;
-/** The two-width comparison of two captures. */
-export function censusCompareWidths(first: DocOrPath, second: DocOrPath, control?: DocOrPath): JsonObject;
+/** The two-width comparison of two captures, with the family table `census` would use (the default one when not given). */
+export function censusCompareWidths(first: DocOrPath, second: DocOrPath, control?: DocOrPath, options?: {
+  families?: DocOrPath;
+}): JsonObject;
 
 /** The Top-`top` profile of a trace (entity kinds, evidence, expanded aggregates). */
 export function profileTopN(file: string, top: number, provider?: string): JsonObject;

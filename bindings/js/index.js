@@ -228,8 +228,8 @@ const api = {
       ...(requireClassified ? { require_classified: true } : {}),
       ...(requireHostResolutions ? { require_host_resolutions: true } : {}),
     }),
-  censusCompareWidths: (first, second, control) => call('opguard_census_compare_widths', {
-    ...doc('first', first), ...doc('second', second), ...doc('control', control),
+  censusCompareWidths: (first, second, control, { families } = {}) => call('opguard_census_compare_widths', {
+    ...doc('first', first), ...doc('second', second), ...doc('control', control), ...doc('families', families),
   }),
 
   /** The Top-`top` profile of a trace (entity kinds, evidence, expanded aggregates). */

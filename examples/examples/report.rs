@@ -30,6 +30,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let html = render(&report);
     assert!(html.contains("<svg class=\"chart timeline\""));
     assert!(html.contains("<svg class=\"chart bars\""));
+    // Both launches are proven by their correlation ids, and the coverage chart
+    // says so.
+    let proven = html.lines().find(|row| row.contains(">launch proven by correlation<"));
+    assert!(proven.is_some_and(|row| row.ends_with(">2</text></g>")));
     // Trace text is escaped: the name is shown, never run.
     assert!(html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"));
     assert!(!html.contains("<script"));

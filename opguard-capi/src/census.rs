@@ -83,10 +83,7 @@ pub(crate) fn census(request: &str) -> Result<String, Error> {
              `declared_host_resolutions` or `declared_host_resolutions_path`",
         ));
     }
-    let table = load("families", families_doc, FamilyTable::from_slice, |p| {
-        FamilyTable::from_path(p)
-    })?
-    .unwrap_or_default();
+    let table = family_table(families_doc)?;
     let declared = load(
         "declared_host_resolutions",
         declared_doc,
@@ -114,6 +111,14 @@ pub(crate) fn census(request: &str) -> Result<String, Error> {
     }))
 }
 
+/// The family table a request names, or the default one.
+fn family_table(doc: Option<Doc<'_>>) -> Result<FamilyTable, Error> {
+    Ok(load("families", doc, FamilyTable::from_slice, |p| {
+        FamilyTable::from_path(p)
+    })?
+    .unwrap_or_default())
+}
+
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct CompareRequest<'a> {
@@ -129,10 +134,15 @@ struct CompareRequest<'a> {
     control: Option<&'a RawValue>,
     #[serde(borrow, default)]
     control_path: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    families: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    families_path: Option<Cow<'a, str>>,
 }
 
-/// `{"first"|"first_path", "second"|"second_path", "control"|"control_path"?}`
-/// → the width comparison.
+/// `{"first"|"first_path", "second"|"second_path", "control"|"control_path"?,
+/// "families"|"families_path"?}` → the width comparison (with the family
+/// table the census of the same captures would use).
 pub(crate) fn compare_widths(request: &str) -> Result<String, Error> {
     let r: CompareRequest<'_> = parse("census_compare_widths", request)?;
     let first_doc = one_of("first", r.first, r.first_path.as_deref(), true)?;
@@ -144,7 +154,9 @@ pub(crate) fn compare_widths(request: &str) -> Result<String, Error> {
         return Err(Error::invalid_request("two captures are required"));
     };
     let control = capture("control", control_doc)?;
-    let cmp: WidthComparison = WidthComparison::compare(&first, &second, control.as_ref())
+    let families_doc = one_of("families", r.families, r.families_path.as_deref(), false)?;
+    let table = family_table(families_doc)?;
+    let cmp = WidthComparison::compare_with_families(&first, &second, control.as_ref(), &table)
         .map_err(|e| Error::census(&e))?;
     Ok(ok(&cmp))
 }

@@ -72,6 +72,9 @@ test('every entry point answers', () => {
   assert.equal(regions.regions[0].correlated_kernel_count, 1);
   assert.equal(opguard.census(loadJson(W2)).census.label, loadJson(W2).label);
   assert.equal(opguard.censusCompareWidths(W2, W8).free_symbol, true);
+  // Seed 004's family table claims none of these operators: not free.
+  const seed004 = path.join(FIXTURES, 'census', 'seed004_families.json');
+  assert.equal(opguard.censusCompareWidths(W2, W8, undefined, { families: seed004 }).free_symbol, false);
   const report = opguard.scalingCorrelate(path.join(FIXTURES, 'scaling', 'seed003', 'trials.json'));
   assert.equal(report.hotspots[0].name, 'reverse_scan');
 });

@@ -187,12 +187,15 @@ def census(capture: DocOrPath, *, families: Optional[DocOrPath] = None,
 
 
 def census_compare_widths(first: DocOrPath, second: DocOrPath,
-                          control: Optional[DocOrPath] = None) -> Dict[str, Any]:
-    """The two-width comparison of two captures (dicts or paths)."""
+                          control: Optional[DocOrPath] = None, *,
+                          families: Optional[DocOrPath] = None) -> Dict[str, Any]:
+    """The two-width comparison of two captures (dicts or paths), with the
+    family table ``census`` would use (the default one when not given)."""
     request = {}
     request.update(_doc("first", first))
     request.update(_doc("second", second))
     request.update(_doc("control", control))
+    request.update(_doc("families", families))
     return call("opguard_census_compare_widths", request)
 
 

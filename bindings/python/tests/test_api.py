@@ -91,6 +91,12 @@ def test_every_entry_point_answers():
     assert c["census"]["label"] == load_json(CAPTURE_W2)["label"]
     cmp = opguard.census_compare_widths(CAPTURE_W2, CAPTURE_W8)
     assert cmp["free_symbol"] is True
+    # Seed 004's family table claims none of these operators: not free.
+    seed004 = FIXTURES / "census" / "seed004_families.json"
+    assert opguard.census_compare_widths(CAPTURE_W2, CAPTURE_W8,
+                                         families=seed004)["free_symbol"] is False
+    assert opguard.census_compare_widths(CAPTURE_W2, CAPTURE_W8,
+                                         families=load_json(seed004))["free_symbol"] is False
     report = opguard.scaling_correlate(FIXTURES / "scaling" / "seed003" / "trials.json")
     assert report["hotspots"][0]["name"] == "reverse_scan"
 

@@ -744,6 +744,54 @@ fn width_comparison_is_the_library_answer() {
 }
 
 #[test]
+fn width_comparison_uses_the_family_table_it_is_given() {
+    use opguard_census::{Capture, FamilyTable, WidthComparison};
+    // Seed 004's table claims none of these captures' operators, so the
+    // comparison that was free with the default table is not free with it.
+    let (w2, w8, families) = (
+        "hint_guard_w2.capture.json",
+        "hint_guard_w8.capture.json",
+        "seed004_families.json",
+    );
+    let v = ok(
+        opguard_census_compare_widths,
+        &json!({
+            "first_path": census_file(w2),
+            "second_path": census_file(w8),
+            "families_path": census_file(families),
+        })
+        .to_string(),
+    );
+    let table = FamilyTable::from_path(census_file(families)).unwrap();
+    let first = Capture::from_path(census_file(w2)).unwrap();
+    let second = Capture::from_path(census_file(w8)).unwrap();
+    let cmp = WidthComparison::compare_with_families(&first, &second, None, &table).unwrap();
+    assert_eq!(v, serde_json::to_value(&cmp).unwrap());
+    assert_eq!(v["free_symbol"], false, "{v}");
+    let inline = ok(
+        opguard_census_compare_widths,
+        &format!(
+            r#"{{"first_path": {}, "second_path": {}, "families": {}}}"#,
+            json!(census_file(w2)),
+            json!(census_file(w8)),
+            census_text(families)
+        ),
+    );
+    assert_eq!(inline, v);
+    let e = err(
+        opguard_census_compare_widths,
+        &json!({
+            "first_path": census_file(w2),
+            "second_path": census_file(w8),
+            "families": {},
+            "families_path": census_file(families),
+        })
+        .to_string(),
+    );
+    assert_eq!(e["code"], "capi.invalid_request", "{e}");
+}
+
+#[test]
 fn every_error_envelope_has_exactly_code_message_and_details() {
     let v = call(opguard_kernel_canonicalize, "{");
     let mut keys: Vec<&String> = v.as_object().unwrap().keys().collect();

@@ -11,6 +11,7 @@ const where: string = opguard.libraryPath();
 const info: opguard.JsonObject = opguard.traceInfo(null, { text: '{"traceEvents": []}' });
 try {
   opguard.census('capture.json', { requireClassified: true });
+  opguard.censusCompareWidths('w2.json', 'w8.json', undefined, { families: 'families.json' });
 } catch (e) {
   if (e instanceof opguard.CensusError) {
     const code: string = e.code;
@@ -19,6 +20,8 @@ try {
 }
 // @ts-expect-error kernelMatch takes two symbols
 opguard.kernelMatch('only one');
+// @ts-expect-error the family table is an option, not a fourth document
+opguard.censusCompareWidths('w2.json', 'w8.json', undefined, 'families.json');
 // @ts-expect-error the snake_case names are Python's
 opguard.kernel_match('a', 'b');
 console.log(identity, same, verdicts, short, where, info);
