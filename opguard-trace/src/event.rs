@@ -130,17 +130,7 @@ fn scan_members(
         }
         let key_start = i;
         let (key_end, key_escaped) = scan::scan_string(b, i)?;
-        i = scan::skip_ws(b, key_end);
-        match b.get(i) {
-            None => return Err(Stop::Incomplete),
-            Some(b':') => i = scan::skip_ws(b, i + 1),
-            Some(_) => {
-                return Err(Stop::Syntax {
-                    at: i,
-                    kind: SyntaxKind::ExpectedColon,
-                })
-            }
-        }
+        i = scan::value_after_key(b, key_end)?;
         let key = key_bytes(&b[key_start + 1..key_end - 1], key_escaped);
         let value = member(key.as_deref(), key_start, i)?;
         if value.kind == ValueKind::String {

@@ -32,10 +32,69 @@ const HANDOFF_BYTES: usize = 256 << 10;
 /// the chunk where it is instead of copying it into a buffer of its own.
 pub(crate) const HEADROOM: usize = 4 << 10;
 
+/// Decoded bytes, held as a `String` when all of them are valid UTF-8.
+///
+/// The decode thread checks each chunk as it hands it over (and the
+/// reader checks its own buffer once per refill without the thread), so
+/// events sliced out of a valid buffer at their ASCII delimiters need no
+/// UTF-8 check of their own on the scanning thread. A buffer that is not
+/// valid as a whole (an invalid byte, or a multi-byte character cut by the
+/// buffer's end) stays bytes, and its events are checked one by one, which
+/// finds the exact event and offset of a fault.
+pub(crate) enum Buffer {
+    /// Every byte is valid UTF-8.
+    Text(String),
+    /// Not known to be valid UTF-8.
+    Bytes(Vec<u8>),
+}
+
+impl Buffer {
+    /// Checks `bytes` once: text if valid.
+    pub(crate) fn checked(bytes: Vec<u8>) -> Buffer {
+        match String::from_utf8(bytes) {
+            Ok(text) => Buffer::Text(text),
+            Err(e) => Buffer::Bytes(e.into_bytes()),
+        }
+    }
+    pub(crate) fn as_bytes(&self) -> &[u8] {
+        match self {
+            Buffer::Text(t) => t.as_bytes(),
+            Buffer::Bytes(b) => b,
+        }
+    }
+    /// The whole buffer as text, when it is known to be valid.
+    pub(crate) fn text(&self) -> Option<&str> {
+        match self {
+            Buffer::Text(t) => Some(t),
+            Buffer::Bytes(_) => None,
+        }
+    }
+    pub(crate) fn len(&self) -> usize {
+        self.as_bytes().len()
+    }
+    pub(crate) fn into_bytes(self) -> Vec<u8> {
+        match self {
+            Buffer::Text(t) => t.into_bytes(),
+            Buffer::Bytes(b) => b,
+        }
+    }
+    /// The bytes, to write into: the buffer is no longer known to be text.
+    pub(crate) fn bytes_mut(&mut self) -> &mut Vec<u8> {
+        if let Buffer::Text(t) = self {
+            *self = Buffer::Bytes(std::mem::take(t).into_bytes());
+        }
+        match self {
+            Buffer::Bytes(b) => b,
+            Buffer::Text(_) => unreachable!("converted to bytes above"),
+        }
+    }
+}
+
 /// What [`DecodedInput::take_chunk`] could hand over.
 pub(crate) enum Handoff {
-    /// A decoded chunk, its bytes from [`HEADROOM`] on (never empty).
-    Chunk(Vec<u8>),
+    /// A decoded chunk, its bytes from [`HEADROOM`] on (never empty); the
+    /// room in front of them holds NUL bytes.
+    Chunk(Buffer),
     /// The end of input.
     End,
     /// No chunk to hand over: read into a buffer instead.
@@ -407,11 +466,11 @@ impl<R: Read> Decoder<R> {
 
 /// Decoded chunks produced by a second thread.
 struct Threaded {
-    rx: mpsc::Receiver<Result<Vec<u8>, Error>>,
+    rx: mpsc::Receiver<Result<Buffer, Error>>,
     /// Chunks read out go back to the thread, which refills them instead of
     /// allocating (and the allocator zeroing and faulting in) new ones.
     spare: mpsc::Sender<Vec<u8>>,
-    chunk: Vec<u8>,
+    chunk: Buffer,
     chunk_pos: usize,
     encoded: Arc<AtomicU64>,
     stop: Arc<AtomicBool>,
@@ -424,7 +483,7 @@ impl Threaded {
         options: &ReaderOptions,
     ) -> Result<Self, Error> {
         // Two chunks in flight bound the memory the thread can run ahead by.
-        let (tx, rx) = mpsc::sync_channel::<Result<Vec<u8>, Error>>(2);
+        let (tx, rx) = mpsc::sync_channel::<Result<Buffer, Error>>(2);
         let (spare, spares) = mpsc::channel::<Vec<u8>>();
         let encoded = Arc::new(AtomicU64::new(0));
         let progress = Arc::clone(&encoded);
@@ -453,8 +512,11 @@ impl Threaded {
                 progress.store(decoder.encoded().count, Ordering::Relaxed);
                 decoded += filled as u64;
                 chunk.truncate(HEADROOM + filled);
+                // A recycled chunk's room still holds the reader's last
+                // cut event; NULs keep the check to the chunk's own bytes.
+                chunk[..HEADROOM].fill(0);
                 let more = filled == want && want > 0;
-                if filled > 0 && tx.send(Ok(chunk)).is_err() {
+                if filled > 0 && tx.send(Ok(Buffer::checked(chunk))).is_err() {
                     break;
                 }
                 if let Some(e) = failed {
@@ -473,7 +535,7 @@ impl Threaded {
         Ok(Threaded {
             rx,
             spare,
-            chunk: Vec::new(),
+            chunk: Buffer::Bytes(Vec::new()),
             chunk_pos: 0,
             encoded,
             stop,
@@ -487,7 +549,7 @@ impl Threaded {
                 Ok(Ok(chunk)) => {
                     let used = std::mem::replace(&mut self.chunk, chunk);
                     // The thread may have ended; then the chunk is just freed.
-                    let _ = self.spare.send(used);
+                    let _ = self.spare.send(used.into_bytes());
                     self.chunk_pos = HEADROOM;
                 }
                 Ok(Err(e)) => return Err(e),
@@ -495,14 +557,14 @@ impl Threaded {
             }
         }
         let n = dst.len().min(self.chunk.len() - self.chunk_pos);
-        dst[..n].copy_from_slice(&self.chunk[self.chunk_pos..self.chunk_pos + n]);
+        dst[..n].copy_from_slice(&self.chunk.as_bytes()[self.chunk_pos..self.chunk_pos + n]);
         self.chunk_pos += n;
         Ok(n)
     }
 
     /// The next chunk itself, its bytes from [`HEADROOM`] on; `None` at
     /// the end of input.
-    fn next_chunk(&mut self) -> Result<Option<Vec<u8>>, Error> {
+    fn next_chunk(&mut self) -> Result<Option<Buffer>, Error> {
         match self.rx.recv() {
             Ok(Ok(chunk)) => Ok(Some(chunk)),
             Ok(Err(e)) => Err(e),

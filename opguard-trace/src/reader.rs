@@ -13,7 +13,7 @@ use std::path::Path;
 use crate::error::{Error, ErrorKind, Limit};
 use crate::event::{scan_event, Event, EventSpans};
 use crate::identity::Sha256Digest;
-use crate::input::{Compression, DecodedInput, Handoff, HEADROOM};
+use crate::input::{Buffer, Compression, DecodedInput, Handoff, HEADROOM};
 use crate::scan::{self, Stop, SyntaxKind, ValueKind};
 use crate::warning::ReadWarning;
 
@@ -219,7 +219,7 @@ enum Expect {
 pub struct TraceReader<R> {
     input: DecodedInput<R>,
     options: ReaderOptions,
-    buf: Vec<u8>,
+    buf: Buffer,
     /// Bytes of `buf` that hold data.
     len: usize,
     /// Next byte to scan.
@@ -282,7 +282,7 @@ impl<R: Read> TraceReader<R> {
     fn from_input(input: DecodedInput<R>, options: ReaderOptions) -> Self {
         TraceReader {
             input,
-            buf: vec![0; CHUNK],
+            buf: Buffer::Bytes(vec![0; CHUNK]),
             options,
             len: 0,
             pos: 0,
@@ -366,9 +366,15 @@ impl<R: Read> TraceReader<R> {
         };
         let index = self.events - 1;
         let offset = self.base + start as u64;
-        // The one UTF-8 validation of the event. Only fields other than
-        // `buf` are touched below, so the borrow can be returned.
-        let bytes = &self.buf[start..end];
+        // A buffer checked whole needs no check per event (its events
+        // start and end at ASCII bytes, so on character boundaries).
+        // Otherwise this is the one UTF-8 validation of the event. Only
+        // fields other than `buf` are touched below, so the borrow can be
+        // returned.
+        if let Some(text) = self.buf.text().and_then(|t| t.get(start..end)) {
+            return Ok(Some(Event::new(index, offset, text, &self.spans)));
+        }
+        let bytes = &self.buf.as_bytes()[start..end];
         let valid_up_to = match std::str::from_utf8(bytes) {
             Ok(text) => return Ok(Some(Event::new(index, offset, text, &self.spans))),
             Err(e) => e.valid_up_to(),
@@ -508,7 +514,7 @@ impl<R: Read> TraceReader<R> {
     /// Scans one top-level member. The outer `Result` is the scanner's; the
     /// inner one carries semantic errors.
     fn scan_top_member(&mut self) -> Result<Result<(), Error>, Stop> {
-        let b = &self.buf[..self.len];
+        let b = &self.buf.as_bytes()[..self.len];
         let start = self.pos;
         if b.get(start) != Some(&b'"') {
             return Err(Stop::Syntax {
@@ -517,17 +523,7 @@ impl<R: Read> TraceReader<R> {
             });
         }
         let (key_end, escaped) = scan::scan_string(b, start)?;
-        let mut i = scan::skip_ws(b, key_end);
-        match b.get(i) {
-            None => return Err(Stop::Incomplete),
-            Some(b':') => i = scan::skip_ws(b, i + 1),
-            Some(_) => {
-                return Err(Stop::Syntax {
-                    at: i,
-                    kind: SyntaxKind::ExpectedColon,
-                })
-            }
-        }
+        let i = scan::value_after_key(b, key_end)?;
         let Some(&first) = b.get(i) else {
             return Err(Stop::Incomplete);
         };
@@ -676,7 +672,7 @@ impl<R: Read> TraceReader<R> {
     ) -> Result<T, Error> {
         loop {
             match scan(
-                &self.buf[..self.len],
+                &self.buf.as_bytes()[..self.len],
                 self.pos,
                 self.options.max_depth,
                 self.eof,
@@ -704,13 +700,14 @@ impl<R: Read> TraceReader<R> {
                     self.refill()?;
                     continue;
                 }
-                if self.buf[..self.len].starts_with(b"\xEF\xBB\xBF") {
+                if self.buf.as_bytes()[..self.len].starts_with(b"\xEF\xBB\xBF") {
                     self.pos = 3;
                 }
             }
-            self.pos = scan::skip_ws(&self.buf[..self.len], self.pos);
-            if self.pos < self.len {
-                return Ok(Some(self.buf[self.pos]));
+            let b = &self.buf.as_bytes()[..self.len];
+            self.pos = scan::skip_ws(b, self.pos);
+            if let Some(&c) = b.get(self.pos) {
+                return Ok(Some(c));
             }
             if !self.refill()? {
                 return Ok(None);
@@ -735,13 +732,14 @@ impl<R: Read> TraceReader<R> {
             }
             Err(e) => return Err(e.in_event(self.event_in_progress())),
         }
+        let buf = self.buf.bytes_mut();
         if self.pos > 0 {
-            self.buf.copy_within(self.pos..self.len, 0);
+            buf.copy_within(self.pos..self.len, 0);
             self.base += self.pos as u64;
             self.len -= self.pos;
             self.pos = 0;
         }
-        if self.len == self.buf.len() {
+        if self.len == buf.len() {
             // One value fills the buffer: grow, within the value limit.
             let max = self.options.max_value_bytes;
             if self.len >= max {
@@ -752,11 +750,11 @@ impl<R: Read> TraceReader<R> {
                 .at(self.base)
                 .in_event(self.event_in_progress()));
             }
-            let grown = (self.buf.len() * 2).min(max.max(CHUNK));
-            self.buf.resize(grown, 0);
+            let grown = (buf.len() * 2).min(max.max(CHUNK));
+            buf.resize(grown, 0);
         }
         // The input enforces the decoded limit (one byte past it fails).
-        let n = match self.input.read_decoded(&mut self.buf[self.len..]) {
+        let n = match self.input.read_decoded(&mut buf[self.len..]) {
             Ok(n) => n,
             // A job killed while writing .gz leaves a stream without its
             // end: under salvage what inflated is the input.
@@ -772,6 +770,9 @@ impl<R: Read> TraceReader<R> {
             return Ok(false);
         }
         self.len += n;
+        // Checked whole here, once, instead of event by event.
+        let bytes = std::mem::replace(&mut self.buf, Buffer::Bytes(Vec::new()));
+        self.buf = Buffer::checked(bytes.into_bytes());
         Ok(true)
     }
 
@@ -788,7 +789,7 @@ impl<R: Read> TraceReader<R> {
         if tail > HEADROOM || tail_offset < HEADROOM as u64 {
             return Ok(None);
         }
-        let mut chunk = match self.input.take_chunk()? {
+        let chunk = match self.input.take_chunk()? {
             Handoff::Copy => return Ok(None),
             Handoff::End => {
                 self.eof = true;
@@ -797,14 +798,36 @@ impl<R: Read> TraceReader<R> {
             Handoff::Chunk(chunk) => chunk,
         };
         let start = HEADROOM - tail;
-        chunk[start..HEADROOM].copy_from_slice(&self.buf[self.pos..self.len]);
+        let unscanned = &self.buf.as_bytes()[self.pos..self.len];
+        // The cut event goes over the chunk's NULs. The chunk stays text
+        // when that event's start is text too (it begins at an ASCII `{`).
+        let tail_text = match &self.buf {
+            Buffer::Text(t) => t.get(self.pos..self.len),
+            Buffer::Bytes(_) => std::str::from_utf8(unscanned).ok(),
+        };
+        let mut chunk = match (chunk, tail_text) {
+            (Buffer::Text(mut text), Some(tail)) => {
+                text.replace_range(start..HEADROOM, tail);
+                Buffer::Text(text)
+            }
+            (chunk, _) => {
+                let mut bytes = chunk.into_bytes();
+                bytes[start..HEADROOM].copy_from_slice(unscanned);
+                Buffer::Bytes(bytes)
+            }
+        };
         self.len = chunk.len();
         // A short last chunk keeps the buffer's usual size, so when a value
         // fills it (and the value limit is checked) does not depend on
         // where the chunks ended.
-        chunk.resize(HEADROOM + CHUNK, 0);
+        if let Some(pad) = (HEADROOM + CHUNK).checked_sub(self.len) {
+            match &mut chunk {
+                Buffer::Text(text) => text.extend(std::iter::repeat_n('\0', pad)),
+                Buffer::Bytes(bytes) => bytes.resize(HEADROOM + CHUNK, 0),
+            }
+        }
         let spent = std::mem::replace(&mut self.buf, chunk);
-        self.input.give_back(spent);
+        self.input.give_back(spent.into_bytes());
         self.base = tail_offset - start as u64;
         self.pos = start;
         Ok(Some(true))

@@ -134,6 +134,27 @@ pub(crate) fn skip_ws(b: &[u8], pos: usize) -> usize {
     i
 }
 
+/// Where the value of the member whose key ends at `key_end` starts:
+/// past the `:` and the whitespace around it.
+#[inline(always)]
+pub(crate) fn value_after_key(b: &[u8], key_end: usize) -> Result<usize, Stop> {
+    // Traces write `"key": value` or `"key":value`: a colon right after
+    // the key and at most one space after it need no whitespace scans
+    // (which would find the same position).
+    let is_ws = |c: u8| CLASS[c as usize] & WS != 0;
+    match b.get(key_end..key_end + 3) {
+        Some(&[b':', b' ', c]) if !is_ws(c) => return Ok(key_end + 2),
+        Some(&[b':', c, _]) if !is_ws(c) => return Ok(key_end + 1),
+        _ => {}
+    }
+    let i = skip_ws(b, key_end);
+    match b.get(i) {
+        None => Err(Stop::Incomplete),
+        Some(b':') => Ok(skip_ws(b, i + 1)),
+        Some(_) => Err(syntax(i, SyntaxKind::ExpectedColon)),
+    }
+}
+
 /// Every byte lane set to `byte`.
 const fn lanes(byte: u8) -> u64 {
     u64::from_ne_bytes([byte; 8])
@@ -477,12 +498,7 @@ fn skip_container(
                 return Err(syntax(i, SyntaxKind::ExpectedKey));
             }
             let (end, _) = scan_string(b, i)?;
-            i = skip_ws(b, end);
-            match b.get(i) {
-                None => return Err(Stop::Incomplete),
-                Some(b':') => i = skip_ws(b, i + 1),
-                Some(_) => return Err(syntax(i, SyntaxKind::ExpectedColon)),
-            }
+            i = value_after_key(b, end)?;
         }
         let Some(&v) = b.get(i) else {
             return Err(Stop::Incomplete);
@@ -606,6 +622,38 @@ mod tests {
             i = digits(i)?;
         }
         Ok(i)
+    }
+
+    /// [`value_after_key`] without its shortcut: the whitespace scans.
+    fn value_after_key_by_scans(b: &[u8], key_end: usize) -> Result<usize, Stop> {
+        let i = skip_ws(b, key_end);
+        match b.get(i) {
+            None => Err(Stop::Incomplete),
+            Some(b':') => Ok(skip_ws(b, i + 1)),
+            Some(_) => Err(syntax(i, SyntaxKind::ExpectedColon)),
+        }
+    }
+
+    #[test]
+    fn values_after_keys_are_where_the_whitespace_scans_find_them() {
+        // Every text of up to five bytes over what the shortcut looks at.
+        let alphabet = [b':', b' ', b'\t', b'\n', b'\r', b'"', b'1', b'{', 0xa0];
+        let mut texts = vec![Vec::new()];
+        for len in 1..=5u32 {
+            for n in 0..alphabet.len().pow(len) {
+                let text = (0..len as usize)
+                    .map(|k| alphabet[n / alphabet.len().pow(k as u32) % alphabet.len()])
+                    .collect();
+                texts.push(text);
+            }
+        }
+        for text in texts {
+            assert_eq!(
+                value_after_key(&text, 0),
+                value_after_key_by_scans(&text, 0),
+                "{text:?}"
+            );
+        }
     }
 
     proptest::proptest! {

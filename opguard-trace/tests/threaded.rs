@@ -102,6 +102,78 @@ fn errors_deep_in_a_large_trace_are_the_same_on_a_second_thread() {
     assert_eq!(inline, threaded);
 }
 
+/// Decoded offsets on 256 KiB boundaries (where the decode thread cuts its
+/// chunks) with three plain string bytes on either side: whatever is
+/// written there stays inside a string.
+fn boundaries_inside_strings(json: &[u8]) -> Vec<usize> {
+    let mut plain_in_string = vec![false; json.len()];
+    let (mut in_string, mut escape) = (false, false);
+    for (i, &c) in json.iter().enumerate() {
+        if in_string && !escape && c != b'"' && c != b'\\' && c.is_ascii() {
+            plain_in_string[i] = true;
+        }
+        match c {
+            _ if escape => escape = false,
+            b'\\' if in_string => escape = true,
+            b'"' => in_string = !in_string,
+            _ => {}
+        }
+    }
+    (1..json.len() / (256 << 10))
+        .map(|k| k * (256 << 10))
+        .filter(|&b| plain_in_string[b - 3..b + 3].iter().all(|&p| p))
+        .collect()
+}
+
+#[test]
+fn utf8_across_a_chunk_boundary_is_checked_exactly() {
+    // Buffers checked whole on the decode thread must not move or hide
+    // the fault the event-by-event check finds: a multi-byte character
+    // cut by a chunk's end, invalid or valid, in a real gzip trace.
+    let Some(path) =
+        opguard_testdata::shared_file("traces/hta/nccl_parser_config__nccl_data.json.gz")
+    else {
+        return;
+    };
+    let json = opguard_testdata::decoded(&path);
+    let event_around = |at: usize| {
+        let mut r = TraceReader::new(&json[..]).unwrap();
+        while let Some(e) = r.next_event().unwrap() {
+            if e.offset() as usize + e.raw().len() > at {
+                return e.index();
+            }
+        }
+        panic!("no event at {at}");
+    };
+    let found = boundaries_inside_strings(&json);
+    let (b, c) = (found[0], found[found.len() - 1]);
+    let cases: [(usize, &[u8], usize); 3] = [
+        // An invalid continuation after a lead byte ending the chunk.
+        (b - 1, b"\xc3(", b - 1),
+        // A three-byte sequence cut after two, the third byte wrong.
+        (c - 2, b"\xe2\x82(", c - 2),
+        // A valid character split between two chunks.
+        (b - 1, "\u{e9}".as_bytes(), usize::MAX),
+    ];
+    for (at, bytes, fault) in cases {
+        let mut doc = json.clone();
+        doc[at..at + bytes.len()].copy_from_slice(bytes);
+        let [inline, threaded] = both(&gzip(&doc), ReaderOptions::default());
+        assert_eq!(inline, threaded, "{bytes:?} at {at}");
+        if fault == usize::MAX {
+            assert!(inline.is_ok(), "{inline:?}");
+            continue;
+        }
+        let want = format!("invalid_utf8 Some({fault}) Some({})", event_around(fault));
+        assert_eq!(inline, Err(want), "{bytes:?} at {at}");
+        let lossy = ReaderOptions::new().lossy_utf8(true);
+        let mut r =
+            TraceReader::with_thread(Cursor::new(gzip(&doc)), lossy.decode_thread(true)).unwrap();
+        while r.next_event().unwrap().is_some() {}
+        assert_eq!(r.finish().unwrap().utf8_replacements, 1, "{bytes:?}");
+    }
+}
+
 #[test]
 fn dropping_a_threaded_reader_early_stops_its_thread() {
     // 64 MiB of events; read one and drop. The producer must not block
