@@ -139,9 +139,9 @@ fn bad_ranks_never_stop_or_hide_the_job() {
     let dir = tempfile::tempdir().unwrap();
     let good = dir.path().join("a-good.json.gz");
     rank_copy(&src, &good, 0, 1.0);
-    let bytes = std::fs::read(&src).unwrap();
     let cut = dir.path().join("b-cut.json.gz");
-    std::fs::write(&cut, &bytes[..bytes.len() * 2 / 3]).unwrap();
+    opguard_testdata::write_cut_copy(&src, &cut);
+    let bytes = std::fs::read(&src).unwrap();
     // Corrupt: a real copy whose gzip stream has bytes overwritten inside.
     let mut corrupt_bytes = bytes.clone();
     let mid = corrupt_bytes.len() / 2;

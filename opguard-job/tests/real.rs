@@ -229,15 +229,13 @@ fn a_worker_reusing_its_buffers_summarises_like_fresh_reads() {
     for name in ["proc_a.json.gz", "threads.json.gz"] {
         traces.extend(shared_file(&format!("torch/traces/{name}")));
     }
-    let size = |p: &PathBuf| std::fs::metadata(p).map_or(0, |m| m.len());
-    traces.sort_by_key(|p| std::cmp::Reverse(size(p)));
+    opguard_testdata::largest_first(&mut traces);
     let Some(largest) = traces.first().cloned() else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
     let cut = dir.path().join("cut.json.gz");
-    let bytes = std::fs::read(&largest).unwrap();
-    std::fs::write(&cut, &bytes[..bytes.len() * 2 / 3]).unwrap();
+    opguard_testdata::write_cut_copy(&largest, &cut);
     traces.insert(1, cut);
     let options = SummaryOptions::new();
     // One worker: every rank read into the buffers of the one before.

@@ -81,7 +81,7 @@ fn reused_buffers_read_every_real_trace_like_fresh_ones() {
     // copies, flows, host operators).
     let size = |p: &PathBuf| std::fs::metadata(p).map_or(0, |m| m.len());
     traces.retain(|p| size(p) < (1 << 20));
-    traces.sort_by_key(|p| std::cmp::Reverse(size(p)));
+    opguard_testdata::largest_first(&mut traces);
     let Some(largest) = traces.first().cloned() else {
         return;
     };
@@ -89,8 +89,7 @@ fn reused_buffers_read_every_real_trace_like_fresh_ones() {
     // with half a trace, and the next read must not see any of it.
     let dir = tempfile::tempdir().unwrap();
     let cut = dir.path().join("cut.json.gz");
-    let bytes = std::fs::read(&largest).unwrap();
-    std::fs::write(&cut, &bytes[..bytes.len() * 2 / 3]).unwrap();
+    opguard_testdata::write_cut_copy(&largest, &cut);
     let mut sequence: Vec<PathBuf> = Vec::new();
     for (i, t) in traces.iter().enumerate() {
         sequence.push(t.clone());

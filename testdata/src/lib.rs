@@ -68,6 +68,22 @@ pub fn hta_traces() -> Vec<PathBuf> {
     files
 }
 
+/// Orders `traces` by file size, the largest first (ties keep their order):
+/// a test that reads traces one after another into reused buffers reads the
+/// one that grows them most first.
+pub fn largest_first(traces: &mut [PathBuf]) {
+    let size = |p: &PathBuf| std::fs::metadata(p).map_or(0, |m| m.len());
+    traces.sort_by_key(|p| std::cmp::Reverse(size(p)));
+}
+
+/// Writes the first two thirds of `src`'s bytes to `dst`: a trace cut off
+/// the way a killed job leaves it (for a `.gz`, a gzip stream without its
+/// end).
+pub fn write_cut_copy(src: &std::path::Path, dst: &std::path::Path) {
+    let bytes = std::fs::read(src).expect("the trace to cut is readable");
+    std::fs::write(dst, &bytes[..bytes.len() * 2 / 3]).expect("the cut copy is written");
+}
+
 /// A real-producer trace committed under `fixtures/producers/traces/`
 /// (recorded by `fixtures/producers/record.sh`; always present).
 ///
