@@ -770,9 +770,15 @@ impl<R: Read> TraceReader<R> {
             return Ok(false);
         }
         self.len += n;
-        // Checked whole here, once, instead of event by event.
-        let bytes = std::mem::replace(&mut self.buf, Buffer::Bytes(Vec::new()));
-        self.buf = Buffer::checked(bytes.into_bytes());
+        // Checked whole here, once, instead of event by event; but only a
+        // full buffer. After a short read (a pipe hands over 64 KiB at a
+        // time) the rest of the buffer is stale bytes: checking them would
+        // cost more than the events' own checks save, so the buffer stays
+        // bytes and its events are checked one by one.
+        if self.len == self.buf.len() {
+            let bytes = std::mem::replace(&mut self.buf, Buffer::Bytes(Vec::new()));
+            self.buf = Buffer::checked(bytes.into_bytes());
+        }
         Ok(true)
     }
 
