@@ -35,7 +35,7 @@ pub(crate) const HEADROOM: usize = 4 << 10;
 /// Decoded bytes, held as a `String` when all of them are valid UTF-8.
 ///
 /// The decode thread checks each chunk as it hands it over (and the
-/// reader checks its own buffer once per refill without the thread), so
+/// reader, without the thread, its own buffer once per refill that fills it), so
 /// events sliced out of a valid buffer at their ASCII delimiters need no
 /// UTF-8 check of their own on the scanning thread. A buffer that is not
 /// valid as a whole (an invalid byte, or a multi-byte character cut by the
