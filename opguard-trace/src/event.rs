@@ -249,6 +249,92 @@ pub(crate) fn scan_event(
     Ok(end)
 }
 
+/// Events scanned ahead of the reader, on the decode thread, in the chunk
+/// it is about to hand over.
+///
+/// Scanning an event is a function of its bytes from its `{` on (and of the
+/// depth it sits at), so a reader that arrives at one of these starts, in
+/// its events array at the same depth, may take the recorded end and spans
+/// instead of scanning the event again: the answer, errors included, is the
+/// one its own scan would give. Where the scan ahead began is a guess (a
+/// `{` after `},`, which a string can contain too); a guess the reader
+/// never arrives at costs nothing but the work.
+#[derive(Default)]
+pub(crate) struct ScannedAhead {
+    /// The depth the events were scanned at; 0 when none were.
+    pub(crate) depth: usize,
+    pub(crate) events: Vec<EventAhead>,
+}
+
+/// One event of [`ScannedAhead`]: where it lies in its chunk, and its spans.
+#[derive(Clone, Copy)]
+pub(crate) struct EventAhead {
+    pub(crate) start: usize,
+    pub(crate) end: usize,
+    pub(crate) spans: EventSpans,
+}
+
+impl ScannedAhead {
+    /// Scans consecutive events of `b` from the first likely event start at
+    /// or after `from`, until an event is not whole in `b`, fails to scan,
+    /// or is not followed by `,` and another `{`: whatever stops the scan
+    /// is left to the reader, which finds it (and its error) exactly.
+    /// Reuses `events`' allocation.
+    pub(crate) fn scan(
+        b: &[u8],
+        from: usize,
+        depth: usize,
+        max_depth: usize,
+        mut events: Vec<EventAhead>,
+    ) -> ScannedAhead {
+        events.clear();
+        let mut pos = likely_event_start(b, from);
+        while let Some(start) = pos {
+            events.push(EventAhead {
+                start,
+                end: 0,
+                spans: EventSpans::default(),
+            });
+            let Some(last) = events.last_mut() else { break };
+            let Ok(end) = scan_event(b, start, depth, max_depth, false, &mut last.spans) else {
+                events.pop();
+                break;
+            };
+            last.end = end;
+            let comma = scan::skip_ws(b, end);
+            pos = (b.get(comma) == Some(&b','))
+                .then(|| scan::skip_ws(b, comma + 1))
+                .filter(|&next| b.get(next) == Some(&b'{'));
+        }
+        ScannedAhead { depth, events }
+    }
+}
+
+/// The first `{` at or after `from` that follows `}` and `,` (whitespace
+/// between): where the next event of an events array would start.
+fn likely_event_start(b: &[u8], from: usize) -> Option<usize> {
+    let mut i = from;
+    while let Some(k) = b.get(i..).and_then(|rest| memchr::memchr(b'{', rest)) {
+        let at = i + k;
+        let comma = last_non_ws_before(b, at);
+        if comma.is_some_and(|c| b[c] == b',')
+            && comma
+                .and_then(|c| last_non_ws_before(b, c))
+                .is_some_and(|c| b[c] == b'}')
+        {
+            return Some(at);
+        }
+        i = at + 1;
+    }
+    None
+}
+
+fn last_non_ws_before(b: &[u8], at: usize) -> Option<usize> {
+    b[..at]
+        .iter()
+        .rposition(|c| !matches!(c, b' ' | b'\t' | b'\n' | b'\r'))
+}
+
 /// One trace event, borrowed from the reader. Valid until the next call to
 /// [`TraceReader::next_event`](crate::TraceReader::next_event).
 #[derive(Clone, Copy)]

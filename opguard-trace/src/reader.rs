@@ -11,7 +11,7 @@ use std::io::Read;
 use std::path::Path;
 
 use crate::error::{Error, ErrorKind, Limit};
-use crate::event::{scan_event, Event, EventSpans};
+use crate::event::{scan_event, Event, EventSpans, ScannedAhead};
 use crate::identity::Sha256Digest;
 use crate::input::{Buffer, Compression, DecodedInput, Handoff, HEADROOM};
 use crate::scan::{self, Stop, SyntaxKind, ValueKind};
@@ -241,6 +241,14 @@ pub struct TraceReader<R> {
     gzip_cut: Option<u64>,
     /// The typed field spans of the event last scanned.
     spans: EventSpans,
+    /// Events the decode thread scanned ahead in the chunk installed when
+    /// `base` was `ahead_base` (positions in that chunk).
+    ahead: ScannedAhead,
+    ahead_base: u64,
+    /// The first of `ahead.events` not yet passed.
+    ahead_next: usize,
+    /// Events taken from `ahead` instead of scanned here.
+    events_scanned_ahead: u64,
 }
 
 impl TraceReader<File> {
@@ -251,7 +259,7 @@ impl TraceReader<File> {
 
     /// Opens a file.
     pub fn open_with(path: impl AsRef<Path>, options: ReaderOptions) -> Result<Self, Error> {
-        let input = DecodedInput::open(path, &options)?;
+        let input = DecodedInput::open_trace(path, &options)?;
         Ok(Self::from_input(input, options))
     }
 }
@@ -260,7 +268,7 @@ impl<R: Read + Send + 'static> TraceReader<R> {
     /// Reads from `input`; with [`ReaderOptions::decode_thread`] set, a second
     /// thread reads, hashes and decompresses while this one parses.
     pub fn with_thread(input: R, options: ReaderOptions) -> Result<Self, Error> {
-        let input = DecodedInput::with_thread(input, &options)?;
+        let input = DecodedInput::with_thread_for_trace(input, &options)?;
         Ok(Self::from_input(input, options))
     }
 }
@@ -299,6 +307,10 @@ impl<R: Read> TraceReader<R> {
             warnings: Vec::new(),
             gzip_cut: None,
             spans: EventSpans::default(),
+            ahead: ScannedAhead::default(),
+            ahead_base: 0,
+            ahead_next: 0,
+            events_scanned_ahead: 0,
         }
     }
 
@@ -628,8 +640,11 @@ impl<R: Read> TraceReader<R> {
             return Err(err.in_event(Some(self.events)));
         }
         // A refill inside may move the event to the front: read pos after.
-        let scanned =
-            self.scan_with_refill(|b, pos, d, eof, spans| scan_event(b, pos, depth, d, eof, spans));
+        let scanned = match self.take_scanned_ahead(depth) {
+            Some(end) => Ok(end),
+            None => self
+                .scan_with_refill(|b, pos, d, eof, spans| scan_event(b, pos, depth, d, eof, spans)),
+        };
         let end = match scanned {
             Ok(found) => found,
             Err(e) if self.options.salvage && matches!(e.kind(), ErrorKind::Truncated { .. }) => {
@@ -645,6 +660,33 @@ impl<R: Read> TraceReader<R> {
         self.events += 1;
         self.state = State::Events(Expect::CommaOrEnd);
         Ok(Some(span))
+    }
+
+    /// The end of the event at `pos` if the decode thread scanned it ahead
+    /// at this depth, its spans copied to the reader's. Matched by decoded
+    /// offset, so a buffer whose bytes moved since cannot be misread.
+    fn take_scanned_ahead(&mut self, depth: usize) -> Option<usize> {
+        if self.ahead.depth != depth {
+            return None;
+        }
+        let at = self.base + self.pos as u64;
+        while let Some(event) = self.ahead.events.get(self.ahead_next) {
+            let start = self.ahead_base + event.start as u64;
+            if start > at {
+                return None;
+            }
+            self.ahead_next += 1;
+            if start == at {
+                let end = self.pos + (event.end - event.start);
+                if end > self.len {
+                    return None;
+                }
+                self.spans = event.spans;
+                self.events_scanned_ahead += 1;
+                return Some(end);
+            }
+        }
+        None
     }
 
     /// [`ReaderOptions::max_value_bytes`] for a value scanned whole at
@@ -801,8 +843,9 @@ impl<R: Read> TraceReader<R> {
                 self.eof = true;
                 return Ok(Some(false));
             }
-            Handoff::Chunk(chunk) => chunk,
+            Handoff::Chunk(chunk, ahead) => (chunk, ahead),
         };
+        let (chunk, ahead) = chunk;
         let start = HEADROOM - tail;
         let unscanned = &self.buf.as_bytes()[self.pos..self.len];
         // The cut event goes over the chunk's NULs. The chunk stays text
@@ -833,8 +876,11 @@ impl<R: Read> TraceReader<R> {
             }
         }
         let spent = std::mem::replace(&mut self.buf, chunk);
-        self.input.give_back(spent.into_bytes());
+        let spent_ahead = std::mem::replace(&mut self.ahead, ahead);
+        self.ahead_next = 0;
+        self.input.give_back(spent.into_bytes(), spent_ahead.events);
         self.base = tail_offset - start as u64;
+        self.ahead_base = self.base;
         self.pos = start;
         Ok(Some(true))
     }
@@ -927,5 +973,37 @@ fn kind_of(first: u8) -> ValueKind {
         b't' | b'f' => ValueKind::Bool,
         b'n' => ValueKind::Null,
         _ => ValueKind::Number,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Events of `path` read with the decode thread, and how many of them
+    /// the thread scanned ahead.
+    fn scanned_ahead(path: &Path, decode_thread: bool) -> (u64, u64) {
+        let options = ReaderOptions::new().decode_thread(decode_thread);
+        let mut r = TraceReader::open_with(path, options).unwrap();
+        while r.next_event().unwrap().is_some() {}
+        (r.events, r.events_scanned_ahead)
+    }
+
+    #[test]
+    fn the_decode_thread_scans_the_second_half_of_each_chunk() {
+        // The reader scans each chunk up to about its middle and takes the
+        // rest from the thread: nearly half of a large trace's events (less
+        // the event cut at each chunk's end).
+        let Some(path) =
+            opguard_testdata::shared_file("traces/hta/nccl_parser_config__nccl_data.json.gz")
+        else {
+            return;
+        };
+        let (events, ahead) = scanned_ahead(&path, true);
+        assert!(
+            ahead * 100 > events * 45 && ahead * 100 < events * 52,
+            "{ahead} of {events} events scanned ahead"
+        );
+        assert_eq!(scanned_ahead(&path, false), (events, 0));
     }
 }

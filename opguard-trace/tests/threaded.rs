@@ -5,7 +5,9 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use opguard_trace::{ReaderOptions, TraceReader};
+use std::hash::{DefaultHasher, Hash, Hasher};
+
+use opguard_trace::{Event, ReaderOptions, TraceReader, Value};
 
 use crate::gzip;
 
@@ -14,14 +16,17 @@ fn both(bytes: &[u8], options: ReaderOptions) -> [Result<(u64, String), String>;
         let input = Cursor::new(bytes.to_vec());
         let mut r = TraceReader::with_thread(input, options.clone().decode_thread(threaded))
             .map_err(|e| e.code().to_owned())?;
-        let mut raw = String::new();
+        let mut read = DefaultHasher::new();
         loop {
             match r.next_event() {
                 Ok(Some(e)) => {
                     // Where each event sits, not only its text: a reader
-                    // that scans chunks in place must keep its offsets.
-                    raw.push_str(&e.offset().to_string());
-                    raw.push_str(e.raw());
+                    // that scans chunks in place must keep its offsets. And
+                    // every typed field: events scanned ahead on the decode
+                    // thread carry their field spans over.
+                    e.offset().hash(&mut read);
+                    e.raw().hash(&mut read);
+                    typed_fields(&e).hash(&mut read);
                 }
                 Ok(None) => break,
                 Err(e) => {
@@ -37,10 +42,40 @@ fn both(bytes: &[u8], options: ReaderOptions) -> [Result<(u64, String), String>;
         let s = r.finish().map_err(|e| e.code().to_owned())?;
         Ok((
             s.events,
-            format!("{} {} {}", s.sha256, s.encoded_bytes, raw.len()),
+            format!("{} {} {:x}", s.sha256, s.encoded_bytes, read.finish()),
         ))
     };
     [run(false), run(true)]
+}
+
+/// What the typed getters of `e` return, as text.
+fn typed_fields(e: &Event<'_>) -> Vec<Option<String>> {
+    let text = |v: Option<&dyn std::fmt::Display>| v.map(|v| v.to_string());
+    let value = |v: Option<Value<'_>>| v.map(|v| v.raw().to_owned());
+    vec![
+        text(e.ph().as_ref().map(|v| v as _)),
+        text(e.name().as_ref().map(|v| v as _)),
+        text(e.cat().as_ref().map(|v| v as _)),
+        text(e.pid().as_ref().map(|v| v as _)),
+        text(e.tid().as_ref().map(|v| v as _)),
+        text(e.ts().as_ref().map(|v| v as _)),
+        text(e.dur().as_ref().map(|v| v as _)),
+        text(e.id().as_ref().map(|v| v as _)),
+        text(e.bind_id().as_ref().map(|v| v as _)),
+        text(e.bp().as_ref().map(|v| v as _)),
+        text(e.scope().as_ref().map(|v| v as _)),
+        e.args().map(|a| a.raw().to_owned()),
+        text(e.external_id().as_ref().map(|v| v as _)),
+        text(e.correlation().as_ref().map(|v| v as _)),
+        text(e.device().as_ref().map(|v| v as _)),
+        text(e.stream().as_ref().map(|v| v as _)),
+        text(e.context().as_ref().map(|v| v as _)),
+        text(e.sequence_number().as_ref().map(|v| v as _)),
+        value(e.input_dims()),
+        value(e.input_type()),
+        value(e.arg("hlo_op")),
+        value(e.arg("hlo_module")),
+    ]
 }
 
 #[test]
@@ -259,4 +294,105 @@ fn dropping_a_threaded_reader_releases_its_input_before_returning() {
         after_drop,
         "the input was read after its reader was dropped"
     );
+}
+
+/// The decoded nccl trace (9.8 MB, 38 of the decode thread's chunks), or
+/// `None` without the shared data.
+fn nccl_json() -> Option<Vec<u8>> {
+    let path = opguard_testdata::shared_file("traces/hta/nccl_parser_config__nccl_data.json.gz")?;
+    Some(opguard_testdata::decoded(&path))
+}
+
+/// The offset of one event in the last fifth of each decode chunk, where
+/// the decode thread scans events ahead of the reader.
+fn events_late_in_chunks(json: &[u8]) -> Vec<usize> {
+    let chunk = 256 << 10;
+    let mut r = TraceReader::new(json).unwrap();
+    let mut found: Vec<usize> = Vec::new();
+    while let Some(e) = r.next_event().unwrap() {
+        let at = e.offset() as usize;
+        let late = at % chunk > chunk * 4 / 5 && at % chunk < chunk - 1024;
+        if late && found.last().is_none_or(|f| f / chunk < at / chunk) {
+            found.push(at);
+        }
+    }
+    found
+}
+
+#[test]
+fn events_scanned_ahead_read_like_events_scanned_by_the_reader() {
+    // Where the decode thread starts scanning ahead is a guess: a `{` after
+    // `},`. Strings of a real trace that contain exactly that (and `{}`,
+    // which scans as an event) put guesses inside strings; the reader must
+    // only take events that start where its own scan arrives.
+    let Some(json) = nccl_json() else { return };
+    let traps: [&[u8]; 3] = [b"}, {}, {} ", b"},{}", b"}, {"];
+    let key = b"\"name\": \"";
+    let mut trapped = Vec::with_capacity(json.len() + json.len() / 20);
+    let mut rest = &json[..];
+    let mut n = 0;
+    while let Some(at) = rest.windows(key.len()).position(|w| w == key) {
+        trapped.extend_from_slice(&rest[..at + key.len()]);
+        if n % 5 == 0 {
+            trapped.extend_from_slice(traps[n / 5 % traps.len()]);
+        }
+        n += 1;
+        rest = &rest[at + key.len()..];
+    }
+    trapped.extend_from_slice(rest);
+    assert!(n > 10_000, "{n} names");
+    for bytes in [trapped.clone(), gzip(&trapped)] {
+        let [inline, threaded] = both(&bytes, ReaderOptions::default());
+        assert!(inline.is_ok(), "{inline:?}");
+        assert_eq!(inline, threaded);
+    }
+}
+
+#[test]
+fn events_are_scanned_ahead_at_the_depth_of_their_form() {
+    // The same real events in the array form sit one level higher than in
+    // the object form: the depth limit falls one level deeper inside them.
+    // 1.5 MB of the nccl trace's events, six decode chunks, each form.
+    let Some(json) = nccl_json() else { return };
+    let (mut first, mut end) = (None, 0);
+    let mut r = TraceReader::new(&json[..]).unwrap();
+    while let Some(e) = r.next_event().unwrap() {
+        first = first.or(Some(e.offset() as usize));
+        end = e.offset() as usize + e.raw().len();
+        if end > 1_500_000 {
+            break;
+        }
+    }
+    let events = &json[first.unwrap()..end];
+    let array = [b"[", events, b"]"].concat();
+    let object = [&json[..end], b"]}"].concat();
+    // `max_depth(6)`: `[[[1]]]` in `args` reaches depth 6 in the array
+    // form, 7 in the object form.
+    for (form, bytes, event_depth) in [("array", &array, 2), ("object", &object, 3)] {
+        let [inline, threaded] = both(bytes, ReaderOptions::default());
+        assert!(inline.is_ok(), "{form}: {inline:?}");
+        assert_eq!(inline, threaded, "{form}");
+        let late = events_late_in_chunks(bytes);
+        assert!(late.len() >= 5, "{form}: {late:?}");
+        for at in late.into_iter().skip(1).step_by(3) {
+            let args = at
+                + bytes[at..]
+                    .windows(9)
+                    .position(|w| w == b"\"args\": {")
+                    .unwrap();
+            for nesting in [1, 2, 3] {
+                let deep = format!(
+                    "\"deep\": {}1{}, ",
+                    "[".repeat(nesting),
+                    "]".repeat(nesting)
+                );
+                let mut doc = bytes.to_vec();
+                doc.splice(args + 9..args + 9, deep.bytes());
+                let [inline, threaded] = both(&doc, ReaderOptions::new().max_depth(6));
+                let fits = event_depth + 1 + nesting <= 6;
+                assert_eq!(inline.is_ok(), fits, "{form} {nesting} at {at}: {inline:?}");
+                assert_eq!(inline, threaded, "{form} {nesting} at {at}");
+            }
+        }
+    }
 }
