@@ -462,6 +462,11 @@ impl<'a> Event<'a> {
             None => self.args().and_then(|a| a.get(key)),
         }
     }
+    /// Whether `args` has `hlo_op` or `hlo_module` (XLA's op and module),
+    /// looked up where the scan recorded them.
+    pub(crate) fn has_xla_args(&self) -> bool {
+        self.arg_value(ArgKey::HloOp).is_some() || self.arg_value(ArgKey::HloModule).is_some()
+    }
     /// The five `args` keys that place device work.
     pub fn launch_args(&self) -> LaunchArgs<'a> {
         LaunchArgs {

@@ -6,7 +6,8 @@ use std::collections::BTreeMap;
 use std::io::Read;
 use std::process::Command;
 
-use opguard_trace::{Compression, TraceReader};
+use opguard_trace::analysis::trace_info;
+use opguard_trace::{Compression, ReaderOptions, TraceReader};
 
 type Counts = BTreeMap<(Option<String>, Option<String>), u64>;
 
@@ -67,6 +68,18 @@ fn every_hta_trace_matches_the_oracle() {
         let summary = reader.finish().expect("finishes");
         let (want, decoded_len, doc) = oracle(path);
         assert_eq!(counts, want, "{name}: events per (ph, cat)");
+        // The same counts from `trace_info`, whose counting skips interning
+        // for an event written like the one before, read with the decode
+        // thread scanning events ahead.
+        let threaded = ReaderOptions::new().decode_thread(true);
+        let info = trace_info(TraceReader::open_with(path, threaded).unwrap(), &mut |_| {})
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let info_counts: Counts = info
+            .counts
+            .iter()
+            .map(|c| ((c.ph.clone(), c.cat.clone()), c.count))
+            .collect();
+        assert_eq!(info_counts, want, "{name}: trace_info per (ph, cat)");
         assert_eq!(summary.events, want.values().sum::<u64>(), "{name}");
         assert_eq!(summary.decoded_bytes, decoded_len as u64, "{name}");
         assert_eq!(
@@ -153,7 +166,7 @@ fn metadata_events_do_not_stretch_the_time_span() {
         return;
     };
     let reader = TraceReader::open(path).unwrap();
-    let info = opguard_trace::analysis::trace_info(reader, &mut |_| {}).unwrap();
+    let info = trace_info(reader, &mut |_| {}).unwrap();
     let span = info.time_span.expect("timed events");
     assert_eq!(span.start_ns, 3_605_054_728_338_344);
     assert_eq!(span.end_ns, 3_605_068_349_996_792);

@@ -211,7 +211,7 @@ impl ProviderDetector {
             let n = n.raw();
             n.starts_with("PjitFunction(") || (n.starts_with('$') && n.contains(".py:"))
         });
-        if named || e.arg("hlo_op").is_some() || e.arg("hlo_module").is_some() {
+        if named || e.has_xla_args() {
             self.xla_events += 1;
         }
     }
