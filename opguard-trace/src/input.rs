@@ -9,7 +9,9 @@
 //!
 //! Work stays on the caller's thread unless
 //! [`ReaderOptions::decode_thread`] asks for a second one: a library
-//! embedded in a profiler starts no thread its host did not ask for.
+//! embedded in a profiler starts no thread its host did not ask for. For a
+//! [`TraceReader`](crate::TraceReader) that thread also scans events ahead
+//! of the reader, about half of each chunk.
 
 use std::fs::File;
 use std::io::{self, BufReader, Read};

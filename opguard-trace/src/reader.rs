@@ -44,7 +44,9 @@ pub struct ReaderOptions {
     /// Replace invalid UTF-8 with U+FFFD instead of failing, and count the
     /// replacements in [`TraceSummary::utf8_replacements`]. Off by default.
     pub lossy_utf8: bool,
-    /// Read, hash and decompress on a second thread while this one parses.
+    /// Read, hash and decompress on a second thread while this one parses;
+    /// that thread also scans the events of each chunk's second half ahead
+    /// of this one (the events, errors and limits are the same either way).
     /// Off by default: a library embedded in a profiler must not start
     /// threads its host did not ask for. Memory stays bounded (a few
     /// buffers in flight). The thread never outlives its reader: dropping
