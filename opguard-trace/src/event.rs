@@ -279,7 +279,9 @@ impl ScannedAhead {
     /// or after `from`, until an event is not whole in `b`, fails to scan,
     /// or is not followed by `,` and another `{`: whatever stops the scan
     /// is left to the reader, which finds it (and its error) exactly.
-    /// Reuses `events`' allocation.
+    /// The spans take at most as much memory as `b` itself (events of a few
+    /// bytes each would otherwise need 25 times the chunk); the reader scans
+    /// whatever is left. Reuses `events`' allocation.
     pub(crate) fn scan(
         b: &[u8],
         from: usize,
@@ -288,8 +290,9 @@ impl ScannedAhead {
         mut events: Vec<EventAhead>,
     ) -> ScannedAhead {
         events.clear();
+        let most = b.len() / std::mem::size_of::<EventAhead>();
         let mut pos = likely_event_start(b, from);
-        while let Some(start) = pos {
+        while let Some(start) = pos.filter(|_| events.len() < most) {
             events.push(EventAhead {
                 start,
                 end: 0,

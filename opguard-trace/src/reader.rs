@@ -1008,4 +1008,27 @@ mod tests {
         );
         assert_eq!(scanned_ahead(&path, false), (events, 0));
     }
+
+    #[test]
+    fn spans_scanned_ahead_take_no_more_memory_than_their_chunk() {
+        // 23-byte events: spans for half of each chunk's events would take
+        // six times the chunk. The thread stops at the chunk's size.
+        let mut doc = b"[".to_vec();
+        for i in 0..400_000 {
+            doc.extend_from_slice(format!("{{\"ph\":\"i\",\"ts\":{}}},", 100_000 + i).as_bytes());
+        }
+        doc.extend_from_slice(b"{}]");
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("tiny.json");
+        std::fs::write(&path, &doc).unwrap();
+        let (events, ahead) = scanned_ahead(&path, true);
+        assert_eq!(events, 400_001);
+        let chunks = doc.len().div_ceil(CHUNK) as u64;
+        let per_chunk = (HEADROOM + CHUNK) / std::mem::size_of::<crate::event::EventAhead>();
+        assert!(ahead > 0, "none scanned ahead");
+        assert!(
+            ahead <= chunks * per_chunk as u64,
+            "{ahead} events scanned ahead in {chunks} chunks, at most {per_chunk} each"
+        );
+    }
 }
