@@ -52,6 +52,9 @@ fn fuzz_options() -> ReaderOptions {
 pub struct Outcome {
     /// Raw JSON text of each event read before the end or the error.
     pub events: Vec<String>,
+    /// What the typed getters of each of those events return: the decode
+    /// thread scans events ahead and hands their field spans over.
+    pub fields: Vec<String>,
     /// `Ok(event count)` or `Err(code)`.
     pub end: Result<u64, &'static str>,
 }
@@ -62,6 +65,7 @@ pub fn read_outcome<R: Read>(input: R, options: ReaderOptions) -> Outcome {
         Ok(reader) => drain(reader),
         Err(e) => Outcome {
             events: Vec::new(),
+            fields: Vec::new(),
             end: Err(e.code()),
         },
     }
@@ -73,6 +77,7 @@ pub fn read_outcome_threaded(input: Vec<u8>, options: ReaderOptions) -> Outcome 
         Ok(reader) => drain(reader),
         Err(e) => Outcome {
             events: Vec::new(),
+            fields: Vec::new(),
             end: Err(e.code()),
         },
     }
@@ -80,11 +85,13 @@ pub fn read_outcome_threaded(input: Vec<u8>, options: ReaderOptions) -> Outcome 
 
 fn drain<R: Read>(mut reader: TraceReader<R>) -> Outcome {
     let mut events = Vec::new();
+    let mut fields = Vec::new();
     loop {
         match reader.next_event() {
             Ok(Some(e)) => {
                 touch_event(&e);
                 events.push(e.raw().to_owned());
+                fields.push(typed_fields(&e));
             }
             Ok(None) => break,
             Err(e) => {
@@ -92,6 +99,7 @@ fn drain<R: Read>(mut reader: TraceReader<R>) -> Outcome {
                 assert!(matches!(reader.next_event(), Ok(None)));
                 return Outcome {
                     events,
+                    fields,
                     end: Err(e.code()),
                 };
             }
@@ -104,7 +112,44 @@ fn drain<R: Read>(mut reader: TraceReader<R>) -> Outcome {
         }
         Err(e) => Err(e.code()),
     };
-    Outcome { events, end }
+    Outcome {
+        events,
+        fields,
+        end,
+    }
+}
+
+/// The typed getters of `e`, as text.
+fn typed_fields(e: &opguard_trace::Event<'_>) -> String {
+    let text = |s: Option<&dyn std::fmt::Display>| s.map(|s| s.to_string());
+    let value = |v: Option<opguard_trace::Value<'_>>| v.map(|v| v.raw().to_owned());
+    format!(
+        "{:?}",
+        [
+            text(e.ph().as_ref().map(|v| v as _)),
+            text(e.name().as_ref().map(|v| v as _)),
+            text(e.cat().as_ref().map(|v| v as _)),
+            text(e.bp().as_ref().map(|v| v as _)),
+            text(e.scope().as_ref().map(|v| v as _)),
+            text(e.pid().as_ref().map(|v| v as _)),
+            text(e.tid().as_ref().map(|v| v as _)),
+            text(e.id().as_ref().map(|v| v as _)),
+            text(e.bind_id().as_ref().map(|v| v as _)),
+            text(e.ts().as_ref().map(|v| v as _)),
+            text(e.dur().as_ref().map(|v| v as _)),
+            e.args().map(|a| a.raw().to_owned()),
+            text(e.external_id().as_ref().map(|v| v as _)),
+            text(e.correlation().as_ref().map(|v| v as _)),
+            text(e.device().as_ref().map(|v| v as _)),
+            text(e.stream().as_ref().map(|v| v as _)),
+            text(e.context().as_ref().map(|v| v as _)),
+            text(e.sequence_number().as_ref().map(|v| v as _)),
+            value(e.input_dims()),
+            value(e.input_type()),
+            value(e.arg("hlo_op")),
+            value(e.arg("hlo_module")),
+        ]
+    )
 }
 
 /// Calls every accessor of an event and checks the time conversions.
