@@ -279,9 +279,10 @@ impl ScannedAhead {
     /// or after `from`, until an event is not whole in `b`, fails to scan,
     /// or is not followed by `,` and another `{`: whatever stops the scan
     /// is left to the reader, which finds it (and its error) exactly.
-    /// The spans take at most as much memory as `b` itself (events of a few
-    /// bytes each would otherwise need 25 times the chunk); the reader scans
-    /// whatever is left. Reuses `events`' allocation.
+    /// The spans take at most as much memory as `b` itself (an event of a
+    /// few bytes has ~280 bytes of spans, so a chunk of such events would
+    /// need many times its size); the reader scans whatever is left. Reuses
+    /// `events`' allocation.
     pub(crate) fn scan(
         b: &[u8],
         from: usize,

@@ -839,7 +839,7 @@ impl<R: Read> TraceReader<R> {
         if tail > HEADROOM || tail_offset < HEADROOM as u64 {
             return Ok(None);
         }
-        let chunk = match self.input.take_chunk()? {
+        let (chunk, ahead) = match self.input.take_chunk()? {
             Handoff::Copy => return Ok(None),
             Handoff::End => {
                 self.eof = true;
@@ -847,7 +847,6 @@ impl<R: Read> TraceReader<R> {
             }
             Handoff::Chunk(chunk, ahead) => (chunk, ahead),
         };
-        let (chunk, ahead) = chunk;
         let start = HEADROOM - tail;
         let unscanned = &self.buf.as_bytes()[self.pos..self.len];
         // The cut event goes over the chunk's NULs. The chunk stays text
