@@ -109,16 +109,18 @@ fn errors_and_limits_are_the_same_on_a_second_thread() {
     }
 }
 
+/// The decoded nccl trace (9.8 MB, 38 of the decode thread's chunks), or
+/// `None` without the shared data.
+fn nccl_json() -> Option<Vec<u8>> {
+    let path = opguard_testdata::shared_file("traces/hta/nccl_parser_config__nccl_data.json.gz")?;
+    Some(opguard_testdata::decoded(&path))
+}
+
 #[test]
 fn errors_deep_in_a_large_trace_are_the_same_on_a_second_thread() {
     // 9.8 MB decoded: dozens of the decode thread's chunks before the
     // error, each scanned where it lies, with events cut between them.
-    let Some(path) =
-        opguard_testdata::shared_file("traces/hta/nccl_parser_config__nccl_data.json.gz")
-    else {
-        return;
-    };
-    let json = opguard_testdata::decoded(&path);
+    let Some(json) = nccl_json() else { return };
     let colon = json.len() * 7 / 10
         + json[json.len() * 7 / 10..]
             .iter()
@@ -165,12 +167,7 @@ fn utf8_across_a_chunk_boundary_is_checked_exactly() {
     // Buffers checked whole on the decode thread must not move or hide
     // the fault the event-by-event check finds: a multi-byte character
     // cut by a chunk's end, invalid or valid, in a real gzip trace.
-    let Some(path) =
-        opguard_testdata::shared_file("traces/hta/nccl_parser_config__nccl_data.json.gz")
-    else {
-        return;
-    };
-    let json = opguard_testdata::decoded(&path);
+    let Some(json) = nccl_json() else { return };
     let event_around = |at: usize| {
         let mut r = TraceReader::new(&json[..]).unwrap();
         while let Some(e) = r.next_event().unwrap() {
@@ -294,13 +291,6 @@ fn dropping_a_threaded_reader_releases_its_input_before_returning() {
         after_drop,
         "the input was read after its reader was dropped"
     );
-}
-
-/// The decoded nccl trace (9.8 MB, 38 of the decode thread's chunks), or
-/// `None` without the shared data.
-fn nccl_json() -> Option<Vec<u8>> {
-    let path = opguard_testdata::shared_file("traces/hta/nccl_parser_config__nccl_data.json.gz")?;
-    Some(opguard_testdata::decoded(&path))
 }
 
 /// The offset of one event in the last fifth of each decode chunk, where
