@@ -334,9 +334,7 @@ fn likely_event_start(b: &[u8], from: usize) -> Option<usize> {
 }
 
 fn last_non_ws_before(b: &[u8], at: usize) -> Option<usize> {
-    b[..at]
-        .iter()
-        .rposition(|c| !matches!(c, b' ' | b'\t' | b'\n' | b'\r'))
+    b[..at].iter().rposition(|&c| !scan::is_ws(c))
 }
 
 /// One trace event, borrowed from the reader. Valid until the next call to

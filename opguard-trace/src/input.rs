@@ -25,7 +25,8 @@ use sha2::{Digest, Sha256};
 use crate::error::{Error, ErrorKind, Limit};
 use crate::event::{EventAhead, ScannedAhead};
 use crate::identity::Sha256Digest;
-use crate::reader::ReaderOptions;
+use crate::reader::{ReaderOptions, TopLevelForm};
+use crate::scan;
 
 /// Bytes the decode thread hands over at a time.
 const HANDOFF_BYTES: usize = 256 << 10;
@@ -640,22 +641,16 @@ impl Drop for Threaded {
     }
 }
 
-/// How deep the events of a document starting with `bytes` sit: 3 in
-/// `{"traceEvents": [...]}`, 2 in `[...]` (as the reader counts depth), 0
-/// when the document is neither; `None` while `bytes` is only whitespace.
+/// How deep the events of a document starting with `bytes` sit (as the
+/// reader counts depth, [`TopLevelForm::event_depth`]); 0 when it is neither
+/// form, `None` while `bytes` is only whitespace.
 fn depth_of_events(bytes: &[u8], at_start: bool) -> Option<usize> {
     let bytes = match bytes.strip_prefix(b"\xEF\xBB\xBF") {
         Some(rest) if at_start => rest,
         _ => bytes,
     };
-    let first = bytes
-        .iter()
-        .find(|c| !matches!(c, b' ' | b'\t' | b'\n' | b'\r'))?;
-    Some(match first {
-        b'{' => 3,
-        b'[' => 2,
-        _ => 0,
-    })
+    let first = *bytes.get(scan::skip_ws(bytes, 0))?;
+    Some(TopLevelForm::opened_by(first).map_or(0, TopLevelForm::event_depth))
 }
 
 enum Source<R> {

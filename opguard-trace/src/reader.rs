@@ -128,6 +128,27 @@ pub enum TopLevelForm {
     Array,
 }
 
+impl TopLevelForm {
+    /// The form a document opening with `first` (its first byte after any
+    /// byte-order mark and whitespace) has, if either.
+    pub(crate) fn opened_by(first: u8) -> Option<TopLevelForm> {
+        match first {
+            b'{' => Some(TopLevelForm::Object),
+            b'[' => Some(TopLevelForm::Array),
+            _ => None,
+        }
+    }
+
+    /// How deep events sit: inside the events array, itself inside the
+    /// document object when there is one.
+    pub(crate) fn event_depth(self) -> usize {
+        match self {
+            TopLevelForm::Object => 3,
+            TopLevelForm::Array => 2,
+        }
+    }
+}
+
 /// Top-level keys other than `traceEvents`, in file order, as JSON text.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Metadata {
@@ -426,13 +447,9 @@ impl<R: Read> TraceReader<R> {
         }
     }
 
-    /// How deep events sit: inside the events array, itself inside the
-    /// document object when there is one.
+    /// How deep events sit ([`TopLevelForm::event_depth`]).
     fn event_depth(&self) -> usize {
-        match self.form {
-            Some(TopLevelForm::Object) => 3,
-            _ => 2,
-        }
+        self.form.unwrap_or(TopLevelForm::Array).event_depth()
     }
 
     /// Moves the state machine to the next event. Returns its span in `buf`
@@ -445,22 +462,21 @@ impl<R: Read> TraceReader<R> {
                     let Some(c) = self.peek_non_ws(true)? else {
                         return Err(Error::new(ErrorKind::EmptyInput).at(self.offset()));
                     };
-                    match c {
-                        b'{' => {
-                            self.form = Some(TopLevelForm::Object);
+                    match TopLevelForm::opened_by(c) {
+                        Some(TopLevelForm::Object) => {
                             self.state = State::TopObject(Expect::MemberOrEnd);
                         }
-                        b'[' => {
-                            self.form = Some(TopLevelForm::Array);
+                        Some(TopLevelForm::Array) => {
                             self.seen_trace_events = true;
                             self.state = State::Events(Expect::MemberOrEnd);
                         }
-                        _ => {
+                        None => {
                             return Err(
                                 Error::new(ErrorKind::TopLevelNotContainer).at(self.offset())
                             )
                         }
                     }
+                    self.form = TopLevelForm::opened_by(c);
                     self.pos += 1;
                 }
                 State::TopObject(expect) => self.step_top_object(expect)?,

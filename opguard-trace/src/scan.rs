@@ -134,6 +134,12 @@ pub(crate) fn skip_ws(b: &[u8], pos: usize) -> usize {
     i
 }
 
+/// Whether `c` is JSON whitespace.
+#[inline]
+pub(crate) fn is_ws(c: u8) -> bool {
+    CLASS[c as usize] & WS != 0
+}
+
 /// Where the value of the member whose key ends at `key_end` starts:
 /// past the `:` and the whitespace around it.
 #[inline(always)]
@@ -141,7 +147,6 @@ pub(crate) fn value_after_key(b: &[u8], key_end: usize) -> Result<usize, Stop> {
     // Traces write `"key": value` or `"key":value`: a colon right after
     // the key and at most one space after it need no whitespace scans
     // (which would find the same position).
-    let is_ws = |c: u8| CLASS[c as usize] & WS != 0;
     match b.get(key_end..key_end + 3) {
         Some(&[b':', b' ', c]) if !is_ws(c) => return Ok(key_end + 2),
         Some(&[b':', c, _]) if !is_ws(c) => return Ok(key_end + 1),
