@@ -270,6 +270,9 @@ pub struct TraceReader<R> {
     ahead_base: u64,
     /// The first of `ahead.events` not yet passed.
     ahead_next: usize,
+    /// The event of `ahead.events` whose spans are the last event's, when
+    /// it was taken from there (lent, not copied).
+    spans_ahead: Option<usize>,
     /// Events taken from `ahead` instead of scanned here.
     events_scanned_ahead: u64,
 }
@@ -333,6 +336,7 @@ impl<R: Read> TraceReader<R> {
             ahead: ScannedAhead::default(),
             ahead_base: 0,
             ahead_next: 0,
+            spans_ahead: None,
             events_scanned_ahead: 0,
         }
     }
@@ -407,11 +411,11 @@ impl<R: Read> TraceReader<R> {
         // fields other than `buf` are touched below, so the borrow can be
         // returned.
         if let Some(text) = self.buf.text().and_then(|t| t.get(start..end)) {
-            return Ok(Some(Event::new(index, offset, text, &self.spans)));
+            return Ok(Some(Event::new(index, offset, text, self.event_spans())));
         }
         let bytes = &self.buf.as_bytes()[start..end];
         let valid_up_to = match std::str::from_utf8(bytes) {
-            Ok(text) => return Ok(Some(Event::new(index, offset, text, &self.spans))),
+            Ok(text) => return Ok(Some(Event::new(index, offset, text, self.event_spans()))),
             Err(e) => e.valid_up_to(),
         };
         if !self.options.lossy_utf8 {
@@ -428,6 +432,7 @@ impl<R: Read> TraceReader<R> {
         self.utf8_replacements += replaced as u64;
         self.scratch = String::from_utf8_lossy(bytes).into_owned().into_bytes();
         let depth = self.event_depth();
+        self.spans_ahead = None;
         let rescanned = scan_event(
             &self.scratch,
             0,
@@ -445,6 +450,14 @@ impl<R: Read> TraceReader<R> {
                     .in_event(Some(index)))
             }
         }
+    }
+
+    /// The field spans of the event last scanned: the reader's own, or the
+    /// ones the decode thread scanned ahead.
+    fn event_spans(&self) -> &EventSpans {
+        self.spans_ahead
+            .and_then(|i| self.ahead.events.get(i))
+            .map_or(&self.spans, |e| &e.spans)
     }
 
     /// How deep events sit ([`TopLevelForm::event_depth`]).
@@ -681,9 +694,10 @@ impl<R: Read> TraceReader<R> {
     }
 
     /// The end of the event at `pos` if the decode thread scanned it ahead
-    /// at this depth, its spans copied to the reader's. Matched by decoded
+    /// at this depth, its spans lent ([`TraceReader::event_spans`]). Matched by decoded
     /// offset, so a buffer whose bytes moved since cannot be misread.
     fn take_scanned_ahead(&mut self, depth: usize) -> Option<usize> {
+        self.spans_ahead = None;
         if self.ahead.depth != depth {
             return None;
         }
@@ -699,7 +713,7 @@ impl<R: Read> TraceReader<R> {
                 if end > self.len {
                     return None;
                 }
-                self.spans = event.spans;
+                self.spans_ahead = Some(self.ahead_next - 1);
                 self.events_scanned_ahead += 1;
                 return Some(end);
             }
