@@ -788,7 +788,8 @@ mod tests {
 
 const JOB_AFTER_HELP: &str = "\
 Each worker holds one trace at a time, so memory grows with --jobs, never with the number of
-ranks; the output is the same for any --jobs. A DIR stands for the regular files directly in it.
+ranks; the output is the same for any --jobs. With at least twice as many --jobs as ranks, each
+worker inflates on a second thread (two ranks on a 4-core machine use all 4 cores). A DIR stands for the regular files directly in it.
 A rank that cannot be read (corrupt, cut off, over a limit) is listed with its error and counted
 missing in every frame; the other ranks are still reported and the exit status is 2.
 
@@ -810,7 +811,9 @@ pub struct JobArgs {
     pub output: OutputArgs,
     #[command(flatten)]
     pub reader: ReaderArgs,
-    /// Ranks read at once (worker threads); default: the machine's cores.
+    /// Threads that read ranks; default: the machine's cores. Up to N ranks
+    /// are read at once; with fewer ranks than N, each also inflates on a
+    /// spare thread of its own.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
     pub jobs: Option<u16>,
     /// Top-N device rows kept per rank.

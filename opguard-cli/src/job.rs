@@ -29,14 +29,15 @@ pub fn run(args: &JobArgs) -> Result<u8, CliError> {
             "the job names no trace files (the directories given are empty)",
         ));
     }
-    let workers = match args.jobs {
+    let threads = match args.jobs {
         Some(n) => usize::from(n),
         None => std::thread::available_parallelism().map_or(1, |n| n.get()),
     };
+    let (workers, decode_thread) = read_plan(threads, paths.len());
     // The reader flags (`--salvage`, limits) apply to every rank.
     let options = SummaryOptions::new()
         .top(args.top)
-        .reader(args.reader.options());
+        .reader(args.reader.options().decode_thread(decode_thread));
     let progress = Mutex::new(Progress::items("job", paths.len() as u64, "ranks"));
     let job = run_job(&paths, workers, &options, &|done, _| {
         if let Ok(mut p) = progress.lock() {
@@ -61,6 +62,17 @@ pub fn run(args: &JobArgs) -> Result<u8, CliError> {
         status = exit::ERROR;
     }
     Ok(status)
+}
+
+/// How `threads` reading threads are spent on `ranks` ranks: one worker per
+/// rank, at most `threads` of them; when that leaves a spare thread for
+/// every worker (fewer ranks than threads, as for one big rank on a laptop),
+/// each worker inflates on a thread of its own, the reader's decode thread,
+/// which also scans events ahead. Otherwise every thread is a worker
+/// already, and one more per worker would only contend for the cores.
+fn read_plan(threads: usize, ranks: usize) -> (usize, bool) {
+    let workers = threads.clamp(1, ranks.max(1));
+    (workers, threads >= 2 * workers)
 }
 
 fn rank_label(rank: Option<i64>) -> String {
@@ -129,4 +141,31 @@ fn human(job: &Job, frames: usize, style: Style) -> String {
         ));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::read_plan;
+
+    #[test]
+    fn spare_threads_inflate_for_the_workers() {
+        // (threads, ranks) -> (workers, decode thread)
+        for (threads, ranks, plan) in [
+            (1, 1, (1, false)),
+            (1, 16, (1, false)),
+            (2, 1, (1, true)),
+            (2, 2, (2, false)),
+            (2, 16, (2, false)),
+            (3, 2, (2, false)),
+            (8, 3, (3, true)),
+            (16, 4, (4, true)),
+            (7, 4, (4, false)),
+        ] {
+            assert_eq!(
+                read_plan(threads, ranks),
+                plan,
+                "{threads} threads, {ranks} ranks"
+            );
+        }
+    }
 }

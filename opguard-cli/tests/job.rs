@@ -149,8 +149,18 @@ fn bad_ranks_never_stop_or_hide_the_job() {
     let corrupt = dir.path().join("c-corrupt.json.gz");
     std::fs::write(&corrupt, &corrupt_bytes).unwrap();
 
-    let r = run(&["job", "--json", s(dir.path())]);
+    let r = run(&["job", "--json", "--jobs", "1", s(dir.path())]);
     assert_eq!(r.status, 2, "{}", r.stderr);
+    // Read by three workers, and by three that each inflate on a thread of
+    // their own: the same ranks, errors and offsets.
+    for jobs in ["3", "6"] {
+        let other = run(&["job", "--json", "--jobs", jobs, s(dir.path())]);
+        assert_eq!(
+            (other.status, &other.stdout, &other.stderr),
+            (r.status, &r.stdout, &r.stderr),
+            "--jobs {jobs}"
+        );
+    }
     let job = &r.json_lines()[0];
     let ranks = job["ranks"].as_array().unwrap();
     assert_eq!(ranks.len(), 3);
@@ -194,8 +204,10 @@ fn the_reader_flags_apply_to_every_rank() {
 
     let strict = run(&["job", "--json", s(dir.path())]);
     assert_eq!(strict.status, 2, "{}", strict.stderr);
-    let salvaged = run(&["job", "--json", "--salvage", s(dir.path())]);
+    let salvaged = run(&["job", "--json", "--salvage", "--jobs", "1", s(dir.path())]);
     assert_eq!(salvaged.status, 0, "{}", salvaged.stderr);
+    let inflating = run(&["job", "--json", "--salvage", "--jobs", "4", s(dir.path())]);
+    assert_eq!(inflating.stdout, salvaged.stdout, "{}", inflating.stderr);
     let job = &salvaged.json_lines()[0];
     let cut_rank = job["ranks"]
         .as_array()
