@@ -225,3 +225,80 @@ fn the_reader_flags_apply_to_every_rank() {
         "trace.limit_exceeded"
     );
 }
+
+/// A real torch.distributed job (three gloo ranks recorded by
+/// fixtures/producers/record.sh, the last one fed four times the batch):
+/// each rank is named by its own `distributedInfo.rank`, the CPU-only ranks
+/// are compared by host operator, the straggler is named where its extra
+/// work is, and every per-rank cost is the one Python adds up from the JSON.
+#[test]
+fn a_real_torch_distributed_job_names_its_straggler() {
+    let ranks: Vec<PathBuf> = (0..3)
+        .map(|r| opguard_testdata::producer_trace(&format!("torch_ddp_rank{r}.json.gz")))
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    // Given in reverse: the job orders ranks itself.
+    let mut args = vec!["job", "--json"];
+    args.extend(ranks.iter().rev().map(|p| s(p)));
+    let r = run(&args);
+    assert_eq!(r.status, 0, "{}", r.stderr);
+    let job = &r.json_lines()[0];
+    let listed: Vec<(i64, &str)> = job["ranks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["rank"].as_i64().unwrap(),
+                r["frame_basis"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(listed, [(0, "host_ops"), (1, "host_ops"), (2, "host_ops")]);
+    for op in ["aten::addmm", "aten::mm"] {
+        let frame = job["frames"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["name"] == op)
+            .unwrap_or_else(|| panic!("no frame {op}"));
+        assert_eq!(frame["slowest_rank"], 2, "{frame}");
+        assert!(frame["missing"].as_array().unwrap().is_empty(), "{frame}");
+    }
+
+    std::fs::write(dir.path().join("job.json"), &r.stdout).unwrap();
+    let check = r#"
+import gzip, json, sys, collections
+job = json.load(open(sys.argv[1]))
+totals = collections.defaultdict(int)
+for path in sys.argv[2:]:
+    t = json.load(gzip.open(path))
+    rank = t["distributedInfo"]["rank"]
+    for e in t["traceEvents"]:
+        if e.get("cat") == "cpu_op" and e.get("ph") == "X":
+            totals[(e["name"], rank)] += round(e["dur"] * 1000)
+names = {name for name, _ in totals}
+checked = 0
+for f in job["frames"]:
+    assert f["category"] == "cpu_op" and f["name"] in names, f
+    costs = {c["rank"]: c["cost_ns"] for c in f["per_rank"]}
+    want = {r: n for (name, r), n in totals.items() if name == f["name"]}
+    if costs != want:
+        print("mismatch", f["name"], costs, want); sys.exit(1)
+    slowest = min(r for r, v in want.items() if v == max(want.values()))
+    assert f["slowest_rank"] == slowest, (f["name"], f["slowest_rank"], slowest)
+    checked += 1
+assert checked == len(names), (checked, len(names))
+print(checked)
+"#;
+    let mut python = Command::new("python3");
+    python.args(["-c", check]).arg(dir.path().join("job.json"));
+    python.args(&ranks);
+    let out = python.output().expect("python3 runs");
+    assert!(
+        out.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

@@ -20,6 +20,9 @@ const PRODUCER_TRACES: &[&str] = &[
     "viztracer_func_args.json.gz",
     "jax_perfetto_trace.json.gz",
     "jax_tensorboard.trace.json.gz",
+    "torch_ddp_rank0.json.gz",
+    "torch_ddp_rank1.json.gz",
+    "torch_ddp_rank2.json.gz",
 ];
 
 /// Every row: no Top-N cut, so every operation can be held against the

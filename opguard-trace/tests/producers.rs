@@ -27,7 +27,21 @@ fn every_committed_producer_trace_names_its_producer() {
         // Written through Perfetto's JSON exporter (`__metadata` rows,
         // `trace_processor_stats`), but the browser's metadata says Chrome.
         ("chrome_user_timing.json.gz", Provider::Chrome),
+        // Every rank of a torch.distributed (gloo) job.
+        ("torch_ddp_rank0.json.gz", Provider::KinetoOther),
+        ("torch_ddp_rank1.json.gz", Provider::KinetoOther),
+        ("torch_ddp_rank2.json.gz", Provider::KinetoOther),
     ];
+    // Every trace committed is in the list: a new one cannot go unchecked.
+    let one = opguard_testdata::producer_trace("torch_cpu.json.gz");
+    let mut committed: Vec<String> = std::fs::read_dir(one.parent().unwrap())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    committed.sort();
+    let mut listed: Vec<String> = expected.iter().map(|(n, _)| n.to_string()).collect();
+    listed.sort();
+    assert_eq!(committed, listed);
     for (name, provider) in expected {
         let m = read(&opguard_testdata::producer_trace(name));
         assert_eq!(m.artifact().provider, provider, "{name}");
