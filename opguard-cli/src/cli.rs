@@ -789,7 +789,10 @@ mod tests {
 const JOB_AFTER_HELP: &str = "\
 Each worker holds one trace at a time, so memory grows with --jobs, never with the number of
 ranks; the output is the same for any --jobs. With at least twice as many --jobs as ranks, each
-worker inflates on a second thread (two ranks on a 4-core machine use all 4 cores). A DIR stands for the regular files directly in it.
+worker inflates on a second thread (two ranks on a 4-core machine use all 4 cores).
+
+A DIR stands for the trace files directly in it (*.json, *.json.gz); its other files are named
+on stderr (warning job_file_skipped) and not read. A file named on the command line is a rank.
 A rank that cannot be read (corrupt, cut off, over a limit) is listed with its error and counted
 missing in every frame; the other ranks are still reported and the exit status is 2.
 

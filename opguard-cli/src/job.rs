@@ -10,6 +10,7 @@ use crate::error::CliError;
 use crate::exit;
 use crate::out::print_answer;
 use crate::progress::Progress;
+use crate::read::{report_input_warnings, WarningLine};
 use crate::style::{Align, Style, Table};
 use crate::trace_info::duration;
 
@@ -22,11 +23,17 @@ impl From<opguard_job::Error> for CliError {
 /// Runs `opguard job`. Every rank is read; an unreadable one is reported on
 /// stderr and in the output, and the status is 2.
 pub fn run(args: &JobArgs) -> Result<u8, CliError> {
-    let paths = job_inputs(&args.inputs)?;
+    let inputs = job_inputs(&args.inputs)?;
+    let skipped: Vec<SkippedFile> = inputs.skipped.iter().map(|p| SkippedFile::new(p)).collect();
+    report_input_warnings(
+        skipped.iter().map(|w| (w.path.clone(), w)),
+        args.output.json,
+    );
+    let paths = inputs.ranks;
     if paths.is_empty() {
         return Err(CliError::new(
             "no_ranks",
-            "the job names no trace files (the directories given are empty)",
+            "the job names no trace files (the directories given hold no *.json or *.json.gz files)",
         ));
     }
     let threads = match args.jobs {
@@ -62,6 +69,33 @@ pub fn run(args: &JobArgs) -> Result<u8, CliError> {
         status = exit::ERROR;
     }
     Ok(status)
+}
+
+/// A file in a job's directory that is not named like a trace, so not read:
+/// said on stderr, so that no file the user pointed at goes unmentioned.
+struct SkippedFile {
+    path: String,
+}
+
+impl SkippedFile {
+    fn new(path: &std::path::Path) -> Self {
+        SkippedFile {
+            path: path.display().to_string(),
+        }
+    }
+}
+
+impl WarningLine for SkippedFile {
+    fn code(&self) -> &str {
+        "job_file_skipped"
+    }
+    fn message(&self) -> &str {
+        "not named like a trace (*.json, *.json.gz), so not read as a rank; name it on the command line to read it"
+    }
+    fn json(&self, input: &str) -> String {
+        serde_json::json!({"code": self.code(), "message": self.message(), "input": input})
+            .to_string()
+    }
 }
 
 /// How `threads` reading threads are spent on `ranks` ranks: one worker per

@@ -302,3 +302,40 @@ print(checked)
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// Pointed at a run directory, the job reads the traces in it and says on
+/// stderr which other files it did not read; a directory with no trace is
+/// refused.
+#[test]
+fn files_in_a_directory_that_are_not_traces_are_named_not_read() {
+    let dir = tempfile::tempdir().unwrap();
+    for r in 0..3 {
+        let name = format!("torch_ddp_rank{r}.json.gz");
+        std::fs::copy(
+            opguard_testdata::producer_trace(&name),
+            dir.path().join(&name),
+        )
+        .unwrap();
+    }
+    let log = dir.path().join("train.log");
+    std::fs::write(&log, "step 1 loss 2.3\n").unwrap();
+    let r = run(&["job", "--json", s(dir.path())]);
+    assert_eq!(r.status, 0, "{}", r.stderr);
+    assert_eq!(r.json_lines()[0]["ranks"].as_array().unwrap().len(), 3);
+    let warning: serde_json::Value = serde_json::from_str(r.stderr.trim()).unwrap();
+    assert_eq!(warning["warning"]["code"], "job_file_skipped");
+    assert_eq!(warning["warning"]["input"], s(&log));
+    let human = run(&["job", s(dir.path())]);
+    assert_eq!(human.status, 0, "{}", human.stderr);
+    assert!(
+        human.stderr.starts_with("warning[job_file_skipped]") && human.stderr.contains(s(&log)),
+        "{}",
+        human.stderr
+    );
+
+    let logs_only = tempfile::tempdir().unwrap();
+    std::fs::copy(&log, logs_only.path().join("train.log")).unwrap();
+    let none = run(&["job", "--json", s(logs_only.path())]);
+    assert_eq!(none.status, 2, "{}", none.stderr);
+    assert!(none.stderr.contains("no_ranks"), "{}", none.stderr);
+}

@@ -72,31 +72,55 @@ pub fn run_job(
     Job::from_summaries(results.into_inner().unwrap_or_else(|e| e.into_inner()))
 }
 
-/// The trace files a job names: each argument that is a file, and the
-/// regular files directly inside each argument that is a directory (sorted
-/// by name; hidden files skipped). An argument that does not exist is kept
-/// as a rank (its summary will carry the read error); a directory that
-/// cannot be listed is an error.
-pub fn job_inputs(args: &[PathBuf]) -> Result<Vec<PathBuf>, Error> {
-    let mut out = Vec::new();
+/// What the arguments of a job name: its ranks, and the files its
+/// directories hold that are not traces.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct JobInputs {
+    /// One trace per rank: every argument that is not a directory, and the
+    /// trace files directly inside each directory (by name: `*.json` and
+    /// `*.json.gz`, as Kineto, Perfetto, viztracer and JAX write them),
+    /// sorted by name.
+    pub ranks: Vec<PathBuf>,
+    /// The other regular files directly inside the directories (a run's
+    /// logs, JAX's `.xplane.pb`, ...), which the job does not read. Hidden
+    /// files are neither.
+    pub skipped: Vec<PathBuf>,
+}
+
+/// Whether a file in a job's directory is a trace, by its name.
+fn is_trace_name(name: &str) -> bool {
+    name.ends_with(".json") || name.ends_with(".json.gz")
+}
+
+/// The ranks a job's arguments name ([`JobInputs`]). An argument that is
+/// not a directory is a rank even when it cannot be opened (its summary then
+/// carries the read error) or is not named like a trace: naming a file is
+/// asking for it. A directory that cannot be listed is an error.
+pub fn job_inputs(args: &[PathBuf]) -> Result<JobInputs, Error> {
+    let mut out = JobInputs::default();
     for arg in args {
-        // Anything but a directory is a rank, even when it cannot be opened:
-        // the rank then carries the reader's error instead of stopping the job.
         if !std::fs::metadata(arg).is_ok_and(|m| m.is_dir()) {
-            out.push(arg.clone());
+            out.ranks.push(arg.clone());
             continue;
         }
-        let mut files: Vec<PathBuf> = Vec::new();
+        let mut files: Vec<(bool, PathBuf)> = Vec::new();
         for entry in std::fs::read_dir(arg).map_err(|e| Error::input(arg, e))? {
             let entry = entry.map_err(|e| Error::input(arg, e))?;
             let path = entry.path();
-            let hidden = entry.file_name().to_string_lossy().starts_with('.');
-            if !hidden && is_file(&path) {
-                files.push(path);
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if !name.starts_with('.') && is_file(&path) {
+                files.push((is_trace_name(&name), path));
             }
         }
         files.sort();
-        out.extend(files);
+        for (trace, path) in files {
+            if trace {
+                out.ranks.push(path);
+            } else {
+                out.skipped.push(path);
+            }
+        }
     }
     Ok(out)
 }

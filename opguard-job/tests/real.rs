@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use opguard_job::{job_from_json, run_job, summarize, FrameBasis, Job, SummaryOptions};
+use opguard_job::{job_from_json, job_inputs, run_job, summarize, FrameBasis, Job, SummaryOptions};
 use opguard_testdata::{decoded as gunzip, gzip, rank_copy, shared_file};
 use opguard_trace::ReaderOptions;
 
@@ -251,4 +251,48 @@ fn a_worker_reusing_its_buffers_summarises_like_fresh_reads() {
             .len(),
         traces.len()
     );
+}
+
+/// A directory stands for the traces in it: the real ranks of a
+/// torch.distributed job beside what a run directory also holds (the
+/// program, a log, a hidden file, a subdirectory). The other files are
+/// listed as skipped, never read as ranks that fail; a file named on the
+/// command line is a rank whatever its name.
+#[test]
+fn a_directory_is_its_trace_files_and_the_rest_is_listed() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut traces = Vec::new();
+    for r in 0..3 {
+        let name = format!("torch_ddp_rank{r}.json.gz");
+        let to = dir.path().join(&name);
+        std::fs::copy(opguard_testdata::producer_trace(&name), &to).unwrap();
+        traces.push(to);
+    }
+    let plain = dir.path().join("copy_of_rank0.pt.trace.json");
+    std::fs::write(&plain, gunzip(&traces[0])).unwrap();
+    traces.push(plain);
+    let log = dir.path().join("train.log");
+    std::fs::write(&log, "step 1 loss 2.3\n").unwrap();
+    let xplane = dir.path().join("vm.xplane.pb");
+    std::fs::write(&xplane, [0x0a, 0x02, 0x08, 0x01]).unwrap();
+    std::fs::write(dir.path().join(".nfs0001"), "").unwrap();
+    std::fs::create_dir(dir.path().join("plugins.json")).unwrap();
+
+    let inputs = job_inputs(&[dir.path().to_path_buf()]).unwrap();
+    assert_eq!(
+        inputs.ranks,
+        [
+            traces[3].clone(),
+            traces[0].clone(),
+            traces[1].clone(),
+            traces[2].clone()
+        ]
+    );
+    assert_eq!(inputs.skipped, [log.clone(), xplane]);
+    let job = run_job(&inputs.ranks, 2, &SummaryOptions::new(), &|_, _| {});
+    assert_eq!(job.unreadable().count(), 0);
+
+    let named = job_inputs(&[log.clone(), traces[0].clone()]).unwrap();
+    assert_eq!(named.ranks, [log, traces[0].clone()]);
+    assert!(named.skipped.is_empty());
 }
