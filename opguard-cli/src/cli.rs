@@ -815,8 +815,8 @@ pub struct JobArgs {
     #[command(flatten)]
     pub reader: ReaderArgs,
     /// Threads that read ranks; default: the machine's cores. Up to N ranks
-    /// are read at once; with fewer ranks than N, each also inflates on a
-    /// spare thread of its own.
+    /// are read at once; with at least two threads per rank, each rank also
+    /// inflates on a thread of its own.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
     pub jobs: Option<u16>,
     /// Top-N device rows kept per rank.

@@ -89,7 +89,8 @@ pub struct JobInputs {
 }
 
 /// Whether a file in a job's directory is a trace, by its name.
-fn is_trace_name(name: &str) -> bool {
+fn is_trace_name(path: &Path) -> bool {
+    let name = path.file_name().unwrap_or_default().to_string_lossy();
     name.ends_with(".json") || name.ends_with(".json.gz")
 }
 
@@ -104,23 +105,20 @@ pub fn job_inputs(args: &[PathBuf]) -> Result<JobInputs, Error> {
             out.ranks.push(arg.clone());
             continue;
         }
-        let mut files: Vec<(bool, PathBuf)> = Vec::new();
+        let mut files: Vec<PathBuf> = Vec::new();
         for entry in std::fs::read_dir(arg).map_err(|e| Error::input(arg, e))? {
             let entry = entry.map_err(|e| Error::input(arg, e))?;
             let path = entry.path();
-            let name = entry.file_name().to_string_lossy().into_owned();
-            if !name.starts_with('.') && is_file(&path) {
-                files.push((is_trace_name(&name), path));
+            let hidden = entry.file_name().to_string_lossy().starts_with('.');
+            if !hidden && is_file(&path) {
+                files.push(path);
             }
         }
         files.sort();
-        for (trace, path) in files {
-            if trace {
-                out.ranks.push(path);
-            } else {
-                out.skipped.push(path);
-            }
-        }
+        let (traces, others): (Vec<PathBuf>, Vec<PathBuf>) =
+            files.into_iter().partition(|p| is_trace_name(p));
+        out.ranks.extend(traces);
+        out.skipped.extend(others);
     }
     Ok(out)
 }
