@@ -266,6 +266,27 @@ fn a_real_torch_distributed_job_names_its_straggler() {
         assert!(frame["missing"].as_array().unwrap().is_empty(), "{frame}");
     }
 
+    // The table names host operators as written: kernel short names would
+    // show `mm` and two identical `AddmmBackward0` rows.
+    let mut human = vec!["job"];
+    human.extend(ranks.iter().map(|p| s(p)));
+    let table = run(&human);
+    assert_eq!(table.status, 0, "{}", table.stderr);
+    for label in [
+        "  aten::mm",
+        "  AddmmBackward0",
+        "  autograd::engine::evaluate_function: AddmmBackward0",
+    ] {
+        assert!(
+            table
+                .stdout
+                .lines()
+                .any(|l| l.ends_with(label) && l.split("  ").last() == Some(label.trim_start())),
+            "no row {label:?}:\n{}",
+            table.stdout
+        );
+    }
+
     std::fs::write(dir.path().join("job.json"), &r.stdout).unwrap();
     let check = r#"
 import gzip, json, sys, collections
