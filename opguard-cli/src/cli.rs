@@ -730,6 +730,11 @@ pub struct ReportArgs {
     /// A trials document (opguard scaling) to draw as scatter plots with rho.
     #[arg(long, value_name = "FILE")]
     pub trials: Option<PathBuf>,
+    /// A job document to draw (`opguard job --json`, or examples/ray_job.py):
+    /// its ranks, and its most expensive frames with every rank's cost. With
+    /// no TRACE, the page shows the job alone.
+    #[arg(long, value_name = "FILE")]
+    pub job: Option<PathBuf>,
     /// Profile rows per trace.
     #[arg(long, default_value_t = 10, value_name = "N")]
     pub top: usize,

@@ -3,7 +3,7 @@
 
 use std::sync::Mutex;
 
-use opguard_job::{job_inputs, run_job, Job, JobFrame, SummaryOptions};
+use opguard_job::{job_inputs, run_job, Job, SummaryOptions};
 
 use crate::cli::JobArgs;
 use crate::error::CliError;
@@ -109,17 +109,6 @@ fn read_plan(threads: usize, ranks: usize) -> (usize, bool) {
     (workers, threads >= 2 * workers)
 }
 
-/// A kernel by its short name (the demangled signature is a line of
-/// templates); a host operator by its name as written: `aten::mm`, and
-/// `autograd::engine::evaluate_function: AddmmBackward0` apart from
-/// `AddmmBackward0`, which short names would merge on the screen.
-fn frame_label(frame: &JobFrame) -> String {
-    match frame.kernel_identity {
-        Some(_) => opguard_kernel_name::short_name(&frame.name).into_owned(),
-        None => frame.name.clone(),
-    }
-}
-
 fn rank_label(rank: Option<i64>) -> String {
     rank.map_or_else(|| "-".to_owned(), |r| r.to_string())
 }
@@ -175,7 +164,7 @@ fn human(job: &Job, frames: usize, style: Style) -> String {
             duration(frame.median_ns),
             rank_label(frame.slowest_rank),
             format!("{}/{}", frame.per_rank.len(), job.ranks.len()),
-            frame_label(frame),
+            frame.label().into_owned(),
         ]);
     }
     out.push_str(&f.render(style, ""));

@@ -45,9 +45,17 @@ pub fn run(args: &ReportArgs) -> Result<u8, CliError> {
             ),
         ));
     }
+    // A job document is small next to traces: read (and refused) first.
+    let job = match &args.job {
+        Some(path) => Some(
+            opguard_job::job_from_path(path)
+                .map_err(|e| CliError::from(e).in_input(path.display().to_string()))?,
+        ),
+        None => None,
+    };
     // Holds the default input until the run ends.
     let _scratch;
-    let (default, traces, request) = if args.traces.is_empty() {
+    let (default, traces, request) = if args.traces.is_empty() && args.job.is_none() {
         let (dir, traces, default_request) = default_input("report")?;
         _scratch = dir;
         (true, traces, args.request.clone().or(Some(default_request)))
@@ -96,6 +104,9 @@ pub fn run(args: &ReportArgs) -> Result<u8, CliError> {
         let view = ScalingView::from_trials_file(t, None)
             .map_err(|e| CliError::from(e).in_input(t.display().to_string()))?;
         report = report.scaling(view);
+    }
+    if let Some(job) = job {
+        report = report.job(job);
     }
     let html = render(&report);
     write_new(&args.out, &html)?;

@@ -112,3 +112,69 @@ fn a_failed_run_leaves_nothing_behind() {
     assert_eq!(r.status, 2, "{}", r.stderr);
     assert!(!out.exists(), "a refused trials document left a page");
 }
+
+/// `opguard job --json` (or any engine's reduce) drawn: the job's page
+/// alone when no trace is given, with the straggler named; a document that
+/// is not a job is refused before anything is written.
+#[test]
+fn a_job_document_draws_the_job() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut args = vec!["job".to_owned(), "--json".to_owned()];
+    args.extend((0..3).map(|r| {
+        opguard_testdata::producer_trace(&format!("torch_ddp_rank{r}.json.gz"))
+            .display()
+            .to_string()
+    }));
+    let job = run(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    assert_eq!(job.status, 0, "{}", job.stderr);
+    let doc = dir.path().join("job.json");
+    std::fs::write(&doc, &job.stdout).unwrap();
+
+    let out = dir.path().join("job.html");
+    let r = run(&[
+        "report",
+        "--json",
+        "--job",
+        path_str(&doc),
+        "--out",
+        path_str(&out),
+    ]);
+    assert_eq!(r.status, 0, "{}", r.stderr);
+    assert_eq!(r.json_lines()[0]["traces"], 0);
+    let html = std::fs::read_to_string(&out).unwrap();
+    assert!(html.contains("<h2>Job: 3 ranks</h2>"));
+    assert!(
+        !html.contains("<section class=\"artifact\""),
+        "no default input"
+    );
+    let mm = html
+        .split("<g class=\"strip-row\">")
+        .find(|row| row.starts_with("<title>aten::mm</title>"))
+        .expect("a strip for aten::mm");
+    assert!(mm.contains("max 20.22 ms on rank 2"), "{mm}");
+
+    // A trace is not a job document: refused, nothing written.
+    let refused = dir.path().join("refused.html");
+    let trace = opguard_testdata::producer_trace("torch_ddp_rank0.json.gz");
+    let bad = run(&[
+        "report",
+        "--job",
+        path_str(&trace),
+        "--out",
+        path_str(&refused),
+    ]);
+    assert_eq!(bad.status, 2, "{}", bad.stderr);
+    assert!(!refused.exists());
+    let text = dir.path().join("trace.json");
+    std::fs::write(&text, opguard_testdata::decoded(&trace)).unwrap();
+    let bad = run(&[
+        "report",
+        "--job",
+        path_str(&text),
+        "--out",
+        path_str(&refused),
+    ]);
+    assert_eq!(bad.status, 2, "{}", bad.stderr);
+    assert!(bad.stderr.contains("wrong_format"), "{}", bad.stderr);
+    assert!(!refused.exists());
+}

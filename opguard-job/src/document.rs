@@ -1,6 +1,9 @@
 //! Summaries and jobs as JSON documents: what crosses a process or
 //! machine boundary between the map and the reduce (Ray, the C ABI).
 
+use std::io::Read;
+use std::path::Path;
+
 use serde::Deserialize;
 
 use crate::error::Error;
@@ -9,6 +12,33 @@ use crate::summary::{RankSummary, RANK_FORMAT};
 
 /// The largest summary or job document accepted, in bytes.
 pub const MAX_DOCUMENT_BYTES: usize = 256 << 20;
+
+/// Reads the document at `path` with [`job_from_json`], refusing a file
+/// over [`MAX_DOCUMENT_BYTES`] before reading past the limit: the output of
+/// `opguard job --json`, of `examples/ray_job.py`, or a rank summary.
+pub fn job_from_path(path: &Path) -> Result<Job, Error> {
+    let what = path.display().to_string();
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)
+        .and_then(|f| {
+            f.take(MAX_DOCUMENT_BYTES as u64 + 1)
+                .read_to_end(&mut bytes)
+        })
+        .map_err(|e| Error::input(path, e))?;
+    if bytes.len() > MAX_DOCUMENT_BYTES {
+        return Err(Error::TooLarge {
+            what,
+            limit: MAX_DOCUMENT_BYTES,
+        });
+    }
+    let text = String::from_utf8(bytes).map_err(|e| {
+        Error::input(
+            path,
+            std::io::Error::new(std::io::ErrorKind::InvalidData, e),
+        )
+    })?;
+    job_from_json(&what, &text)
+}
 
 /// Reads one document that is either a rank summary
 /// (`opguard.job.rank/v1`) or a job (`opguard.job/v1`), as a job; `what`

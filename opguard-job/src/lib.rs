@@ -85,7 +85,7 @@ pub use run::{job_inputs, run_job, JobInputs};
 
 pub use merge::{Job, JobFrame, RankCost, RankRef, JOB_FORMAT};
 
-pub use document::{job_from_json, MAX_DOCUMENT_BYTES};
+pub use document::{job_from_json, job_from_path, MAX_DOCUMENT_BYTES};
 
 pub use error::{Error, ERROR_CODES};
 

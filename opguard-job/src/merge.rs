@@ -88,6 +88,20 @@ impl From<RankSummary> for Job {
     }
 }
 
+impl JobFrame {
+    /// The frame's name for a table or chart: a kernel by its short name
+    /// (its demangled signature is a line of templates), anything else as
+    /// written (`aten::mm`; `autograd::engine::evaluate_function:
+    /// AddmmBackward0` apart from `AddmmBackward0`, which short names would
+    /// show as one).
+    pub fn label(&self) -> std::borrow::Cow<'_, str> {
+        match self.kernel_identity {
+            Some(_) => opguard_kernel_name::short_name(&self.name),
+            None => std::borrow::Cow::Borrowed(&self.name),
+        }
+    }
+}
+
 impl Job {
     /// A job with no ranks: the merge's identity.
     pub fn empty() -> Job {

@@ -133,6 +133,16 @@ pub enum FrameBasis {
     HostOps,
 }
 
+impl FrameBasis {
+    /// The name the JSON uses (`device`, `host_ops`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FrameBasis::Device => "device",
+            FrameBasis::HostOps => "host_ops",
+        }
+    }
+}
+
 /// A rank's launch region without its position in time: every field is a
 /// count or a duration inside the rank's own clock domain.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]

@@ -296,3 +296,14 @@ fn a_directory_is_its_trace_files_and_the_rest_is_listed() {
     assert_eq!(named.ranks, [log, traces[0].clone()]);
     assert!(named.skipped.is_empty());
 }
+
+/// The names tables and pages print are the JSON's.
+#[test]
+fn frame_bases_print_as_the_json_names_them() {
+    for basis in [FrameBasis::Device, FrameBasis::HostOps] {
+        assert_eq!(
+            serde_json::to_value(basis).unwrap(),
+            serde_json::Value::from(basis.as_str())
+        );
+    }
+}

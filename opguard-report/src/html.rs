@@ -5,13 +5,16 @@
 
 use std::fmt::Write;
 
+use opguard_job::{Job, JobFrame};
 use opguard_kernel_name::canonicalize;
 use opguard_select::{HostProfile, ProfileDocument, Verdict};
 use opguard_trace::analysis::LaunchRegion;
 
 use crate::escape::escape;
 use crate::geometry::{bar_length, format_ns, nice_ceiling, TimeScale};
-use crate::report::{AlignmentSummary, ArtifactReport, Report, ScalingView, MAX_LIST_ROWS};
+use crate::report::{
+    AlignmentSummary, ArtifactReport, Report, ScalingView, MAX_JOB_FRAMES, MAX_LIST_ROWS,
+};
 use crate::timeline::{LaneKind, Timeline};
 
 /// Width of a timeline's plot, px (one column per pixel).
@@ -26,6 +29,9 @@ const AXIS_HEIGHT: f64 = 22.0;
 const BAR_LABEL_WIDTH: f64 = 300.0;
 const BAR_STEP: f64 = 22.0;
 const BAR_HEIGHT: f64 = 15.0;
+/// A job's strips are a little narrower than bars: their value text is
+/// longer (the slowest rank and the median).
+const STRIP_PLOT_WIDTH: f64 = 440.0;
 /// Characters of a name drawn inside a chart; the full name is in the
 /// table below it and in the element's tooltip.
 const CHART_NAME_CHARS: usize = 40;
@@ -69,6 +75,8 @@ td.name{word-break:break-all;font-family:ui-monospace,"DejaVu Sans Mono",monospa
 .verdict.ok{background:var(--ok)}.verdict.refused{background:var(--bad)}
 rect.cov-total{fill:#e3e6eb}rect.cov-part{fill:#3b6fb6}
 circle.point{fill:#3b6fb6}
+svg .strip-axis{stroke:#aab1bd}svg .median{stroke:var(--fg);stroke-width:2}
+circle.rank{fill:#3b6fb6;fill-opacity:.55}circle.rank.slowest{fill:var(--bad);fill-opacity:1}
 rect.status-ok{fill:#4d9a51}rect.status-differs{fill:#c0392b}rect.status-unpaired{fill:#d9822b}
 rect.status-other{fill:#8a8f99}
 footer{margin-top:32px;padding:12px 20px 24px;border-top:1px solid var(--line);color:var(--muted)}
@@ -110,6 +118,7 @@ pub fn render(report: &Report) -> String {
             "Seam verdict",
         ),
         (report.scaling.is_some(), "scaling", "Scaling"),
+        (report.job.is_some(), "job", "Job"),
     ] {
         if present {
             let _ = writeln!(out, "<li><a href=\"#{id}\">{title}</a></li>");
@@ -127,6 +136,9 @@ pub fn render(report: &Report) -> String {
     }
     if let Some(s) = &report.scaling {
         scaling(&mut out, s);
+    }
+    if let Some(j) = &report.job {
+        job(&mut out, j);
     }
     let _ = write!(
         out,
@@ -934,6 +946,174 @@ fn scatter(out: &mut String, h: &opguard_scaling::Hotspot, points: &[(f64, i64)]
         "</svg><figcaption>{} per trial ({}), by input</figcaption></figure>",
         escape(&h.series.metric.to_string()),
         escape(&h.series.unit.to_string())
+    );
+}
+
+/// A whole job: its ranks, then its most expensive frames as strips (one
+/// dot per rank, each row scaled to its own slowest rank, the median
+/// marked), then the same frames as a table.
+fn job(out: &mut String, job: &Job) {
+    let unreadable = job.unreadable().count();
+    let _ = writeln!(
+        out,
+        "<section id=\"job\">\n<h2>Job: {} ranks</h2>\n<p>Each rank is its own clock domain: every \
+         figure is a duration added up within one rank, and no timestamp is compared across \
+         ranks. {} frames in all; {unreadable} ranks could not be read (listed with their error, \
+         missing from every frame).</p>",
+        job.ranks.len(),
+        job.frames.len(),
+    );
+    out.push_str(
+        "<table class=\"ranks\"><thead><tr><th class=\"num\">rank</th><th>provider</th>\
+         <th>frames</th><th class=\"num\">device time</th><th class=\"num\">collectives</th>\
+         <th>file</th></tr></thead><tbody>\n",
+    );
+    for r in job.ranks.iter().take(MAX_LIST_ROWS) {
+        let rank = r.rank.map_or_else(|| "-".to_owned(), |n| n.to_string());
+        let (provider, basis, device, collectives) = match &r.error {
+            Some(e) => (
+                format!("error[{}]: {}", e.code, e.message),
+                String::new(),
+                String::new(),
+                String::new(),
+            ),
+            None => (
+                r.provider.clone().unwrap_or_default(),
+                r.frame_basis
+                    .map_or_else(String::new, |b| b.as_str().to_owned()),
+                format_ns(r.device_time_ns),
+                format_ns(r.collectives.iter().map(|c| c.total_ns).sum()),
+            ),
+        };
+        let _ = writeln!(
+            out,
+            "<tr><td class=\"num\">{rank}</td><td>{}</td><td>{}</td><td class=\"num\">{}</td>\
+             <td class=\"num\">{}</td><td class=\"name\">{}</td></tr>",
+            escape(&provider),
+            escape(&basis),
+            escape(&device),
+            escape(&collectives),
+            escape(&r.file),
+        );
+    }
+    out.push_str("</tbody></table>\n");
+    more(out, job.ranks.len());
+    let frames: Vec<&JobFrame> = job.frames.iter().take(MAX_JOB_FRAMES).collect();
+    if frames.is_empty() {
+        out.push_str("<p class=\"caption\">No frame was found on any rank.</p>\n</section>\n");
+        return;
+    }
+    strips(out, job.ranks.len(), &frames);
+    out.push_str(
+        "<table class=\"frames\"><thead><tr><th class=\"num\">#</th><th>frame</th>\
+         <th>category</th><th class=\"num\">max</th><th class=\"num\">median</th>\
+         <th>slowest</th><th class=\"num\">ranks</th><th>missing</th></tr></thead><tbody>\n",
+    );
+    for (i, f) in frames.iter().enumerate() {
+        let missing: Vec<String> = f
+            .missing
+            .iter()
+            .map(|m| {
+                m.rank
+                    .map_or_else(|| m.file.clone(), |n| format!("rank {n}"))
+            })
+            .collect();
+        let _ = writeln!(
+            out,
+            "<tr><td class=\"num\">{}</td><td class=\"name\">{}</td><td>{}</td>\
+             <td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"name\">{}</td>\
+             <td class=\"num\">{}/{}</td><td>{}</td></tr>",
+            i + 1,
+            escape(&f.name),
+            escape(&f.category),
+            escape(&format_ns(f.max_ns)),
+            escape(&format_ns(f.median_ns)),
+            escape(&slowest(f)),
+            f.per_rank.len(),
+            job.ranks.len(),
+            escape(&list(&missing)),
+        );
+    }
+    out.push_str("</tbody></table>\n");
+    let _ = writeln!(
+        out,
+        "<p class=\"caption\">The {} most expensive of {} frames (by their slowest rank); \
+         opguard job --json lists them all.</p>\n</section>",
+        frames.len(),
+        job.frames.len()
+    );
+}
+
+/// Which rank a frame costs most on: its number, or its file.
+fn slowest(f: &JobFrame) -> String {
+    match f.slowest_rank {
+        Some(n) => format!("rank {n}"),
+        None => f.slowest_file.clone(),
+    }
+}
+
+/// One strip per frame: a dot per rank at its cost's share of the frame's
+/// largest, the slowest rank's dot marked, the median as a tick.
+fn strips(out: &mut String, ranks: usize, frames: &[&JobFrame]) {
+    let width = BAR_LABEL_WIDTH + STRIP_PLOT_WIDTH + 280.0;
+    let height = BAR_STEP * frames.len() as f64 + 8.0;
+    let _ = writeln!(
+        out,
+        "<figure><svg class=\"chart strips\" role=\"img\" width=\"{width}\" height=\"{height}\" \
+         viewBox=\"0 0 {width} {height}\" xmlns=\"http://www.w3.org/2000/svg\">\n\
+         <title>Each frame's cost on every rank, scaled to its slowest rank</title>"
+    );
+    for (i, f) in frames.iter().enumerate() {
+        let y = 4.0 + BAR_STEP * i as f64;
+        let mid = y + BAR_HEIGHT / 2.0;
+        let x = |ns: i64| BAR_LABEL_WIDTH + bar_length(ns, f.max_ns, STRIP_PLOT_WIDTH);
+        let _ = write!(
+            out,
+            "<g class=\"strip-row\"><title>{name}</title>\
+             <text x=\"4\" y=\"{ty}\">{n}. {label}</text>\
+             <line class=\"strip-axis\" x1=\"{BAR_LABEL_WIDTH}\" y1=\"{mid}\" x2=\"{end}\" y2=\"{mid}\"/>\
+             <line class=\"median\" x1=\"{mx:.3}\" y1=\"{y}\" x2=\"{mx:.3}\" y2=\"{yb}\"/>",
+            name = escape(&f.name),
+            ty = y + BAR_HEIGHT - 3.0,
+            n = i + 1,
+            label = escape(&clip(&f.label(), CHART_NAME_CHARS)),
+            end = BAR_LABEL_WIDTH + STRIP_PLOT_WIDTH,
+            mx = x(f.median_ns),
+            yb = y + BAR_HEIGHT,
+        );
+        let mut marked = false;
+        for c in &f.per_rank {
+            let who = c
+                .rank
+                .map_or_else(|| c.file.clone(), |n| format!("rank {n}"));
+            // Ties: the job names the first rank in rank order slowest.
+            let slowest = !marked && c.cost_ns == f.max_ns;
+            marked |= slowest;
+            let _ = write!(
+                out,
+                "<circle class=\"rank{}\" cx=\"{:.3}\" cy=\"{mid}\" r=\"{}\"><title>{}: {}</title></circle>",
+                if slowest { " slowest" } else { "" },
+                x(c.cost_ns),
+                if slowest { 4.5 } else { 3.0 },
+                escape(&who),
+                escape(&format_ns(c.cost_ns)),
+            );
+        }
+        let missing = ranks.saturating_sub(f.per_rank.len());
+        let _ = writeln!(
+            out,
+            "<text class=\"value\" x=\"{vx}\" y=\"{ty}\">max {max} on {who} · median {median}{gone}</text></g>",
+            vx = BAR_LABEL_WIDTH + STRIP_PLOT_WIDTH + 8.0,
+            ty = y + BAR_HEIGHT - 3.0,
+            max = escape(&format_ns(f.max_ns)),
+            who = escape(&slowest(f)),
+            median = escape(&format_ns(f.median_ns)),
+            gone = if missing > 0 { format!(" · missing on {missing}") } else { String::new() },
+        );
+    }
+    out.push_str(
+        "</svg><figcaption>One dot per rank; each row is scaled to its own slowest rank \
+                  (the red dot), the dark tick is the median.</figcaption></figure>\n",
     );
 }
 

@@ -3,7 +3,9 @@
 //! [`ArtifactReport::from_model`] analyses one trace (its launch region, its
 //! profile Top-N, its [`Timeline`]); a [`Report`] gathers those and,
 //! across traces, an [`AlignmentSummary`], a seam
-//! [`Verdict`](opguard_select::Verdict) and a [`ScalingView`]. [`render`]
+//! [`Verdict`](opguard_select::Verdict), a [`ScalingView`] and a whole
+//! [`Job`](opguard_job::Job) (its ranks and its costliest frames, a dot per
+//! rank). [`render`]
 //! draws it as one HTML document: CSS and SVG inline, nothing fetched, no
 //! script (the page's Content-Security-Policy forbids both), text
 //! selectable. [`write_new`] creates the file exclusively.
@@ -70,7 +72,7 @@ mod error;
 
 pub use report::{
     Aligned, AlignmentRefusal, AlignmentSummary, ArtifactReport, Report, ScalingView,
-    MAX_LIST_ROWS, MAX_SCATTERS,
+    MAX_JOB_FRAMES, MAX_LIST_ROWS, MAX_SCATTERS,
 };
 
 pub use timeline::{Lane, LaneKind, Timeline, MAX_LANES, TIMELINE_BINS};

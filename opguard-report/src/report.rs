@@ -3,6 +3,7 @@
 use std::path::Path;
 
 use opguard_align::{FirstDifference, StatusCounts};
+use opguard_job::Job;
 use opguard_scaling::{correlate, trial_costs, Metric, ScalingReport, TrialCosts, TrialsDocument};
 use opguard_select::{profile_model, ProfileDocument, Verdict};
 use opguard_trace::analysis::{launch_region, LaunchRegion};
@@ -13,6 +14,10 @@ use crate::timeline::Timeline;
 /// Scatter plots drawn for the strongest scaling hotspots; the rest are
 /// listed in a table.
 pub const MAX_SCATTERS: usize = 6;
+
+/// Frames of a job drawn as strips and listed (the most expensive first);
+/// `opguard job --json` has them all.
+pub const MAX_JOB_FRAMES: usize = 20;
 
 /// Rows of any list that grows with the input (first differences, scaling
 /// series) shown on the page; the count of the rest is stated.
@@ -33,6 +38,9 @@ pub struct Report {
     pub seam_verdict: Option<Verdict>,
     /// Scaling across trials, when a trials document was given.
     pub scaling: Option<ScalingView>,
+    /// A whole job's ranks compared, when a job was given (`opguard job
+    /// --json`, or the reduce of any engine).
+    pub job: Option<Job>,
 }
 
 impl Report {
@@ -44,6 +52,7 @@ impl Report {
             alignment: None,
             seam_verdict: None,
             scaling: None,
+            job: None,
         }
     }
 
@@ -68,6 +77,13 @@ impl Report {
     /// Adds the scaling view.
     pub fn scaling(mut self, scaling: ScalingView) -> Self {
         self.scaling = Some(scaling);
+        self
+    }
+
+    /// Adds a job: its ranks, and its most expensive frames with every
+    /// rank's cost.
+    pub fn job(mut self, job: Job) -> Self {
+        self.job = Some(job);
         self
     }
 }

@@ -4,7 +4,8 @@
 use std::path::{Path, PathBuf};
 
 use opguard_report::{
-    render, write_new, ArtifactReport, LaneKind, Report, ScalingView, BAR_PLOT_WIDTH, TIMELINE_BINS,
+    render, write_new, ArtifactReport, LaneKind, Report, ScalingView, BAR_PLOT_WIDTH,
+    MAX_JOB_FRAMES, TIMELINE_BINS,
 };
 use opguard_testdata::kineto_writer::KinetoTrace;
 use opguard_trace::model::{ArtifactSpec, ModelOptions, TraceModel};
@@ -250,4 +251,85 @@ fn a_capture_without_device_rows_shows_its_host_operations() {
             );
         }
     }
+}
+
+/// Every `cx` of a `<circle class="rank...">` in one strip row, with
+/// whether it is the slowest rank's, and the row's median tick.
+fn strip_rows(html: &str) -> Vec<(Vec<(f64, bool)>, f64)> {
+    let attr = |tail: &str, name: &str| -> f64 {
+        let at = tail.find(&format!("{name}=\"")).unwrap() + name.len() + 2;
+        let end = tail[at..].find('"').unwrap();
+        tail[at..at + end].parse().unwrap()
+    };
+    html.split("<g class=\"strip-row\">")
+        .skip(1)
+        .map(|row| {
+            let row = &row[..row.find("</g>").unwrap()];
+            let median = attr(&row[row.find("class=\"median\"").unwrap()..], "x1");
+            let dots = row
+                .match_indices("<circle class=\"rank")
+                .map(|(i, _)| {
+                    (
+                        attr(&row[i..], "cx"),
+                        row[i..].starts_with("<circle class=\"rank slowest\""),
+                    )
+                })
+                .collect();
+            (dots, median)
+        })
+        .collect()
+}
+
+/// A real torch.distributed job (three gloo ranks, the last fed four times
+/// the batch) drawn as strips: per frame a dot per rank at its cost's share
+/// of the slowest rank's, the slowest marked once, the median ticked; one
+/// unreadable rank is listed with its error and counted missing; names are
+/// text, never markup.
+#[test]
+fn a_job_is_drawn_as_one_strip_per_frame_with_a_dot_per_rank() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut paths: Vec<PathBuf> = (0..3)
+        .map(|r| opguard_testdata::producer_trace(&format!("torch_ddp_rank{r}.json.gz")))
+        .collect();
+    let cut = dir.path().join("rank3-cut.json.gz");
+    opguard_testdata::write_cut_copy(&paths[0], &cut);
+    paths.push(cut);
+    let mut job = opguard_job::run_job(&paths, 1, &opguard_job::SummaryOptions::new(), &|_, _| {});
+    job.frames[1].name = "<script>alert(1)</script>".to_owned();
+    let html = render(&Report::new(Vec::new()).job(job.clone()));
+
+    assert!(html.contains("<section id=\"job\">\n<h2>Job: 4 ranks</h2>"));
+    assert!(html.contains("1 ranks could not be read"));
+    assert!(
+        html.contains("error[trace.gzip_truncated]"),
+        "the cut rank's error"
+    );
+    assert!(!html.contains("<script>") && html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"));
+    let rows = strip_rows(&html);
+    assert_eq!(rows.len(), MAX_JOB_FRAMES.min(job.frames.len()));
+    for ((dots, median), f) in rows.iter().zip(&job.frames) {
+        assert_eq!(dots.len(), f.per_rank.len(), "{}", f.name);
+        let x = |ns: i64| 300.0 + ns as f64 / f.max_ns as f64 * 440.0;
+        for ((cx, slowest), c) in dots.iter().zip(&f.per_rank) {
+            assert!(
+                (cx - x(c.cost_ns)).abs() < 0.001,
+                "{}: {cx} vs {}",
+                f.name,
+                x(c.cost_ns)
+            );
+            assert_eq!(*slowest, c.rank == f.slowest_rank, "{}", f.name);
+        }
+        assert!((median - x(f.median_ns)).abs() < 0.001, "{}", f.name);
+        assert!(f
+            .missing
+            .iter()
+            .any(|m| m.file.ends_with("rank3-cut.json.gz")));
+    }
+    let mm = job
+        .frames
+        .iter()
+        .position(|f| f.name == "aten::mm")
+        .unwrap();
+    assert!(mm < MAX_JOB_FRAMES);
+    assert_eq!(job.frames[mm].slowest_rank, Some(2));
 }

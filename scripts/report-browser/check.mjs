@@ -5,6 +5,7 @@
 // error, any page error, and any request that leaves the file.
 //
 // usage: node check.mjs PAGE.html INSPECT.json SCREENSHOT.png
+//        node check.mjs PAGE.html JOB.json SCREENSHOT.png   (a page of `--job JOB.json`)
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -66,6 +67,82 @@ try {
 
   if (seen.scripts !== 0) fail(`${seen.scripts} script elements in the page`);
   if (seen.user_select === 'none') fail('text is not selectable');
+  if (expected.format === 'opguard.job/v1') {
+    await checkJob(page, expected);
+  } else {
+    checkTraces(seen, expected);
+  }
+  await page.screenshot({ path: screenshot, fullPage: true });
+} finally {
+  await context.close();
+  rmSync(profile, { recursive: true, force: true });
+}
+
+if (failures.length > 0) {
+  for (const f of failures) console.error(`FAIL ${page_path}: ${f}`);
+  process.exit(1);
+}
+console.log(`ok ${page_path} (screenshot ${screenshot})`);
+
+// A job page against the job document it was drawn from (`opguard job
+// --json`): the ranks listed, and for each drawn frame one dot per rank
+// whose rendered centre sits at its cost's share of the row's slowest rank,
+// the slowest rank's dot marked, the median's tick, the frame's name.
+async function checkJob(page, job) {
+  const seen = await page.evaluate(() => {
+    const s = document.querySelector('#job');
+    if (!s) return null;
+    const centre = (el) => {
+      const b = el.getBBox();
+      return b.x + b.width / 2;
+    };
+    return {
+      title: s.querySelector('h2').textContent,
+      ranks: [...s.querySelectorAll('table.ranks tbody tr')].map((tr) => tr.children[0].textContent),
+      rows: [...s.querySelectorAll('svg.strips g.strip-row')].map((g) => {
+        const axis = g.querySelector('line.strip-axis');
+        return {
+          x0: axis.x1.baseVal.value,
+          x1: axis.x2.baseVal.value,
+          median: g.querySelector('line.median').x1.baseVal.value,
+          dots: [...g.querySelectorAll('circle.rank')].map((c) => ({
+            x: centre(c),
+            slowest: c.classList.contains('slowest'),
+            title: c.querySelector('title').textContent,
+          })),
+        };
+      }),
+      names: [...s.querySelectorAll('table.frames tbody tr')].map((tr) => tr.querySelector('td.name').textContent),
+    };
+  });
+  if (!seen) {
+    fail('no job section');
+    return;
+  }
+  if (seen.title !== `Job: ${job.ranks.length} ranks`) fail(`job titled ${JSON.stringify(seen.title)}`);
+  const ranks = job.ranks.slice(0, 50).map((r) => (r.rank === null ? '-' : String(r.rank)));
+  if (JSON.stringify(seen.ranks) !== JSON.stringify(ranks)) fail(`ranks listed ${JSON.stringify(seen.ranks)}`);
+  const frames = job.frames.slice(0, 20);
+  if (seen.rows.length !== frames.length) fail(`${seen.rows.length} strips for ${frames.length} frames`);
+  if (JSON.stringify(seen.names) !== JSON.stringify(frames.map((f) => f.name))) {
+    fail(`frame names differ: ${JSON.stringify(seen.names)}`);
+  }
+  frames.forEach((f, i) => {
+    const row = seen.rows[i];
+    if (!row) return;
+    const at = (ns) => row.x0 + (ns / f.max_ns) * (row.x1 - row.x0);
+    if (row.dots.length !== f.per_rank.length) fail(`${f.name}: ${row.dots.length} dots, ${f.per_rank.length} ranks`);
+    f.per_rank.forEach((c, j) => {
+      const dot = row.dots[j];
+      if (!dot) return;
+      if (Math.abs(dot.x - at(c.cost_ns)) > 0.01) fail(`${f.name}: rank ${c.rank} drawn at ${dot.x}, want ${at(c.cost_ns)}`);
+      if (dot.slowest !== (c.rank === f.slowest_rank)) fail(`${f.name}: rank ${c.rank} slowest mark is ${dot.slowest}`);
+    });
+    if (Math.abs(row.median - at(f.median_ns)) > 0.01) fail(`${f.name}: median at ${row.median}, want ${at(f.median_ns)}`);
+  });
+}
+
+function checkTraces(seen, expected) {
   if (seen.artifacts.length !== expected.traces.length) {
     fail(`${seen.artifacts.length} trace sections, inspect read ${expected.traces.length} traces`);
   }
@@ -110,14 +187,4 @@ try {
     const want = expected.seam_verdict.ok ? 'passed' : 'refused';
     if (seen.verdict !== want) fail(`seam verdict shows ${JSON.stringify(seen.verdict)}, want ${want}`);
   }
-  await page.screenshot({ path: screenshot, fullPage: true });
-} finally {
-  await context.close();
-  rmSync(profile, { recursive: true, force: true });
 }
-
-if (failures.length > 0) {
-  for (const f of failures) console.error(`FAIL ${page_path}: ${f}`);
-  process.exit(1);
-}
-console.log(`ok ${page_path} (screenshot ${screenshot})`);

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The report's browser test: renders `opguard report` for the shipped default
-# input and for real traces from ../shared/data, opens each page in Debian's
-# headless chromium (through playwright-core, pinned by package-lock.json)
-# and checks the rendered DOM against `opguard inspect --json` of the same
-# traces. Screenshots stay in target/report-browser/ as CI artifacts.
+# input, for real traces from ../shared/data and for a real job (`--job`),
+# opens each page in Debian's headless chromium (through playwright-core,
+# pinned by package-lock.json) and checks the rendered DOM against what it was
+# drawn from: `opguard inspect --json` of the same traces, or the job
+# document. Screenshots stay in target/report-browser/ as CI artifacts.
 # Installs chromium (apt) and node_modules (npm ci) when missing.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -36,6 +37,11 @@ check() {
 }
 
 check default
+# A whole job: the real torch.distributed ranks committed in fixtures/producers,
+# reduced by `opguard job --json`, drawn by `opguard report --job`.
+"$opguard" job --json "$root"/fixtures/producers/traces/torch_ddp_rank*.json.gz >"$out/ddp-job.json"
+"$opguard" report --out "$out/ddp-job.html" --job "$out/ddp-job.json" >/dev/null
+node "$here/check.mjs" "$out/ddp-job.html" "$out/ddp-job.json" "$out/ddp-job.png"
 data="$root/../shared/data/traces/hta"
 if [ -d "$data" ]; then
     check sampled-ranks "$data/trace_filter__sampled_rank-0.json.gz" "$data/trace_filter__sampled_rank-1.json.gz"
