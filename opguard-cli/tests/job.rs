@@ -15,6 +15,23 @@ fn s(p: &Path) -> &str {
     p.to_str().unwrap()
 }
 
+/// Runs an independent referee written in Python over `args`; what it
+/// prints when it disagrees is the failure's message.
+fn python_agrees<P: AsRef<std::ffi::OsStr>>(script: &str, args: impl IntoIterator<Item = P>) {
+    let out = Command::new("python3")
+        .arg("-c")
+        .arg(script)
+        .args(args)
+        .output()
+        .expect("python3 runs");
+    assert!(
+        out.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 #[test]
 fn output_is_identical_for_any_jobs_and_a_directory_is_its_files() {
     let names = [
@@ -119,16 +136,7 @@ for f in job["frames"]:
 assert checked >= 20, checked
 print(checked)
 "#;
-    let out = Command::new("python3")
-        .args(["-c", check, s(dir.path())])
-        .output()
-        .expect("python3 runs");
-    assert!(
-        out.status.success(),
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    python_agrees(check, [dir.path()]);
 }
 
 #[test]
@@ -312,16 +320,8 @@ for f in job["frames"]:
 assert checked == len(names), (checked, len(names))
 print(checked)
 "#;
-    let mut python = Command::new("python3");
-    python.args(["-c", check]).arg(dir.path().join("job.json"));
-    python.args(&ranks);
-    let out = python.output().expect("python3 runs");
-    assert!(
-        out.status.success(),
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let job_json = dir.path().join("job.json");
+    python_agrees(check, std::iter::once(&job_json).chain(&ranks));
 }
 
 /// Pointed at a run directory, the job reads the traces in it and says on
