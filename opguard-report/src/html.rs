@@ -958,8 +958,8 @@ fn job(out: &mut String, job: &Job) {
         out,
         "<section id=\"job\">\n<h2>Job: {} ranks</h2>\n<p>Each rank is its own clock domain: every \
          figure is a duration added up within one rank, and no timestamp is compared across \
-         ranks. {} frames in all; {unreadable} ranks could not be read (listed with their error, \
-         missing from every frame).</p>",
+         ranks. {} frames in all. Ranks that could not be read: {unreadable} (listed with their \
+         error, missing from every frame).</p>",
         job.ranks.len(),
         job.frames.len(),
     );
@@ -1003,7 +1003,7 @@ fn job(out: &mut String, job: &Job) {
         out.push_str("<p class=\"caption\">No frame was found on any rank.</p>\n</section>\n");
         return;
     }
-    strips(out, job.ranks.len(), &frames);
+    strips(out, &frames);
     out.push_str(
         "<table class=\"frames\"><thead><tr><th class=\"num\">#</th><th>frame</th>\
          <th>category</th><th class=\"num\">max</th><th class=\"num\">median</th>\
@@ -1054,7 +1054,7 @@ fn slowest(f: &JobFrame) -> String {
 
 /// One strip per frame: a dot per rank at its cost's share of the frame's
 /// largest, the slowest rank's dot marked, the median as a tick.
-fn strips(out: &mut String, ranks: usize, frames: &[&JobFrame]) {
+fn strips(out: &mut String, frames: &[&JobFrame]) {
     let width = BAR_LABEL_WIDTH + STRIP_PLOT_WIDTH + 280.0;
     let height = BAR_STEP * frames.len() as f64 + 8.0;
     let _ = writeln!(
@@ -1081,14 +1081,11 @@ fn strips(out: &mut String, ranks: usize, frames: &[&JobFrame]) {
             mx = x(f.median_ns),
             yb = y + BAR_HEIGHT,
         );
-        let mut marked = false;
         for c in &f.per_rank {
             let who = c
                 .rank
                 .map_or_else(|| c.file.clone(), |n| format!("rank {n}"));
-            // Ties: the job names the first rank in rank order slowest.
-            let slowest = !marked && c.cost_ns == f.max_ns;
-            marked |= slowest;
+            let slowest = c.rank == f.slowest_rank && c.file == f.slowest_file;
             let _ = write!(
                 out,
                 "<circle class=\"rank{}\" cx=\"{:.3}\" cy=\"{mid}\" r=\"{}\"><title>{}: {}</title></circle>",
@@ -1099,7 +1096,7 @@ fn strips(out: &mut String, ranks: usize, frames: &[&JobFrame]) {
                 escape(&format_ns(c.cost_ns)),
             );
         }
-        let missing = ranks.saturating_sub(f.per_rank.len());
+        let missing = f.missing.len();
         let _ = writeln!(
             out,
             "<text class=\"value\" x=\"{vx}\" y=\"{ty}\">max {max} on {who} · median {median}{gone}</text></g>",

@@ -299,7 +299,7 @@ fn a_job_is_drawn_as_one_strip_per_frame_with_a_dot_per_rank() {
     let html = render(&Report::new(Vec::new()).job(job.clone()));
 
     assert!(html.contains("<section id=\"job\">\n<h2>Job: 4 ranks</h2>"));
-    assert!(html.contains("1 ranks could not be read"));
+    assert!(html.contains("Ranks that could not be read: 1 "));
     assert!(
         html.contains("error[trace.gzip_truncated]"),
         "the cut rank's error"
