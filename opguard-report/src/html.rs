@@ -31,7 +31,7 @@ const BAR_STEP: f64 = 22.0;
 const BAR_HEIGHT: f64 = 15.0;
 /// A job's strips are a little narrower than bars: their value text is
 /// longer (the slowest rank and the median).
-const STRIP_PLOT_WIDTH: f64 = 440.0;
+const STRIP_PLOT_WIDTH: f64 = 400.0;
 /// Characters of a name drawn inside a chart; the full name is in the
 /// table below it and in the element's tooltip.
 const CHART_NAME_CHARS: usize = 40;
@@ -1055,7 +1055,7 @@ fn slowest(f: &JobFrame) -> String {
 /// One strip per frame: a dot per rank at its cost's share of the frame's
 /// largest, the slowest rank's dot marked, the median as a tick.
 fn strips(out: &mut String, frames: &[&JobFrame]) {
-    let width = BAR_LABEL_WIDTH + STRIP_PLOT_WIDTH + 280.0;
+    let width = BAR_LABEL_WIDTH + STRIP_PLOT_WIDTH + 310.0;
     let height = BAR_STEP * frames.len() as f64 + 8.0;
     let _ = writeln!(
         out,
@@ -1099,13 +1099,13 @@ fn strips(out: &mut String, frames: &[&JobFrame]) {
         let missing = f.missing.len();
         let _ = writeln!(
             out,
-            "<text class=\"value\" x=\"{vx}\" y=\"{ty}\">max {max} on {who} · median {median}{gone}</text></g>",
+            "<text class=\"value\" x=\"{vx}\" y=\"{ty}\">{max} on {who} · median {median}{gone}</text></g>",
             vx = BAR_LABEL_WIDTH + STRIP_PLOT_WIDTH + 8.0,
             ty = y + BAR_HEIGHT - 3.0,
             max = escape(&format_ns(f.max_ns)),
             who = escape(&slowest(f)),
             median = escape(&format_ns(f.median_ns)),
-            gone = if missing > 0 { format!(" · missing on {missing}") } else { String::new() },
+            gone = if missing > 0 { format!(" · {missing} missing") } else { String::new() },
         );
     }
     out.push_str(

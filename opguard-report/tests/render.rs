@@ -309,7 +309,7 @@ fn a_job_is_drawn_as_one_strip_per_frame_with_a_dot_per_rank() {
     assert_eq!(rows.len(), MAX_JOB_FRAMES.min(job.frames.len()));
     for ((dots, median), f) in rows.iter().zip(&job.frames) {
         assert_eq!(dots.len(), f.per_rank.len(), "{}", f.name);
-        let x = |ns: i64| 300.0 + ns as f64 / f.max_ns as f64 * 440.0;
+        let x = |ns: i64| 300.0 + ns as f64 / f.max_ns as f64 * 400.0;
         for ((cx, slowest), c) in dots.iter().zip(&f.per_rank) {
             assert!(
                 (cx - x(c.cost_ns)).abs() < 0.001,
