@@ -63,6 +63,20 @@ if os.path.exists(real):
         head = f.read(6000)
     write("trace_reader", "real_head_truncated.json", head)
 
+# Complete documents of several KiB: with the 1 KiB decode-thread chunks the
+# fuzz crate builds opguard-trace with, they cross chunk swaps and the events
+# scanned ahead. The events are the project's own torch.distributed recording
+# (fixtures/producers); in the second copy every event ends with a string
+# holding text that looks like event boundaries (`}, {}, {}`), where the scan
+# ahead, starting at the first `{` after `},` past a chunk's middle, guesses
+# wrong and records events that are not there.
+ddp = os.path.join(ROOT, "fixtures", "producers", "traces", "torch_ddp_rank0.json.gz")
+events = json.load(gzip.open(ddp))["traceEvents"][:40]
+write("trace_reader", "ddp_events.json", json.dumps({"traceEvents": events}, indent=1))
+traps = ["x}, {}, {} y", "},{}", "}, {}", 'a}, {"ph": "X"}, {b']
+trapped = [dict(e, note=traps[i % len(traps)]) for i, e in enumerate(events)]
+write("trace_reader", "ddp_events_traps.json", json.dumps({"traceEvents": trapped}, indent=1))
+
 rng = random.Random(7)
 for i in range(8):
     write("trace_model", f"random_{i}.bin", bytes(rng.randrange(256) for _ in range(64 * (i + 1))))

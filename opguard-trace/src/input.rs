@@ -29,7 +29,11 @@ use crate::reader::{ReaderOptions, TopLevelForm};
 use crate::scan;
 
 /// Bytes the decode thread hands over at a time.
+#[cfg(not(feature = "fuzzing-small-chunks"))]
 const HANDOFF_BYTES: usize = 256 << 10;
+/// With `fuzzing-small-chunks`: inputs of a few KiB cross chunk boundaries.
+#[cfg(feature = "fuzzing-small-chunks")]
+const HANDOFF_BYTES: usize = 1 << 10;
 
 /// Where in each chunk the decode thread starts scanning events ahead of
 /// the reader, as a share of the chunk: the reader scans the events before
@@ -40,7 +44,12 @@ const SCAN_AHEAD_FROM: (usize, usize) = (1, 2);
 /// Room the decode thread leaves in front of each chunk it fills, so a
 /// reader can put the unscanned end of its previous buffer there and scan
 /// the chunk where it is instead of copying it into a buffer of its own.
+#[cfg(not(feature = "fuzzing-small-chunks"))]
 pub(crate) const HEADROOM: usize = 4 << 10;
+/// With `fuzzing-small-chunks`: a reader reaches the swap of chunks (and the
+/// events scanned ahead in them) after a few hundred bytes.
+#[cfg(feature = "fuzzing-small-chunks")]
+pub(crate) const HEADROOM: usize = 256;
 
 /// Decoded bytes, held as a `String` when all of them are valid UTF-8.
 ///
