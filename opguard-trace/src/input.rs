@@ -567,12 +567,17 @@ impl Threaded {
                 chunk[..HEADROOM].fill(0);
                 let more = filled == want && want > 0;
                 let chunk = Buffer::checked(chunk);
+                let first = decoded == filled as u64;
                 if event_depth.is_none() {
-                    let at_start = decoded == filled as u64;
-                    event_depth = depth_of_events(&chunk.as_bytes()[HEADROOM..], at_start);
+                    event_depth = depth_of_events(&chunk.as_bytes()[HEADROOM..], first);
                 }
                 let depth = event_depth.unwrap_or(0);
-                let ahead = if depth > 0 {
+                // The reader copies the first chunk into its own buffer (no
+                // unscanned bytes before it to put in its room; see
+                // `TraceReader::take_chunk`), so events scanned ahead in it
+                // would never be taken: on a trace of one chunk, half of its
+                // scan.
+                let ahead = if depth > 0 && !first {
                     let from = HEADROOM + filled * SCAN_AHEAD_FROM.0 / SCAN_AHEAD_FROM.1;
                     ScannedAhead::scan(chunk.as_bytes(), from, depth, max_depth, ahead)
                 } else {

@@ -1039,6 +1039,27 @@ mod tests {
     }
 
     #[test]
+    fn the_chunk_the_reader_copies_is_not_scanned_ahead() {
+        // The reader copies the first chunk (`take_chunk` needs the
+        // unscanned bytes at an offset of at least HEADROOM), so events
+        // scanned ahead in it would never be taken; the later ones are.
+        let Some(path) =
+            opguard_testdata::shared_file("traces/hta/nccl_parser_config__nccl_data.json.gz")
+        else {
+            return;
+        };
+        let options = ReaderOptions::new().decode_thread(true);
+        let mut input = DecodedInput::open_trace(&path, &options).unwrap();
+        let mut scanned = Vec::new();
+        while let Handoff::Chunk(_, ahead) = input.take_chunk().unwrap() {
+            scanned.push(ahead.events.len());
+        }
+        assert!(scanned.len() > 30, "{} chunks", scanned.len());
+        assert_eq!(scanned[0], 0, "{scanned:?}");
+        assert!(scanned[1..].iter().all(|&n| n > 0), "{scanned:?}");
+    }
+
+    #[test]
     fn spans_scanned_ahead_take_no_more_memory_than_their_chunk() {
         // 23-byte events: spans for half of each chunk's events would take
         // six times the chunk. The thread stops at the chunk's size.
