@@ -1,7 +1,6 @@
 //! `opguard job`, on real rank traces and real damaged copies of them.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use opguard_testdata::{rank_copy, shared_file};
 
@@ -13,23 +12,6 @@ fn hta(name: &str) -> Option<PathBuf> {
 
 fn s(p: &Path) -> &str {
     p.to_str().unwrap()
-}
-
-/// Runs an independent referee written in Python over `args`; what it
-/// prints when it disagrees is the failure's message.
-fn python_agrees<P: AsRef<std::ffi::OsStr>>(script: &str, args: impl IntoIterator<Item = P>) {
-    let out = Command::new("python3")
-        .arg("-c")
-        .arg(script)
-        .args(args)
-        .output()
-        .expect("python3 runs");
-    assert!(
-        out.status.success(),
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
 }
 
 #[test]
@@ -136,7 +118,11 @@ for f in job["frames"]:
 assert checked >= 20, checked
 print(checked)
 "#;
-    python_agrees(check, [dir.path()]);
+    opguard_testdata::python3([
+        std::ffi::OsStr::new("-c"),
+        check.as_ref(),
+        dir.path().as_os_str(),
+    ]);
 }
 
 #[test]
@@ -320,8 +306,13 @@ for f in job["frames"]:
 assert checked == len(names), (checked, len(names))
 print(checked)
 "#;
-    let job_json = dir.path().join("job.json");
-    python_agrees(check, std::iter::once(&job_json).chain(&ranks));
+    let mut args: Vec<std::ffi::OsString> = vec![
+        "-c".into(),
+        check.into(),
+        dir.path().join("job.json").into(),
+    ];
+    args.extend(ranks.iter().map(Into::into));
+    opguard_testdata::python3(args);
 }
 
 /// Pointed at a run directory, the job reads the traces in it and says on

@@ -5,7 +5,6 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use opguard_select::{profile, EntityKind, HostProfile, ProfileDocument};
 use opguard_trace::analysis::launch_region;
@@ -39,17 +38,8 @@ fn host(doc: &ProfileDocument) -> &HostProfile {
 
 fn referee(trace: &Path) -> serde_json::Value {
     let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../fixtures/producers/referee.py");
-    let out = Command::new("python3")
-        .arg(script)
-        .arg(trace)
-        .output()
-        .expect("python3 runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("referee JSON")
+    let out = opguard_testdata::python3([script.as_path(), trace]);
+    serde_json::from_slice(&out).expect("referee JSON")
 }
 
 #[derive(Debug, Default, PartialEq, Eq)]

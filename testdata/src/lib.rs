@@ -84,6 +84,26 @@ pub fn write_cut_copy(src: &std::path::Path, dst: &std::path::Path) {
     std::fs::write(dst, &bytes[..bytes.len() * 2 / 3]).expect("the cut copy is written");
 }
 
+/// Runs an independent referee in Python, `python3 ARGS...`, and returns
+/// what it printed on stdout.
+///
+/// # Panics
+/// When python3 cannot run, or the referee exits non-zero (it disagrees):
+/// the message is what it printed on stdout and stderr.
+pub fn python3<A: AsRef<std::ffi::OsStr>>(args: impl IntoIterator<Item = A>) -> Vec<u8> {
+    let out = std::process::Command::new("python3")
+        .args(args)
+        .output()
+        .expect("python3 runs");
+    assert!(
+        out.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout
+}
+
 /// A real-producer trace committed under `fixtures/producers/traces/`
 /// (recorded by `fixtures/producers/record.sh`; always present).
 ///
