@@ -23,13 +23,14 @@ pub enum Error {
         limit: usize,
     },
     /// A summary or job document is not what it claims.
-    #[error("{what} is not an {expected} document: {message} (line {line}, column {column})")]
+    #[error("{what} is not an {expected} document: {message}")]
     InvalidDocument {
         /// Which document.
         what: String,
         /// The format expected.
         expected: &'static str,
-        /// What is wrong.
+        /// What is wrong, with the JSON path and, when known, the line and
+        /// column.
         message: String,
         /// 1-based line of the problem (0 when not positional).
         line: usize,

@@ -2,7 +2,9 @@
 
 use std::path::PathBuf;
 
-use opguard_job::{job_from_json, job_inputs, run_job, summarize, FrameBasis, Job, SummaryOptions};
+use opguard_job::{
+    job_from_json, job_from_path, job_inputs, run_job, summarize, FrameBasis, Job, SummaryOptions,
+};
 use opguard_testdata::{decoded as gunzip, gzip, rank_copy, shared_file};
 use opguard_trace::ReaderOptions;
 
@@ -306,4 +308,31 @@ fn frame_bases_print_as_the_json_names_them() {
             serde_json::Value::from(basis.as_str())
         );
     }
+}
+
+/// A job document cut short (a job killed while writing it) is refused with
+/// its position, said once.
+#[test]
+fn a_cut_job_document_is_refused_at_its_position() {
+    let dir = tempfile::tempdir().unwrap();
+    let ranks: Vec<PathBuf> = (0..3)
+        .map(|r| opguard_testdata::producer_trace(&format!("torch_ddp_rank{r}.json.gz")))
+        .collect();
+    let text =
+        serde_json::to_string(&run_job(&ranks, 1, &SummaryOptions::new(), &|_, _| {})).unwrap();
+    let cut = dir.path().join("job.json");
+    std::fs::write(&cut, &text[..5000]).unwrap();
+    let e = job_from_path(&cut).unwrap_err();
+    assert_eq!(e.code(), "invalid_document");
+    let message = e.to_string();
+    assert_eq!(
+        message.matches("(line 1, column 5000)").count(),
+        1,
+        "{message}"
+    );
+    assert!(job_from_path(&dir.path().join("absent.json")).is_err());
+    assert!(
+        job_from_path(dir.path()).is_err(),
+        "a directory is not a document"
+    );
 }
