@@ -66,7 +66,15 @@ def main(argv=None):
     for rank in job["ranks"]:
         if rank["error"]:
             error = rank["error"]
-            print(f"error[{error['code']}]: {rank['file']}: {error['message']}", file=sys.stderr)
+            where = [f"at byte {error['offset']}"] if error["offset"] is not None else []
+            if error["encoded_offset"] is not None:
+                where.append(f"at compressed byte {error['encoded_offset']}")
+            if error["json_path"] is not None:
+                where.append(error["json_path"])
+            elif error["event_index"] is not None:
+                where.append(f"traceEvents[{error['event_index']}]")
+            place = f" ({', '.join(where)})" if where else ""
+            print(f"error[{error['code']}]: {rank['file']}: {error['message']}{place}", file=sys.stderr)
             status = 2
     return status
 

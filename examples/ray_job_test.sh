@@ -67,6 +67,15 @@ if [ "$cli_status" -ne 2 ] || [ "$ray_status" -ne 2 ]; then
     echo "error: a cut-off rank must give exit 2 (cli $cli_status, ray $ray_status)" >&2
     exit 1
 fi
+# The cut rank's error as `opguard trace info` says it: message and place.
+alone="$("$target/debug/opguard" trace info "$scratch/rank9-cut.json.gz" 2>&1 | head -1 || true)"
+want="error[trace.${alone#error[}"
+want="${want/: /: $scratch/rank9-cut.json.gz: }"
+if ! grep -qxF "$want" "$scratch/ray.err"; then
+    echo "error: examples/ray_job.py did not print: $want" >&2
+    tail -5 "$scratch/ray.err" >&2
+    exit 1
+fi
 "$venv/bin/python" - "$scratch/ray.json" <<'PY'
 import json, sys
 job = json.load(open(sys.argv[1]))

@@ -64,6 +64,8 @@ pub fn run(args: &JobArgs) -> Result<u8, CliError> {
                 CliError::new(e.code.clone(), e.message.clone()).in_input(rank.file.clone());
             err.offset = e.offset;
             err.event_index = e.event_index;
+            err.encoded_offset = e.encoded_offset;
+            err.json_path = e.json_path.clone();
             err.report(args.output.json);
         }
         status = exit::ERROR;

@@ -179,6 +179,23 @@ fn bad_ranks_never_stop_or_hide_the_job() {
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
     assert_eq!(errors.len(), 2);
+    // Each is the error `trace info` gives for that file alone: the same
+    // message and the same position, said once.
+    for (bad, error) in [&cut, &corrupt].iter().zip(&errors) {
+        let alone = run(&["trace", "info", "--json", s(bad)]);
+        let mut want = alone.json_error();
+        want["code"] = format!("trace.{}", want["code"].as_str().unwrap()).into();
+        assert_eq!(error["error"], want, "{}", s(bad));
+        let human = run(&["job", "--jobs", "1", s(bad)]);
+        let first = human.stderr.lines().next().unwrap();
+        let alone = run(&["trace", "info", s(bad)]);
+        assert_eq!(
+            first.replacen("error[trace.", "error[", 1),
+            alone.stderr.lines().next().unwrap(),
+            "{}",
+            human.stderr
+        );
+    }
 }
 
 /// The reader flags apply to every rank: a rank cut off by a killed job is

@@ -115,12 +115,20 @@ pub struct RankInfo {
 pub struct RankError {
     /// The reader's stable code, prefixed `trace.` (`trace.json_truncated`).
     pub code: String,
-    /// What went wrong.
+    /// What went wrong, without where: the fields below say that.
     pub message: String,
     /// Byte offset into the decoded JSON, when known.
     pub offset: Option<u64>,
     /// The `traceEvents` index being read, when known.
     pub event_index: Option<u64>,
+    /// Byte offset into the compressed file, when known (a gzip stream cut
+    /// short, an encoded-bytes limit).
+    #[serde(default)]
+    pub encoded_offset: Option<u64>,
+    /// The JSON path of the value, when the error is about one (a metadata
+    /// value).
+    #[serde(default)]
+    pub json_path: Option<String>,
 }
 
 /// What a rank's frames are.
@@ -298,9 +306,11 @@ pub fn unreadable(file: String, error: &opguard_trace::Error) -> RankSummary {
             artifact: None,
             error: Some(RankError {
                 code: format!("trace.{}", error.code()),
-                message: error.to_string(),
+                message: error.message(),
                 offset: error.offset(),
                 event_index: error.event_index(),
+                encoded_offset: error.encoded_offset(),
+                json_path: error.path().map(str::to_owned),
             }),
             provider: None,
             frame_basis: None,
