@@ -31,7 +31,7 @@ const BAR_STEP: f64 = 22.0;
 const BAR_HEIGHT: f64 = 15.0;
 /// A job's strips are a little narrower than bars: their value text is
 /// longer (the slowest rank and the median).
-const STRIP_PLOT_WIDTH: f64 = 400.0;
+const STRIP_PLOT_WIDTH: f64 = 360.0;
 /// Characters of a name drawn inside a chart; the full name is in the
 /// table below it and in the element's tooltip.
 const CHART_NAME_CHARS: usize = 40;
@@ -1052,10 +1052,27 @@ fn slowest(f: &JobFrame) -> String {
     }
 }
 
+/// [`slowest`] short enough for a chart: a rank without a number by its
+/// file's name, clipped (the table below has the path).
+fn slowest_in_chart(f: &JobFrame) -> String {
+    match f.slowest_rank {
+        Some(n) => format!("rank {n}"),
+        None => {
+            let name = std::path::Path::new(&f.slowest_file)
+                .file_name()
+                .map_or_else(
+                    || f.slowest_file.clone(),
+                    |n| n.to_string_lossy().into_owned(),
+                );
+            clip(&name, 14)
+        }
+    }
+}
+
 /// One strip per frame: a dot per rank at its cost's share of the frame's
 /// largest, the slowest rank's dot marked, the median as a tick.
 fn strips(out: &mut String, frames: &[&JobFrame]) {
-    let width = BAR_LABEL_WIDTH + STRIP_PLOT_WIDTH + 310.0;
+    let width = BAR_LABEL_WIDTH + STRIP_PLOT_WIDTH + 350.0;
     let height = BAR_STEP * frames.len() as f64 + 8.0;
     let _ = writeln!(
         out,
@@ -1103,7 +1120,7 @@ fn strips(out: &mut String, frames: &[&JobFrame]) {
             vx = BAR_LABEL_WIDTH + STRIP_PLOT_WIDTH + 8.0,
             ty = y + BAR_HEIGHT - 3.0,
             max = escape(&format_ns(f.max_ns)),
-            who = escape(&slowest(f)),
+            who = escape(&slowest_in_chart(f)),
             median = escape(&format_ns(f.median_ns)),
             gone = if missing > 0 { format!(" · {missing} missing") } else { String::new() },
         );

@@ -309,7 +309,7 @@ fn a_job_is_drawn_as_one_strip_per_frame_with_a_dot_per_rank() {
     assert_eq!(rows.len(), MAX_JOB_FRAMES.min(job.frames.len()));
     for ((dots, median), f) in rows.iter().zip(&job.frames) {
         assert_eq!(dots.len(), f.per_rank.len(), "{}", f.name);
-        let x = |ns: i64| 300.0 + ns as f64 / f.max_ns as f64 * 400.0;
+        let x = |ns: i64| 300.0 + ns as f64 / f.max_ns as f64 * 360.0;
         for ((cx, slowest), c) in dots.iter().zip(&f.per_rank) {
             assert!(
                 (cx - x(c.cost_ns)).abs() < 0.001,
@@ -332,4 +332,30 @@ fn a_job_is_drawn_as_one_strip_per_frame_with_a_dot_per_rank() {
         .unwrap();
     assert!(mm < MAX_JOB_FRAMES);
     assert_eq!(job.frames[mm].slowest_rank, Some(2));
+}
+
+/// Ranks without a number (traces of other producers) are named in a strip
+/// by their file's name, clipped to fit the chart; the table keeps the path.
+#[test]
+fn a_strip_names_an_unnumbered_rank_by_its_file_name() {
+    let paths: Vec<PathBuf> = ["torch_cpu.json.gz", "torch_cpu_noshapes.json.gz"]
+        .iter()
+        .map(|n| opguard_testdata::producer_trace(n))
+        .collect();
+    let job = opguard_job::run_job(&paths, 1, &opguard_job::SummaryOptions::new(), &|_, _| {});
+    let html = render(&Report::new(Vec::new()).job(job.clone()));
+    let values: Vec<&str> = html
+        .split("<text class=\"value\"")
+        .skip(1)
+        .map(|t| &t[t.find('>').unwrap() + 1..t.find("</text>").unwrap()])
+        .collect();
+    assert_eq!(values.len(), MAX_JOB_FRAMES.min(job.frames.len()));
+    for v in &values {
+        assert!(
+            v.contains(" on torch_cpu_nos… ") || v.contains(" on torch_cpu.jso… "),
+            "{v}"
+        );
+        assert!(!v.contains('/'), "{v}");
+    }
+    assert!(html.contains(&format!("<td class=\"name\">{}</td>", paths[0].display())));
 }
