@@ -14,8 +14,8 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use opguard_model::{ArtifactSpec, ModelOptions};
 use opguard_select::{verdict_for_models, verdict_from_request_file, Request};
-use opguard_trace::model::{ArtifactSpec, ModelOptions, TraceModel};
 use opguard_trace::TraceReader;
 
 /// The MTIA trace under `../shared/data`, if present (this bench depends on
@@ -86,8 +86,12 @@ fn bench(c: &mut Criterion) {
     });
     g.bench_function("trace_model_read", |b| {
         b.iter(|| {
-            let m =
-                TraceModel::read(&path, ArtifactSpec::new(), &ModelOptions::new()).expect("model");
+            let m = opguard_formats::read(
+                &path,
+                ArtifactSpec::new(),
+                &opguard_formats::ReadOptions::new(ModelOptions::new()),
+            )
+            .expect("model");
             black_box(m.slices().len())
         })
     });
@@ -102,7 +106,12 @@ fn bench(c: &mut Criterion) {
     });
     g.finish();
 
-    let model = TraceModel::read(&path, ArtifactSpec::new(), &ModelOptions::new()).expect("model");
+    let model = opguard_formats::read(
+        &path,
+        ArtifactSpec::new(),
+        &opguard_formats::ReadOptions::new(ModelOptions::new()),
+    )
+    .expect("model");
     let request = Request::from_json(json.as_bytes(), "bench request").expect("request");
     let mut g = c.benchmark_group("select_mtia_87MB_analysis");
     g.sample_size(20);

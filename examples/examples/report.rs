@@ -6,7 +6,8 @@
 #[rustfmt::skip]
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     use opguard_report::{render, write_new, ArtifactReport, Report};
-    use opguard_trace::model::{ArtifactSpec, ModelOptions, TraceModel};
+    use opguard_formats::ReadOptions;
+    use opguard_model::{ArtifactSpec, ModelOptions};
 
     // One host thread launches two kernels on stream 7 (as the PyTorch
     // profiler writes it: microseconds, launch and kernel joined by their
@@ -25,7 +26,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let trace = dir.path().join("trace.json");
     std::fs::write(&trace, trace_text)?;
 
-    let model = TraceModel::read(&trace, ArtifactSpec::new(), &ModelOptions::new())?;
+    let model = opguard_formats::read(&trace, ArtifactSpec::new(), &ReadOptions::new(ModelOptions::new()))?;
     let report = Report::new(vec![ArtifactReport::from_model("trace.json", &model, 10)]);
     let html = render(&report);
     assert!(html.contains("<svg class=\"chart timeline\""));

@@ -7,7 +7,9 @@
 use std::path::Path;
 
 const PAIRS: &[(&str, &str)] = &[
+    ("opguard-model", "model"),
     ("opguard-trace", "trace"),
+    ("opguard-formats", "formats"),
     ("opguard-kernel-name", "kernel_name"),
     ("opguard-select", "select"),
     ("opguard-align", "align"),

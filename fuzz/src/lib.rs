@@ -608,13 +608,13 @@ pub fn trace_model(data: &[u8]) {
 
 /// Runs the model and the analysis over one trace's bytes.
 pub fn model_of(bytes: &[u8]) {
-    use opguard_trace::analysis::{aggregate, launch_region};
-    use opguard_trace::model::{ArtifactSpec, ModelOptions, TraceModel};
+    use opguard_model::analysis::{aggregate, launch_region};
+    use opguard_model::{ArtifactSpec, ModelOptions};
     let reader = match TraceReader::with_options(bytes, fuzz_options()) {
         Ok(r) => r,
         Err(_) => return,
     };
-    let Ok(model) = TraceModel::from_reader(
+    let Ok(model) = opguard_trace::model_from_reader(
         reader,
         ArtifactSpec::new().stage("fuzz"),
         &ModelOptions::new(),

@@ -5,8 +5,8 @@
 //! tests, beside the raw fuzz artifacts in `regressions/`.
 
 use opguard_fuzz::{read_outcome, OneByte, Outcome};
-use opguard_trace::analysis::{aggregate, launch_region};
-use opguard_trace::model::{ArtifactSpec, ModelOptions, TraceModel};
+use opguard_model::analysis::{aggregate, launch_region};
+use opguard_model::{ArtifactSpec, ModelOptions};
 use opguard_trace::ReaderOptions;
 
 fn outcome_whole(doc: &[u8]) -> Outcome {
@@ -34,7 +34,7 @@ fn metadata_value_errors_do_not_depend_on_read_boundaries() {
 }
 
 fn model(doc: &str) -> TraceModel {
-    TraceModel::from_reader(
+    opguard_trace::model_from_reader(
         opguard_trace::TraceReader::new(doc.as_bytes()).expect("opens"),
         ArtifactSpec::new(),
         &ModelOptions::new(),

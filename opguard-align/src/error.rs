@@ -37,6 +37,10 @@ pub enum ErrorKind {
     /// [`Error::code`] is the reader's own code, e.g. `limit_exceeded`.
     #[error("{0}")]
     Trace(opguard_trace::Error),
+    /// A profile of any format could not be read (`opguard-formats`: a
+    /// reader's error keeps its own code and position).
+    #[error("{0}")]
+    Capture(opguard_formats::Error),
     /// A size limit of this crate was exceeded.
     #[error("{what} exceeds the limit of {limit} bytes")]
     LimitExceeded {
@@ -307,6 +311,7 @@ impl std::error::Error for Error {
             ErrorKind::Io { source, .. } => Some(source),
             ErrorKind::OutputDirNotWritable(e) => Some(e),
             ErrorKind::Trace(e) => Some(e),
+            ErrorKind::Capture(e) => Some(e),
             _ => None,
         }
     }
@@ -315,6 +320,12 @@ impl std::error::Error for Error {
 impl From<opguard_trace::Error> for Error {
     fn from(e: opguard_trace::Error) -> Self {
         Error::new(ErrorKind::Trace(e))
+    }
+}
+
+impl From<opguard_formats::Error> for Error {
+    fn from(e: opguard_formats::Error) -> Self {
+        Error::new(ErrorKind::Capture(e))
     }
 }
 
@@ -328,6 +339,7 @@ opguard_document::error_codes! {
     }
     passthrough {
         ErrorKind::Trace(e) => e.code(),
+        ErrorKind::Capture(e) => e.code(),
     }
     codes {
         ErrorKind::Io { .. } => "io": "reading an alignment input or writing the output failed",

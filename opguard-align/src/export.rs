@@ -11,7 +11,7 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use opguard_trace::model::{ArtifactSpec, TraceModel};
+use opguard_model::ArtifactSpec;
 use opguard_trace::{
     OwnedEvent, RawJson, ReaderOptions, ScalarKey, Sha256Digest, TraceReader, TraceWriter,
 };
@@ -78,7 +78,7 @@ pub struct ExportOptions {
     pub output_thread: bool,
     /// Overrides provider detection for profiler traces (it decides how a
     /// trace that yields no operation is described in the refusal).
-    pub provider: Option<opguard_trace::model::Provider>,
+    pub provider: Option<opguard_model::Provider>,
 }
 
 impl Default for ExportOptions {
@@ -125,7 +125,7 @@ impl ExportOptions {
         self
     }
     /// Sets [`ExportOptions::provider`] (`None` detects it).
-    pub fn provider(mut self, provider: Option<opguard_trace::model::Provider>) -> Self {
+    pub fn provider(mut self, provider: Option<opguard_model::Provider>) -> Self {
         self.provider = provider;
         self
     }
@@ -385,21 +385,25 @@ pub fn export_profile_streams(
         let model_options = records_model_options(&options.reader);
         for stream in inputs {
             let path = &stream.input.path;
-            let read = |e: opguard_trace::Error| Error::from(e).with_path(path);
+            let read = |e: opguard_formats::Error| Error::from(e).with_path(path);
             let mut spec = ArtifactSpec::new();
             spec.provider = options.provider;
             // One trace's model at a time: it is dropped once its records
-            // are in the spill.
+            // are in the spill. A stream is Chrome JSON: its format cannot
+            // be probed without reading it.
             let model = match stream.reader {
-                Some(r) => TraceModel::from_reader(
-                    TraceReader::with_thread(r, options.reader.clone()).map_err(read)?,
-                    spec,
-                    &model_options,
-                    &mut |_, _| {},
-                ),
-                None => TraceModel::read(path, spec, &model_options),
-            }
-            .map_err(read)?;
+                Some(r) => TraceReader::with_thread(r, options.reader.clone())
+                    .and_then(|reader| {
+                        opguard_trace::model_from_reader(
+                            reader,
+                            spec,
+                            &model_options.model,
+                            &mut |_, _| {},
+                        )
+                    })
+                    .map_err(|e| read(e.into())),
+                None => opguard_formats::read(path, spec, &model_options).map_err(read),
+            }?;
             let facts = visit_model_records(&model, &stream.input, &mut |r| writer.write(&r))?;
             drop(model);
             facts.check_exportable(path)?;

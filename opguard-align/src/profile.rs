@@ -30,7 +30,8 @@
 use std::collections::HashMap;
 use std::path::PathBuf;
 
-use opguard_trace::model::{ArtifactSpec, IdValue, ModelOptions, NameId, Provider, TraceModel};
+use opguard_formats::ReadOptions;
+use opguard_model::{ArtifactSpec, IdValue, ModelOptions, NameId, Provider, TraceModel};
 use opguard_trace::ReaderOptions;
 use serde::{Deserialize, Serialize};
 
@@ -254,11 +255,11 @@ fn inputs(model: &TraceModel, shapes: Shapes, out: &mut Vec<TensorSummary>) -> u
     skipped
 }
 
-/// The model options [`records_from_model`] needs and no more: host work
+/// The read options [`records_from_model`] needs and no more: host work
 /// with each operator's arguments ([`ModelOptions::operations`]), read
 /// with `reader`.
-pub fn records_model_options(reader: &ReaderOptions) -> ModelOptions {
-    ModelOptions::operations().reader(reader.clone())
+pub fn records_model_options(reader: &ReaderOptions) -> ReadOptions {
+    ReadOptions::new(ModelOptions::operations()).reader(reader.clone())
 }
 
 /// Derives operation records from one profiler trace: reads its model
@@ -268,7 +269,7 @@ pub fn records_from_profile(
     input: &ProfileInput,
     options: &ReaderOptions,
 ) -> Result<ProfileRecords, Error> {
-    let model = TraceModel::read(
+    let model = opguard_formats::read(
         &input.path,
         ArtifactSpec::new(),
         &records_model_options(options),
@@ -287,7 +288,7 @@ pub fn records_from_profile(
 ///
 /// ```
 /// use opguard_align::{records_from_model, records_model_options, ProfileInput};
-/// use opguard_trace::model::{ArtifactSpec, TraceModel};
+/// use opguard_model::ArtifactSpec;
 /// use opguard_trace::{ReaderOptions, TraceReader};
 ///
 /// let trace = br#"{"traceEvents":[
@@ -296,7 +297,7 @@ pub fn records_from_profile(
 ///    "args":{"Input Dims":[[2,3],[3,4]],"Input type":["float","float"]}}]}"#;
 /// let options = records_model_options(&ReaderOptions::new());
 /// let reader = TraceReader::new(&trace[..])?;
-/// let model = TraceModel::from_reader(reader, ArtifactSpec::new(), &options, &mut |_, _| {})?;
+/// let model = opguard_trace::model_from_reader(reader, ArtifactSpec::new(), &options.model, &mut |_, _| {})?;
 /// let records = records_from_model(&model, &ProfileInput::new("run_a.json"))?;
 /// let mm = &records.records[0];
 /// assert_eq!(mm.record_id, "run_a/rank0/op0");
@@ -507,11 +508,16 @@ mod tests {
     fn records_need_a_model_read_with_operation_args() {
         let path = torch_cpu();
         let input = ProfileInput::new(&path);
-        let plain = TraceModel::read(&path, ArtifactSpec::new(), &ModelOptions::new()).unwrap();
+        let plain = opguard_formats::read(
+            &path,
+            ArtifactSpec::new(),
+            &ReadOptions::new(ModelOptions::new()),
+        )
+        .unwrap();
         let e = records_from_model(&plain, &input).unwrap_err();
         assert_eq!(e.code(), "invalid_request", "{e}");
         let options = records_model_options(&ReaderOptions::new());
-        let model = TraceModel::read(&path, ArtifactSpec::new(), &options).unwrap();
+        let model = opguard_formats::read(&path, ArtifactSpec::new(), &options).unwrap();
         let from_model = records_from_model(&model, &input).unwrap();
         let from_file = records_from_profile(&input, &ReaderOptions::new()).unwrap();
         assert_eq!(from_model.records, from_file.records);

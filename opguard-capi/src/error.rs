@@ -243,6 +243,15 @@ impl Error {
         err
     }
 
+    /// A capture of any format that could not be read: a reader's error
+    /// keeps its code (under `trace.`) and position.
+    pub(crate) fn capture(e: &opguard_formats::Error) -> Self {
+        match e.kind() {
+            opguard_formats::ErrorKind::Json(json) => Error::trace(json),
+            _ => Error::new(format!("trace.{}", e.code()), e.to_string()),
+        }
+    }
+
     pub(crate) fn census(e: &opguard_census::CensusError) -> Self {
         Error::new(format!("census.{}", e.code()), e.to_string())
     }

@@ -4,8 +4,8 @@
 use std::borrow::Cow;
 use std::path::Path;
 
+use opguard_model::ModelOptions;
 use opguard_scaling::{ErrorKind, Metric, TrialsDocument};
-use opguard_trace::model::ModelOptions;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
@@ -68,7 +68,7 @@ pub(crate) fn correlate(request: &str) -> Result<String, Error> {
         None => return Err(Error::invalid_request("no trials document given")),
     }
     .map_err(|e| scaling_error(&e))?;
-    let options = ModelOptions::new().reader(r.reader.options());
+    let options = opguard_formats::ReadOptions::new(ModelOptions::new()).reader(r.reader.options());
     let report =
         opguard_scaling::run_trials(&doc, metric, &options).map_err(|e| scaling_error(&e))?;
     Ok(ok(&report))

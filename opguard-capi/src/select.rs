@@ -4,8 +4,8 @@
 use std::borrow::Cow;
 use std::path::Path;
 
+use opguard_model::{ArtifactSpec, Provider};
 use opguard_select::Request;
-use opguard_trace::model::{ArtifactSpec, ModelOptions, Provider};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
@@ -45,8 +45,13 @@ pub(crate) fn profile_top_n(request: &str) -> Result<String, Error> {
             ))
         })?);
     }
-    let doc = opguard_select::profile_with(r.path.as_ref(), r.top, spec, &ModelOptions::new())
-        .map_err(|e| select_error(&e))?;
+    let doc = opguard_select::profile_with(
+        r.path.as_ref(),
+        r.top,
+        spec,
+        &opguard_formats::ReadOptions::default(),
+    )
+    .map_err(|e| select_error(&e))?;
     Ok(ok(&doc))
 }
 

@@ -2,9 +2,10 @@
 
 use std::borrow::Cow;
 
-use opguard_trace::analysis::{aggregate, launch_region, trace_info, DEFAULT_TOP_KERNELS};
-use opguard_trace::model::{ArtifactSpec, ModelOptions, Provider, TraceModel};
-use opguard_trace::{ReaderOptions, TraceReader};
+use opguard_formats::ReadOptions;
+use opguard_model::analysis::{aggregate, launch_region, DEFAULT_TOP_KERNELS};
+use opguard_model::{ArtifactSpec, ModelOptions, Provider};
+use opguard_trace::{trace_info, ReaderOptions, TraceReader};
 use serde::{Deserialize, Serialize};
 
 use crate::boundary::ok;
@@ -83,7 +84,7 @@ struct InfoRequest<'a> {
 }
 
 /// `{"path"|"text", "reader"?}` → the trace's facts
-/// (`opguard_trace::analysis::TraceInfo`, what `opguard trace info` prints).
+/// (`opguard_trace::TraceInfo`, what `opguard trace info` prints).
 pub(crate) fn info(request: &str) -> Result<String, Error> {
     let r: InfoRequest<'_> = parse("trace_info", request)?;
     let options = r.reader.options();
@@ -134,7 +135,7 @@ pub(crate) fn launch_regions(request: &str) -> Result<String, Error> {
             "`artifacts` is empty; expected at least one trace",
         ));
     }
-    let options = ModelOptions::launches_only().reader(r.reader.options());
+    let options = ReadOptions::new(ModelOptions::launches_only()).reader(r.reader.options());
     let top = r.top.unwrap_or(DEFAULT_TOP_KERNELS);
     let mut regions = Vec::with_capacity(r.artifacts.len());
     let mut warnings = Vec::new();
@@ -159,11 +160,14 @@ pub(crate) fn launch_regions(request: &str) -> Result<String, Error> {
         }
         let src = source(&a.path, &a.text).map_err(|e| e.in_input(input.clone()))?;
         let model = match src {
-            Source::Path(p) => TraceModel::read(p, spec, &options),
+            Source::Path(p) => opguard_formats::read(p, spec, &options),
             Source::Text(t) => TraceReader::with_options(t.as_bytes(), options.reader.clone())
-                .and_then(|reader| TraceModel::from_reader(reader, spec, &options, &mut |_, _| {})),
+                .and_then(|reader| {
+                    opguard_trace::model_from_reader(reader, spec, &options.model, &mut |_, _| {})
+                })
+                .map_err(opguard_formats::Error::from),
         }
-        .map_err(|e| Error::trace(&e).in_input(input.clone()))?;
+        .map_err(|e| Error::capture(&e).in_input(input.clone()))?;
         regions.push(launch_region(&model, top));
         warnings.extend(model.summary().warnings.iter().map(|warning| InputWarning {
             input: input.clone(),
@@ -180,8 +184,8 @@ pub(crate) fn launch_regions(request: &str) -> Result<String, Error> {
     }
     #[derive(Serialize)]
     struct Regions<'a> {
-        regions: &'a [opguard_trace::analysis::LaunchRegion],
-        aggregate: opguard_trace::analysis::RegionAggregate,
+        regions: &'a [opguard_model::analysis::LaunchRegion],
+        aggregate: opguard_model::analysis::RegionAggregate,
         warnings: Vec<InputWarning>,
     }
     Ok(ok(&Regions {

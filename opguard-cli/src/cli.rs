@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
-use opguard_trace::model::Provider;
+use opguard_model::Provider;
 
 /// `--provider`, on every command that analyses a trace.
 #[derive(Debug, Args, Clone, Copy, Default)]

@@ -203,6 +203,23 @@ impl From<opguard_trace::Error> for CliError {
     }
 }
 
+/// A capture of any format: a reader's error keeps its code and position;
+/// the file is named once, by the command ([`CliError::in_input`]).
+impl From<&opguard_formats::Error> for CliError {
+    fn from(e: &opguard_formats::Error) -> Self {
+        match e.kind() {
+            opguard_formats::ErrorKind::Json(json) => CliError::from(json),
+            _ => CliError::new(e.code(), e.message()),
+        }
+    }
+}
+
+impl From<opguard_formats::Error> for CliError {
+    fn from(e: opguard_formats::Error) -> Self {
+        CliError::from(&e)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -7,9 +7,10 @@ use std::path::{Path, PathBuf};
 use opguard_align::{
     export_profile_records, records_from_model, FirstDifference, ProfileInput, StatusCounts,
 };
+use opguard_formats::ReadOptions;
+use opguard_model::analysis::{launch_region, LaunchRegion};
+use opguard_model::{ArtifactSpec, ModelOptions, TraceModel};
 use opguard_select::{profile_model, verdict_from_request_file, ProfileDocument, Verdict};
-use opguard_trace::analysis::{launch_region, LaunchRegion};
-use opguard_trace::model::{ArtifactSpec, ModelOptions, TraceModel};
 use opguard_trace::ReadWarning;
 use serde::Serialize;
 
@@ -161,8 +162,7 @@ pub fn run(args: &InspectArgs) -> Result<u8, CliError> {
     };
     // One read per trace: its sections and its alignment records come from
     // one model, read with the reader flags and provider given.
-    let options = ModelOptions::new()
-        .operation_args(true)
+    let options = ReadOptions::new(ModelOptions::new().operation_args(true))
         .reader(args.reader.options().decode_thread(true));
     let mut status = exit::OK;
     let mut sections = Vec::new();
@@ -248,7 +248,7 @@ pub fn run(args: &InspectArgs) -> Result<u8, CliError> {
 fn section(
     path: &Path,
     label: String,
-    options: &ModelOptions,
+    options: &ReadOptions,
     args: &InspectArgs,
 ) -> Result<(TraceSection, TraceModel), CliError> {
     let top = args.top;

@@ -11,7 +11,9 @@ use crate::out::Out;
 /// The library crates this build of the command links, with their versions
 /// (each crate's own `VERSION`, so a version bump in one shows here).
 pub const BUILT_WITH: &[(&str, &str)] = &[
+    ("opguard-model", opguard_model::VERSION),
     ("opguard-trace", opguard_trace::VERSION),
+    ("opguard-formats", opguard_formats::VERSION),
     ("opguard-kernel-name", opguard_kernel_name::VERSION),
     ("opguard-select", opguard_select::VERSION),
     ("opguard-align", opguard_align::VERSION),

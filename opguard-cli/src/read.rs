@@ -4,7 +4,8 @@
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use opguard_trace::model::{ArtifactSpec, ModelOptions, TraceModel};
+use opguard_formats::ReadOptions;
+use opguard_model::{ArtifactSpec, ModelStorage, TraceModel};
 use opguard_trace::{ReadWarning, ReaderOptions, TraceReader};
 use serde::Serialize;
 
@@ -64,18 +65,25 @@ pub fn open(path: &Path, options: ReaderOptions) -> Result<(AnyReader, Option<u6
     Ok((TraceReader::with_thread(input, options)?, total))
 }
 
-/// Reads one trace (`-` is stdin) into a model, with a progress bar.
+/// Reads one capture of any format (`-`, stdin, is Chrome JSON) into a
+/// model, with a progress bar.
 pub fn model(
     path: &Path,
     label: &str,
     spec: ArtifactSpec,
-    options: &ModelOptions,
+    options: &ReadOptions,
 ) -> Result<TraceModel, CliError> {
-    let (reader, total) = open(path, options.reader.clone())?;
+    let total = (!is_stdin(path))
+        .then(|| std::fs::metadata(path).ok().map(|m| m.len()))
+        .flatten();
     let mut progress = Progress::new(label, total);
-    let model = TraceModel::from_reader(reader, spec, options, &mut |encoded, _| {
-        progress.update(encoded)
-    })?;
+    let mut update = |encoded, _| progress.update(encoded);
+    let model = if is_stdin(path) {
+        let (reader, _) = open(path, options.reader.clone())?;
+        opguard_trace::model_from_reader(reader, spec, &options.model, &mut update)?
+    } else {
+        opguard_formats::read_reusing(path, spec, options, &mut update, &mut ModelStorage::new())?
+    };
     progress.finish();
     Ok(model)
 }

@@ -4,12 +4,13 @@
 
 use std::path::Path;
 
+use opguard_formats::ReadOptions;
+use opguard_model::{ArtifactSpec, ModelOptions, TraceModel};
 use opguard_report::{
     render, write_new, Aligned, AlignmentRefusal, AlignmentSummary, ArtifactReport, Report,
     ScalingView,
 };
 use opguard_select::verdict_from_request_file;
-use opguard_trace::model::{ArtifactSpec, ModelOptions, TraceModel};
 use serde::Serialize;
 
 use crate::cli::ReportArgs;
@@ -63,8 +64,7 @@ pub fn run(args: &ReportArgs) -> Result<u8, CliError> {
         (false, args.traces.clone(), args.request.clone())
     };
     // The first two models are kept: the alignment's records come from them.
-    let options = ModelOptions::new()
-        .operation_args(true)
+    let options = ReadOptions::new(ModelOptions::new().operation_args(true))
         .reader(args.reader.options().decode_thread(true));
     let mut artifacts = Vec::new();
     let mut models = Vec::new();
@@ -127,7 +127,7 @@ pub fn run(args: &ReportArgs) -> Result<u8, CliError> {
 fn read(
     path: &Path,
     label: &str,
-    options: &ModelOptions,
+    options: &ReadOptions,
     json: bool,
 ) -> Result<TraceModel, CliError> {
     let spec = ArtifactSpec::new().source(label);

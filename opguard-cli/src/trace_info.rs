@@ -1,14 +1,14 @@
 //! `opguard trace info`: what the reader established about each file.
 //!
-//! Everything printed is computed by [`opguard_trace::analysis::trace_info`]:
+//! Everything printed is computed by [`opguard_trace::trace_info`]:
 //! the summary of the read, the provider, the `(ph, cat)` event counts, the
 //! time span in the file's clock domain and warnings about odd input.
 
 use std::io::Read;
 use std::path::Path;
 
-use opguard_trace::analysis::{trace_info, TraceInfo};
-use opguard_trace::model::Provider;
+use opguard_model::Provider;
+use opguard_trace::{trace_info, TraceInfo};
 use opguard_trace::{Compression, ReaderOptions, TopLevelForm, TraceReader};
 use serde::Serialize;
 

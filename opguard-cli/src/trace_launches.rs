@@ -1,10 +1,11 @@
 //! `opguard trace launches`: one launch region per artifact, computed by
-//! [`opguard_trace::analysis::launch_region`], and their explicit aggregate.
+//! [`opguard_model::analysis::launch_region`], and their explicit aggregate.
 
 use std::path::PathBuf;
 
-use opguard_trace::analysis::{aggregate, launch_region, LaunchRegion, RegionAggregate};
-use opguard_trace::model::{ArtifactSpec, ModelOptions};
+use opguard_formats::ReadOptions;
+use opguard_model::analysis::{aggregate, launch_region, LaunchRegion, RegionAggregate};
+use opguard_model::{ArtifactSpec, ModelOptions};
 use serde::Serialize;
 
 use crate::cli::TraceLaunchesArgs;
@@ -88,7 +89,8 @@ pub fn run(args: &TraceLaunchesArgs) -> Result<u8, CliError> {
     crate::read::at_most_one_stdin(args.files.iter().map(|p| p.as_path()))?;
     let provider = args.provider.provider;
     let stages = stages(&args.stage, &args.files)?;
-    let options = ModelOptions::launches_only().reader(args.reader.options().decode_thread(true));
+    let options = ReadOptions::new(ModelOptions::launches_only())
+        .reader(args.reader.options().decode_thread(true));
     let mut status = exit::OK;
     let mut regions = Vec::new();
     for (file, stage) in args.files.iter().zip(stages) {

@@ -3,8 +3,8 @@
 
 use std::process::Command;
 
-use opguard_trace::analysis::launch_region;
-use opguard_trace::model::{ArtifactSpec, ModelOptions, TraceModel};
+use opguard_model::analysis::launch_region;
+use opguard_model::{ArtifactSpec, ModelOptions};
 
 fn opguard() -> Command {
     Command::new(env!("CARGO_BIN_EXE_opguard"))
@@ -55,8 +55,12 @@ fn json_regions_are_the_library_regions_with_required_keys() {
         assert!(r["coverage"]["correlation_ids_present"].is_boolean());
         assert!(r["coverage"]["host_to_device_correlation_proven"].is_boolean());
         assert_eq!(r["stage"], "decode");
-        let model =
-            TraceModel::read(path, ArtifactSpec::new(), &ModelOptions::launches_only()).unwrap();
+        let model = opguard_formats::read(
+            path,
+            ArtifactSpec::new(),
+            &opguard_formats::ReadOptions::new(ModelOptions::launches_only()),
+        )
+        .unwrap();
         let lib = launch_region(&model, 10);
         assert_eq!(r["artifact"], lib.artifact.to_hex());
         assert_eq!(r["kernel_count"], lib.kernel_count);

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
-use opguard_trace::model::ModelStorage;
+use opguard_model::ModelStorage;
 
 use crate::error::Error;
 use crate::merge::Job;

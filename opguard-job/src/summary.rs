@@ -15,8 +15,9 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use opguard_trace::analysis::launch_region;
-use opguard_trace::model::{
+use opguard_formats::ReadOptions;
+use opguard_model::analysis::launch_region;
+use opguard_model::{
     ArtifactSpec, FrameIdentity, HostTotal, ModelOptions, ModelStorage, NameId, Slice, SliceClass,
     TraceModel,
 };
@@ -271,11 +272,12 @@ pub(crate) fn summarize_reusing(
     options: &SummaryOptions,
     storage: &mut ModelStorage,
 ) -> RankSummary {
-    let model_options = job_model_options(options);
-    match TraceModel::read_reusing(
+    let read_options = job_read_options(options);
+    match opguard_formats::read_reusing(
         path,
         ArtifactSpec::new().role("rank"),
-        &model_options,
+        &read_options,
+        &mut |_, _| {},
         storage,
     ) {
         Ok(model) => {
@@ -290,28 +292,39 @@ pub(crate) fn summarize_reusing(
 /// What a rank's model keeps: runtime calls and device rows as slices, host
 /// operators added up, and no flow points (they only cross-check the launch
 /// region's correlation, which a summary does not report).
-fn job_model_options(options: &SummaryOptions) -> ModelOptions {
-    ModelOptions::launches_and_host_totals()
-        .flows(false)
+fn job_read_options(options: &SummaryOptions) -> ReadOptions {
+    ReadOptions::new(ModelOptions::launches_and_host_totals().flows(false))
         .reader(options.reader.clone())
 }
 
-/// The summary of a rank whose trace could not be read.
-pub fn unreadable(file: String, error: &opguard_trace::Error) -> RankSummary {
+/// The summary of a rank whose trace could not be read: the reader's own
+/// code (under `trace.`) and position.
+pub fn unreadable(file: String, error: &opguard_formats::Error) -> RankSummary {
+    let rank_error = match error.kind() {
+        opguard_formats::ErrorKind::Json(json) => RankError {
+            code: format!("trace.{}", json.code()),
+            message: json.message(),
+            offset: json.offset(),
+            event_index: json.event_index(),
+            encoded_offset: json.encoded_offset(),
+            json_path: json.path().map(str::to_owned),
+        },
+        _ => RankError {
+            code: format!("trace.{}", error.code()),
+            message: error.message(),
+            offset: None,
+            event_index: None,
+            encoded_offset: None,
+            json_path: None,
+        },
+    };
     RankSummary {
         format: RANK_FORMAT.to_owned(),
         rank: RankInfo {
             rank: None,
             file,
             artifact: None,
-            error: Some(RankError {
-                code: format!("trace.{}", error.code()),
-                message: error.message(),
-                offset: error.offset(),
-                event_index: error.event_index(),
-                encoded_offset: error.encoded_offset(),
-                json_path: error.path().map(str::to_owned),
-            }),
+            error: Some(rank_error),
             provider: None,
             frame_basis: None,
             launch: None,
@@ -553,12 +566,12 @@ fn add_frames(
 
 #[cfg(test)]
 mod tests {
-    use opguard_trace::model::{ArtifactSpec, ModelOptions, TraceModel};
+    use opguard_model::{ArtifactSpec, ModelOptions};
     use opguard_trace::TraceReader;
 
     fn rank_of(trace: &str) -> Option<i64> {
         let reader = TraceReader::new(trace.as_bytes()).expect("a trace");
-        let model = TraceModel::from_reader(
+        let model = opguard_trace::model_from_reader(
             reader,
             ArtifactSpec::new(),
             &ModelOptions::launches_only(),

@@ -204,7 +204,7 @@ fn workers_do_not_change_the_job() {
 #[test]
 fn the_small_model_summarises_like_the_whole_one() {
     use opguard_job::summarize_model;
-    use opguard_trace::model::{ArtifactSpec, ModelOptions, TraceModel};
+    use opguard_model::{ArtifactSpec, ModelOptions};
     let mut traces = opguard_testdata::hta_traces();
     for name in ["proc_a.json.gz", "threads.json.gz"] {
         traces.extend(shared_file(&format!("torch/traces/{name}")));
@@ -213,7 +213,12 @@ fn the_small_model_summarises_like_the_whole_one() {
     for path in traces {
         let file = path.display().to_string();
         let spec = ArtifactSpec::new().role("rank");
-        let whole = TraceModel::read(&path, spec, &ModelOptions::new()).unwrap();
+        let whole = opguard_formats::read(
+            &path,
+            spec,
+            &opguard_formats::ReadOptions::new(ModelOptions::new()),
+        )
+        .unwrap();
         let expected = serde_json::to_string(&summarize_model(file.clone(), &whole, 10)).unwrap();
         let small = summarize(&path, &SummaryOptions::new());
         assert_eq!(serde_json::to_string(&small).unwrap(), expected, "{file}");

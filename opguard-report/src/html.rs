@@ -7,8 +7,8 @@ use std::fmt::Write;
 
 use opguard_job::{Job, JobFrame};
 use opguard_kernel_name::canonicalize;
+use opguard_model::analysis::LaunchRegion;
 use opguard_select::{HostProfile, ProfileDocument, Verdict};
-use opguard_trace::analysis::LaunchRegion;
 
 use crate::escape::escape;
 use crate::geometry::{bar_length, format_ns, nice_ceiling, TimeScale};

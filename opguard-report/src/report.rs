@@ -4,10 +4,10 @@ use std::path::Path;
 
 use opguard_align::{FirstDifference, StatusCounts};
 use opguard_job::Job;
+use opguard_model::analysis::{launch_region, LaunchRegion};
+use opguard_model::TraceModel;
 use opguard_scaling::{correlate, trial_costs, Metric, ScalingReport, TrialCosts, TrialsDocument};
 use opguard_select::{profile_model, ProfileDocument, Verdict};
-use opguard_trace::analysis::{launch_region, LaunchRegion};
-use opguard_trace::model::{ModelOptions, TraceModel};
 
 use crate::timeline::Timeline;
 
@@ -214,7 +214,7 @@ impl ScalingView {
         let costs = doc
             .trials
             .iter()
-            .map(|t| trial_costs(t, metric, &ModelOptions::new()))
+            .map(|t| trial_costs(t, metric, &opguard_formats::ReadOptions::default()))
             .collect::<Result<Vec<TrialCosts>, _>>()?;
         let report = correlate(&costs)?;
         Ok(ScalingView::from_costs(report, &costs))

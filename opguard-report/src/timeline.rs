@@ -10,8 +10,8 @@
 
 use std::collections::HashMap;
 
-use opguard_trace::analysis::LaunchRegion;
-use opguard_trace::model::{IdValue, SliceClass, TraceModel};
+use opguard_model::analysis::LaunchRegion;
+use opguard_model::{IdValue, SliceClass, TraceModel};
 
 use crate::geometry::TimeScale;
 

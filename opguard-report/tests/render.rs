@@ -3,17 +3,22 @@
 
 use std::path::{Path, PathBuf};
 
+use opguard_model::{ArtifactSpec, ModelOptions, TraceModel};
 use opguard_report::{
     render, write_new, ArtifactReport, LaneKind, Report, ScalingView, BAR_PLOT_WIDTH,
     MAX_JOB_FRAMES, TIMELINE_BINS,
 };
 use opguard_testdata::kineto_writer::KinetoTrace;
-use opguard_trace::model::{ArtifactSpec, ModelOptions, TraceModel};
 
 fn model_of(t: &KinetoTrace, dir: &Path) -> TraceModel {
     let path = dir.join("trace.json.gz");
     std::fs::write(&path, t.to_gzip().unwrap()).unwrap();
-    TraceModel::read(&path, ArtifactSpec::new(), &ModelOptions::new()).unwrap()
+    opguard_formats::read(
+        &path,
+        ArtifactSpec::new(),
+        &opguard_formats::ReadOptions::new(ModelOptions::new()),
+    )
+    .unwrap()
 }
 
 /// Every `width` of a `<rect class="bar ...">`, in page order.
@@ -149,8 +154,12 @@ fn every_real_trace_renders_and_large_ones_are_summarised() {
     }
     let mut largest: Option<(u64, usize)> = None;
     for path in &traces {
-        let model = TraceModel::read(path, ArtifactSpec::new(), &ModelOptions::new())
-            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let model = opguard_formats::read(
+            path,
+            ArtifactSpec::new(),
+            &opguard_formats::ReadOptions::new(ModelOptions::new()),
+        )
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         let decoded = model.summary().decoded_bytes;
         let html = render(&Report::new(vec![ArtifactReport::from_model(
             path.display().to_string(),
@@ -213,7 +222,12 @@ fn a_capture_without_device_rows_shows_its_host_operations() {
         "viztracer.json.gz",
     ] {
         let path = opguard_testdata::producer_trace(name);
-        let model = TraceModel::read(&path, ArtifactSpec::new(), &ModelOptions::new()).unwrap();
+        let model = opguard_formats::read(
+            &path,
+            ArtifactSpec::new(),
+            &opguard_formats::ReadOptions::new(ModelOptions::new()),
+        )
+        .unwrap();
         let a = ArtifactReport::from_model(name, &model, 10);
         assert!(a.profile.rows.is_empty(), "{name}: no device rows");
         let host = a.profile.host.clone().expect("a host profile");

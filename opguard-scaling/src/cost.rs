@@ -10,9 +10,8 @@
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
-use opguard_trace::model::{
-    ArtifactSpec, FrameIdentity, IdValue, ModelOptions, Provider, SliceClass, TraceModel,
-};
+use opguard_formats::ReadOptions;
+use opguard_model::{ArtifactSpec, FrameIdentity, IdValue, Provider, SliceClass, TraceModel};
 
 use crate::error::{Error, ErrorKind};
 use crate::metric::{Metric, Unit};
@@ -133,7 +132,7 @@ fn metadata_text(model: &TraceModel, key: &str) -> Option<String> {
 pub fn trial_costs(
     trial: &TrialSpec,
     metric: Metric,
-    options: &ModelOptions,
+    options: &ReadOptions,
 ) -> Result<TrialCosts, Error> {
     trial_costs_as(trial, metric, options, None)
 }
@@ -144,7 +143,7 @@ pub fn trial_costs(
 pub fn trial_costs_as(
     trial: &TrialSpec,
     metric: Metric,
-    options: &ModelOptions,
+    options: &ReadOptions,
     provider: Option<Provider>,
 ) -> Result<TrialCosts, Error> {
     let mut frames: BTreeMap<String, FrameCost> = BTreeMap::new();
@@ -215,12 +214,12 @@ pub fn trial_costs_as(
 fn read(
     trial: &TrialSpec,
     path: &Path,
-    options: &ModelOptions,
+    options: &ReadOptions,
     provider: Option<Provider>,
 ) -> Result<TraceModel, Error> {
     let mut spec = ArtifactSpec::new();
     spec.provider = provider;
-    TraceModel::read(path, spec, options).map_err(|source| {
+    opguard_formats::read(path, spec, options).map_err(|source| {
         ErrorKind::TraceUnreadable {
             trial: trial.id.clone(),
             path: path.to_owned(),
@@ -351,10 +350,10 @@ mod tests {
     fn model(t: &KinetoTrace) -> TraceModel {
         let bytes = t.to_bytes().unwrap_or_default();
         let reader = opguard_trace::TraceReader::new(&bytes[..]).unwrap_or_else(|e| panic!("{e}"));
-        TraceModel::from_reader(
+        opguard_trace::model_from_reader(
             reader,
             ArtifactSpec::new(),
-            &ModelOptions::new(),
+            &opguard_model::ModelOptions::new(),
             &mut |_, _| {},
         )
         .unwrap_or_else(|e| panic!("{e}"))

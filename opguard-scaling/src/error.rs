@@ -83,7 +83,7 @@ pub enum ErrorKind {
         path: PathBuf,
         /// The reader's error (its own `code()` says why).
         #[source]
-        source: opguard_trace::Error,
+        source: opguard_formats::Error,
     },
     /// The same trace bytes were offered twice: as two trials (which would
     /// not be independent samples) or twice inside one trial (which would

@@ -2,7 +2,8 @@
 
 use std::path::Path;
 
-use opguard_trace::model::{ModelOptions, Provider};
+use opguard_formats::ReadOptions;
+use opguard_model::Provider;
 
 use crate::correlate::correlate;
 use crate::cost::{trial_costs_as, TrialCosts};
@@ -19,7 +20,7 @@ pub fn run_trials_file(
     metric: Option<Metric>,
 ) -> Result<ScalingReport, Error> {
     let doc = TrialsDocument::read(path)?;
-    run_trials(&doc, metric, &ModelOptions::new())
+    run_trials(&doc, metric, &ReadOptions::default())
 }
 
 /// Runs an already parsed document, reading traces with `options` (reader
@@ -27,7 +28,7 @@ pub fn run_trials_file(
 pub fn run_trials(
     doc: &TrialsDocument,
     metric: Option<Metric>,
-    options: &ModelOptions,
+    options: &ReadOptions,
 ) -> Result<ScalingReport, Error> {
     run_trials_as(doc, metric, options, None)
 }
@@ -37,7 +38,7 @@ pub fn run_trials(
 pub fn run_trials_as(
     doc: &TrialsDocument,
     metric: Option<Metric>,
-    options: &ModelOptions,
+    options: &ReadOptions,
     provider: Option<Provider>,
 ) -> Result<ScalingReport, Error> {
     let (metric, _unit) = doc.measure(metric)?;

@@ -99,7 +99,7 @@ pub enum Error {
         path: PathBuf,
         /// The reader's error; its own code is [`Error::trace_code`].
         #[source]
-        source: opguard_trace::Error,
+        source: opguard_formats::Error,
     },
 }
 

@@ -5,7 +5,8 @@ use std::collections::HashMap;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use opguard_trace::model::{ArtifactSpec, ModelOptions, Provider, TraceModel};
+use opguard_formats::ReadOptions;
+use opguard_model::{ArtifactSpec, Provider, TraceModel};
 use opguard_trace::TraceReader;
 
 use crate::error::Error;
@@ -42,8 +43,8 @@ pub fn verdict_from_request_file_with(
 #[derive(Default)]
 #[non_exhaustive]
 pub struct VerdictOptions {
-    /// What the model keeps and the reader's limits.
-    pub model: ModelOptions,
+    /// What the model keeps and the readers' limits.
+    pub read: ReadOptions,
     /// Overrides provider detection for every trace (it decides which
     /// correlation namespaces exist, so which launches are proven).
     pub provider: Option<Provider>,
@@ -57,9 +58,9 @@ impl VerdictOptions {
     pub fn new() -> Self {
         Self::default()
     }
-    /// Sets [`VerdictOptions::model`].
-    pub fn model(mut self, model: ModelOptions) -> Self {
-        self.model = model;
+    /// Sets [`VerdictOptions::read`].
+    pub fn read(mut self, read: ReadOptions) -> Self {
+        self.read = read;
         self
     }
     /// Sets [`VerdictOptions::provider`] (`None` detects it).
@@ -110,16 +111,25 @@ pub fn verdict_with(
                 source,
             };
             let Some(stream) = options.stream.take() else {
-                return Err(unreadable(opguard_trace::Error::from(std::io::Error::new(
-                    std::io::ErrorKind::NotFound,
-                    "the trace `-` names a stream and none was given",
-                ))));
+                return Err(unreadable(opguard_formats::Error::from(
+                    opguard_trace::Error::from(std::io::Error::new(
+                        std::io::ErrorKind::NotFound,
+                        "the trace `-` names a stream and none was given",
+                    )),
+                )));
             };
-            let model = TraceReader::with_thread(stream, options.model.reader.clone())
+            // A stream is read as Chrome JSON: its format cannot be probed
+            // without reading it.
+            let model = TraceReader::with_thread(stream, options.read.reader.clone())
                 .and_then(|reader| {
-                    TraceModel::from_reader(reader, spec, &options.model, &mut |_, _| {})
+                    opguard_trace::model_from_reader(
+                        reader,
+                        spec,
+                        &options.read.model,
+                        &mut |_, _| {},
+                    )
                 })
-                .map_err(unreadable)?;
+                .map_err(|e| unreadable(e.into()))?;
             models.push(model);
             cache.insert(key, models.len() - 1);
             slots.push(Some(models.len() - 1));
@@ -134,7 +144,7 @@ pub fn verdict_with(
             Err(e) => {
                 return Err(Error::TraceUnreadable {
                     path,
-                    source: opguard_trace::Error::from(e),
+                    source: opguard_trace::Error::from(e).into(),
                 })
             }
             Ok(_) => {}
@@ -144,7 +154,7 @@ pub fn verdict_with(
             slots.push(Some(slot));
             continue;
         }
-        let model = TraceModel::read(&path, spec, &options.model).map_err(|source| {
+        let model = opguard_formats::read(&path, spec, &options.read).map_err(|source| {
             Error::TraceUnreadable {
                 path: path.clone(),
                 source,

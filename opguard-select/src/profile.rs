@@ -6,7 +6,8 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use opguard_trace::model::{
+use opguard_formats::ReadOptions;
+use opguard_model::{
     ArtifactSpec, HostKind, ModelOptions, NameId, SliceClass, TraceModel, INDUCTOR_PLACEHOLDER,
 };
 
@@ -200,7 +201,7 @@ pub struct RegionRow {
 
 /// Which trace a profile describes: its source, SHA-256 and provider, no
 /// more. (The facts `opguard trace info` reports about a file are
-/// `opguard_trace::analysis::TraceInfo`.)
+/// `opguard_trace::TraceInfo`.)
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[non_exhaustive]
 pub struct ProfiledTrace {
@@ -285,26 +286,32 @@ pub struct ExpandedAggregate {
 
 /// Reads a trace and returns its Top-`top` profile.
 pub fn profile(path: impl AsRef<Path>, top: usize) -> Result<ProfileDocument, Error> {
-    profile_with(path, top, ArtifactSpec::new(), &ModelOptions::new())
+    profile_with(
+        path,
+        top,
+        ArtifactSpec::new(),
+        &ReadOptions::new(ModelOptions::new()),
+    )
 }
 
-/// Reads a trace as `spec` says (e.g. a provider given by the caller) with
-/// `options`, and returns its Top-`top` profile. The role is `profile`
-/// unless `spec` names one.
+/// Reads a trace of any format as `spec` says (e.g. a provider given by the
+/// caller) with `options`, and returns its Top-`top` profile. The role is
+/// `profile` unless `spec` names one.
 pub fn profile_with(
     path: impl AsRef<Path>,
     top: usize,
     mut spec: ArtifactSpec,
-    options: &ModelOptions,
+    options: &ReadOptions,
 ) -> Result<ProfileDocument, Error> {
     let path = path.as_ref();
     if spec.role.is_none() {
         spec.role = Some("profile".to_owned());
     }
-    let model = TraceModel::read(path, spec, options).map_err(|source| Error::TraceUnreadable {
-        path: path.to_path_buf(),
-        source,
-    })?;
+    let model =
+        opguard_formats::read(path, spec, options).map_err(|source| Error::TraceUnreadable {
+            path: path.to_path_buf(),
+            source,
+        })?;
     Ok(profile_model(&model, top))
 }
 

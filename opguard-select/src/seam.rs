@@ -8,8 +8,8 @@
 
 use std::collections::{HashMap, HashSet};
 
-use opguard_trace::model::{
-    CorrelationKey, IdValue, LaunchProof, NameId, Slice, SliceClass, TraceModel,
+use opguard_model::{
+    CorrelationKey, IdValue, LaunchProof, NameId, Slice, SliceClass, TraceModel, Unproven,
 };
 
 use crate::request::{Probe, ProcessId};
@@ -334,11 +334,11 @@ fn edges_of<'m>(model: &'m TraceModel, row: usize, ambiguous: &mut u64) -> Edges
     let slices = model.slices();
     let launch = match model.launch_proof(row) {
         LaunchProof::Proven(one) => slices.get(one),
-        LaunchProof::Unproven => None,
-        LaunchProof::Ambiguous(_) => {
+        LaunchProof::Ambiguous(_) | LaunchProof::Unproven(Unproven::OwnerUnknown) => {
             *ambiguous += 1;
             None
         }
+        LaunchProof::Unproven(_) => None,
     };
     let external = model
         .host_slices_for_external_id(row)

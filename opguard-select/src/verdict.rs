@@ -195,8 +195,10 @@ pub struct ProcessVerdict {
     pub correlated_external_ids: u64,
     /// See [`Verdict::launch_correlation_edges`].
     pub launch_correlation_edges: u64,
-    /// Device rows whose correlation names several host launches (ids that
-    /// collide inside one artifact): no correlation edge is drawn for them.
+    /// Device rows whose correlation id proves nothing: it names several
+    /// launch rows of their process, or the trace merges processes that
+    /// reuse ids and the row's process is not established. No correlation
+    /// edge is drawn for them.
     pub ambiguous_correlation_rows: u64,
     /// The distinct device symbols the kernel matched.
     pub matched_kernel_names: Vec<MatchedKernelName>,

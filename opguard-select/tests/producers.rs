@@ -6,9 +6,9 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use opguard_model::analysis::launch_region;
+use opguard_model::{ArtifactSpec, ModelOptions};
 use opguard_select::{profile, EntityKind, HostProfile, ProfileDocument};
-use opguard_trace::analysis::launch_region;
-use opguard_trace::model::{ArtifactSpec, ModelOptions, TraceModel};
 
 const PRODUCER_TRACES: &[&str] = &[
     "torch_cpu.json.gz",
@@ -257,7 +257,12 @@ fn a_negative_kernel_duration_adds_nothing_in_the_profile_and_the_region() {
     assert_eq!(after.negative_duration_rows, 1);
     assert_eq!(after.device_rows, before.device_rows);
     assert_eq!(after.device_time_ns, before.device_time_ns - removed_ns);
-    let model = TraceModel::read(&bent, ArtifactSpec::new(), &ModelOptions::new()).unwrap();
+    let model = opguard_formats::read(
+        &bent,
+        ArtifactSpec::new(),
+        &opguard_formats::ReadOptions::new(ModelOptions::new()),
+    )
+    .unwrap();
     let region = launch_region(&model, 10);
     assert_eq!(region.kernel_duration_ns, after.device_time_ns);
     assert_eq!(region.coverage.negative_duration_slices, 1);

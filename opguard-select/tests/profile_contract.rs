@@ -185,7 +185,7 @@ fn each_row_states_its_kind_the_basis_and_the_edges_it_rests_on() {
             6,
             "dma_launch",
             EntityKind::GpuKernel,
-            "launch_correlated_device_activity",
+            "kernel_category",
             "mtia_ccp_events",
             2_000,
             1,
@@ -196,8 +196,8 @@ fn each_row_states_its_kind_the_basis_and_the_edges_it_rests_on() {
         (
             7,
             "dma_request",
-            EntityKind::Unresolved,
-            "device_activity_without_launch",
+            EntityKind::MemoryOp,
+            "memory_category",
             "mtia_ccp_events",
             1_500,
             1,
@@ -277,14 +277,15 @@ fn each_row_states_its_kind_the_basis_and_the_edges_it_rests_on() {
     assert_eq!(kernels, [(GEMM, 2, 10_000)]);
 
     // Kind counts over the rows: GEMM, TRITON, dma_launch, ORPHAN are
-    // kernels; HtoD, Memset, DtoD are memory; dma_request and k unresolved.
+    // kernels; HtoD, Memset, DtoD and MTIA's dma_request are memory; k is
+    // unresolved.
     let counts: Vec<(EntityKind, usize)> = doc.entity_kinds.iter().map(|(k, n)| (*k, *n)).collect();
     assert_eq!(
         counts,
         [
             (EntityKind::GpuKernel, 4),
-            (EntityKind::MemoryOp, 3),
-            (EntityKind::Unresolved, 2)
+            (EntityKind::MemoryOp, 4),
+            (EntityKind::Unresolved, 1)
         ]
     );
     // The document's JSON spells the kinds as the contract does.
@@ -304,7 +305,7 @@ fn each_row_states_its_kind_the_basis_and_the_edges_it_rests_on() {
             "memory_op",
             "memory_op",
             "gpu_kernel",
-            "unresolved",
+            "memory_op",
             "gpu_kernel",
             "unresolved"
         ]
@@ -329,24 +330,24 @@ fn entity_kind_names_are_the_contract_names() {
 
 #[test]
 fn rows_sharing_name_and_time_are_ordered_by_class() {
-    // Eight groups; in each, one name appears as other device activity, a
-    // kernel, a copy and a set, all of the same duration. Groups differ in
-    // duration, so group g ranks above group g-1.
+    // Eight groups; in each, one name appears as a kernel, a copy and a
+    // set, all of the same duration. Groups differ in duration, so group g
+    // ranks above group g-1.
     let mut t = KinetoTrace::new();
     let mut at = 0;
     for g in 0..8i64 {
         let name = format!("fused_tile_{g}");
         let dur = 1_000 * (g + 1);
-        for cat in ["gpu_memset", "gpu_memcpy", "kernel", "mtia_ccp_events"] {
+        for cat in ["gpu_memset", "gpu_memcpy", "kernel"] {
             t.device_activity(cat, (0, 7), &name, at, dur, (None, None));
             at += 10_000;
         }
     }
     let doc = read(&t, 100);
-    // Class order: other device activity, kernel, copy, set.
+    // Class order: kernel, copy, set.
     let mut want: Vec<(String, &str)> = Vec::new();
     for g in (0..8).rev() {
-        for cat in ["mtia_ccp_events", "kernel", "gpu_memcpy", "gpu_memset"] {
+        for cat in ["kernel", "gpu_memcpy", "gpu_memset"] {
             want.push((format!("fused_tile_{g}"), cat));
         }
     }
@@ -357,7 +358,7 @@ fn rows_sharing_name_and_time_are_ordered_by_class() {
         .collect();
     assert_eq!(got, want);
     let ranks: Vec<usize> = doc.rows.iter().map(|r| r.rank).collect();
-    assert_eq!(ranks, (1..=32).collect::<Vec<_>>());
+    assert_eq!(ranks, (1..=24).collect::<Vec<_>>());
 }
 
 #[test]

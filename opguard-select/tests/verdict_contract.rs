@@ -3,9 +3,9 @@
 //! call, how refusals and undeclared installs are reported, which evidence
 //! row is the target's, and the errors that are not verdicts.
 
+use opguard_model::{ArtifactSpec, ModelOptions};
 use opguard_select::{verdict_for_models, Failure, Request, Verdict};
 use opguard_testdata::kineto_writer::{KinetoTrace, Thread};
-use opguard_trace::model::{ArtifactSpec, ModelOptions, TraceModel};
 use opguard_trace::{OwnedEvent, RawJson, ScalarKey};
 use serde_json::{json, Value};
 
@@ -482,10 +482,10 @@ fn a_trace_path_that_cannot_be_inspected_is_an_error_not_a_missing_trace() {
 fn models_are_given_one_per_process_in_request_order() {
     let c = Capture::new();
     let tr = c.trace("t.json.gz", &calls_trace((5, 5), &[Call::Launches]));
-    let model = TraceModel::read(
+    let model = opguard_formats::read(
         c.path(&tr),
         ArtifactSpec::new().role("seam_capture"),
-        &ModelOptions::new(),
+        &opguard_formats::ReadOptions::new(ModelOptions::new()),
     )
     .unwrap();
     let req = |n: usize| -> Request {

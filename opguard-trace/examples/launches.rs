@@ -2,8 +2,8 @@
 //! `cargo run --release -p opguard-trace --example launches -- TRACE`
 use std::time::Instant;
 
-use opguard_trace::analysis::launch_region;
-use opguard_trace::model::{ArtifactSpec, ModelOptions, TraceModel};
+use opguard_model::analysis::launch_region;
+use opguard_model::{ArtifactSpec, ModelOptions};
 use opguard_trace::TraceReader;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -15,11 +15,21 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         r.finish()?;
         let read = t.elapsed().as_secs_f64();
         let t = Instant::now();
-        let m = TraceModel::read(&path, ArtifactSpec::new(), &ModelOptions::launches_only())?;
+        let m = opguard_trace::read_model(
+            &path,
+            ArtifactSpec::new(),
+            &ModelOptions::launches_only(),
+            &opguard_trace::ReaderOptions::default(),
+        )?;
         let region = launch_region(&m, 10);
         let launches = t.elapsed().as_secs_f64();
         let t = Instant::now();
-        let full = TraceModel::read(&path, ArtifactSpec::new(), &ModelOptions::new())?;
+        let full = opguard_trace::read_model(
+            &path,
+            ArtifactSpec::new(),
+            &ModelOptions::new(),
+            &opguard_trace::ReaderOptions::default(),
+        )?;
         let model = t.elapsed().as_secs_f64();
         println!(
             "read {read:.3}s  launch analysis {launches:.3}s ({:.2}x)  full model {model:.3}s ({:.2}x)  kernels={} slices={}",

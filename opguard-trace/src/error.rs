@@ -115,8 +115,6 @@ pub enum ErrorKind {
     },
     /// Something other than whitespace follows the document.
     TrailingData,
-    /// A string that should be an event reference or digest is malformed.
-    InvalidReference(String),
     /// The writer was given a value it cannot write.
     InvalidWrite(String),
     /// A number (usually `ts` or `dur`) does not fit the model's range.
@@ -224,7 +222,6 @@ impl Error {
                 field.expected()
             ),
             ErrorKind::TrailingData => "unexpected data after the end of the document".into(),
-            ErrorKind::InvalidReference(m) => m.clone(),
             ErrorKind::InvalidWrite(m) => format!("cannot write: {m}"),
             ErrorKind::Number(e) => e.to_string(),
         }
@@ -320,7 +317,6 @@ opguard_document::error_codes! {
         ErrorKind::DuplicateKey { .. } => "duplicate_key": "an object of the trace has the same key twice",
         ErrorKind::WrongType { .. } => "wrong_type": "a trace field has the wrong JSON type",
         ErrorKind::TrailingData => "trailing_data": "data after the end of the trace document",
-        ErrorKind::InvalidReference(_) => "invalid_reference": "an event reference does not parse",
         ErrorKind::InvalidWrite(_) => "invalid_write": "the trace writer was misused",
         ErrorKind::Number(_) => "number_out_of_range": "a number does not fit where it is used",
     }

@@ -24,9 +24,9 @@ use sha2::{Digest, Sha256};
 
 use crate::error::{Error, ErrorKind, Limit};
 use crate::event::{EventAhead, ScannedAhead};
-use crate::identity::Sha256Digest;
 use crate::reader::{ReaderOptions, TopLevelForm};
 use crate::scan;
+use opguard_model::Sha256Digest;
 
 /// Bytes the decode thread hands over at a time.
 #[cfg(not(feature = "fuzzing-small-chunks"))]

@@ -42,8 +42,9 @@
 #![forbid(unsafe_code)]
 
 // Data flow: file → decoded input (SHA-256, limits, gzip) → scanned and
-// read events → one artifact's model → analyses; and a deterministic writer
-// for traces opguard produces.
+// read events → one artifact's provider-neutral model (opguard-model), or
+// the file's plain facts (`trace_info`); and a deterministic writer for
+// traces opguard produces.
 
 // Input: the decoded bytes of a file, plain or gzip, hashed and bounded.
 pub mod input;
@@ -59,12 +60,10 @@ mod event;
 mod reader;
 // Reader: what a read accepted that a strict reader would not.
 mod warning;
-// Model: identities of artifacts (SHA-256) and events.
-mod identity;
-// Model: what one trace artifact says, with every join qualified.
-pub mod model;
-// Analysis: results computed from trace models (info, launch regions).
-pub mod analysis;
+// Reader → model: events into opguard-model's TraceModel, provider detected.
+mod model_reader;
+// Analysis: the plain facts of one file, from one read (`trace info`).
+pub mod info;
 // Writer: the streaming, deterministic Chrome-trace JSON writer.
 mod writer;
 // The crate's one error type and its codes.
@@ -73,11 +72,15 @@ mod error;
 pub use error::{Error, ErrorKind, Limit, ERROR_CODES};
 pub use event::{Args, ArrayIter, Event, LaunchArgs, ObjectIter, Scalar, ScalarKey, Str, Value};
 pub use field::Field;
-pub use identity::{EventRef, Sha256Digest};
+pub use info::{trace_info, TraceInfo};
 pub use input::{Compression, DecodedInput, InputSummary};
+pub use model_reader::{
+    model_from_reader, model_from_reader_reusing, read_model, read_model_reusing,
+};
 pub use number::{nanos_to_micros_text, Number, NumberError};
+pub use opguard_model::{EventRef, Metadata, Sha256Digest};
 pub use reader::{
-    Metadata, ReaderOptions, TopLevelForm, TraceReader, TraceSummary, DEFAULT_MAX_DECODED_BYTES,
+    ReaderOptions, TopLevelForm, TraceReader, TraceSummary, DEFAULT_MAX_DECODED_BYTES,
     DEFAULT_MAX_DEPTH, DEFAULT_MAX_ENCODED_BYTES, DEFAULT_MAX_VALUE_BYTES,
 };
 pub use scan::ValueKind;

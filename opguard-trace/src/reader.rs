@@ -12,10 +12,10 @@ use std::path::Path;
 
 use crate::error::{Error, ErrorKind, Limit};
 use crate::event::{scan_event, Event, EventSpans, ScannedAhead};
-use crate::identity::Sha256Digest;
 use crate::input::{Buffer, Compression, DecodedInput, Handoff, HEADROOM};
 use crate::scan::{self, Stop, SyntaxKind, ValueKind};
-use crate::warning::ReadWarning;
+use crate::warning::{self, ReadWarning};
+use opguard_model::{Metadata, Sha256Digest};
 
 /// Default limit on encoded (file) bytes: 256 MiB.
 pub const DEFAULT_MAX_ENCODED_BYTES: u64 = 256 << 20;
@@ -146,34 +146,6 @@ impl TopLevelForm {
             TopLevelForm::Object => 3,
             TopLevelForm::Array => 2,
         }
-    }
-}
-
-/// Top-level keys other than `traceEvents`, in file order, as JSON text.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Metadata {
-    entries: Vec<(String, String)>,
-}
-
-impl Metadata {
-    /// The raw JSON text of `key`.
-    pub fn get(&self, key: &str) -> Option<&str> {
-        self.entries
-            .iter()
-            .find(|(k, _)| k == key)
-            .map(|(_, v)| v.as_str())
-    }
-    /// `key` parsed as a `serde_json::Value`.
-    pub fn get_json(&self, key: &str) -> Option<serde_json::Value> {
-        self.get(key).and_then(|v| serde_json::from_str(v).ok())
-    }
-    /// All entries in file order: `(key, JSON text)`.
-    pub fn entries(&self) -> &[(String, String)] {
-        &self.entries
-    }
-    /// Whether there are no entries.
-    pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
     }
 }
 
@@ -326,7 +298,7 @@ impl<R: Read> TraceReader<R> {
             form: None,
             seen_trace_events: false,
             events: 0,
-            metadata: Metadata::default(),
+            metadata: Metadata::new(),
             utf8_replacements: 0,
             scratch: Vec::new(),
             failed: false,
@@ -374,7 +346,7 @@ impl<R: Read> TraceReader<R> {
         let form = self.form.unwrap_or(TopLevelForm::Array);
         let input = self.input.finish()?;
         if let Some(at) = self.gzip_cut {
-            let gzip = ReadWarning::gzip_truncated(input.decoded_bytes, at, self.events);
+            let gzip = warning::gzip_truncated(input.decoded_bytes, at, self.events);
             self.warnings.insert(0, gzip);
         }
         Ok(TraceSummary {
@@ -520,7 +492,7 @@ impl<R: Read> TraceReader<R> {
         };
         if expect == Expect::Member && c == b'}' && self.options.salvage {
             self.warnings
-                .push(ReadWarning::trailing_comma(self.offset(), self.events));
+                .push(warning::trailing_comma(self.offset(), self.events));
             self.state = State::TopObject(Expect::CommaOrEnd);
             return Ok(());
         }
@@ -618,7 +590,7 @@ impl<R: Read> TraceReader<R> {
         if self.metadata.get(&key).is_some() {
             return Ok(Err(dup(key, self.base + start as u64)));
         }
-        self.metadata.entries.push((key, text));
+        self.metadata.push(key, text);
         self.pos = end;
         self.state = State::TopObject(Expect::CommaOrEnd);
         Ok(Ok(()))
@@ -631,7 +603,7 @@ impl<R: Read> TraceReader<R> {
             // or without a comma after the last event.
             if self.form == Some(TopLevelForm::Array) {
                 self.warnings
-                    .push(ReadWarning::array_unterminated(self.offset(), self.events));
+                    .push(warning::array_unterminated(self.offset(), self.events));
                 self.state = State::Done;
                 return Ok(None);
             }
@@ -640,7 +612,7 @@ impl<R: Read> TraceReader<R> {
         };
         if expect == Expect::Member && c == b']' && self.options.salvage {
             self.warnings
-                .push(ReadWarning::trailing_comma(self.offset(), self.events));
+                .push(warning::trailing_comma(self.offset(), self.events));
             self.state = State::Events(Expect::CommaOrEnd);
             return Ok(None);
         }
@@ -943,7 +915,7 @@ impl<R: Read> TraceReader<R> {
         }
         let end = self.base + self.len as u64;
         self.warnings
-            .push(ReadWarning::truncated(end, partial_at, self.events));
+            .push(warning::truncated(end, partial_at, self.events));
         self.state = State::Done;
         Ok(())
     }

@@ -6,8 +6,8 @@
 
 use std::path::{Path, PathBuf};
 
-use opguard_trace::analysis::launch_region;
-use opguard_trace::model::{ArtifactSpec, FlowPhase, IdValue, ModelOptions, TraceModel};
+use opguard_model::analysis::launch_region;
+use opguard_model::{ArtifactSpec, FlowPhase, IdValue, ModelOptions, TraceModel};
 use opguard_trace::{Compression, ReaderOptions, TraceReader};
 
 fn dir() -> PathBuf {
@@ -34,8 +34,13 @@ fn read_code(name: &str) -> Result<u64, &'static str> {
 }
 
 fn model(name: &str) -> TraceModel {
-    TraceModel::read(path(name), ArtifactSpec::new(), &ModelOptions::new())
-        .unwrap_or_else(|e| panic!("{name}: {e}"))
+    opguard_trace::read_model(
+        path(name),
+        ArtifactSpec::new(),
+        &ModelOptions::new(),
+        &opguard_trace::ReaderOptions::default(),
+    )
+    .unwrap_or_else(|e| panic!("{name}: {e}"))
 }
 
 /// (name, bytes) of every file in the catalogue directory.
@@ -69,8 +74,13 @@ fn every_refused_file_has_its_exact_code_and_nothing_is_written() {
     for (name, code) in cases {
         assert_eq!(read_code(name), Err(code), "{name}");
         // The model refuses with the same code.
-        let err = TraceModel::read(path(name), ArtifactSpec::new(), &ModelOptions::new())
-            .expect_err(name);
+        let err = opguard_trace::read_model(
+            path(name),
+            ArtifactSpec::new(),
+            &ModelOptions::new(),
+            &opguard_trace::ReaderOptions::default(),
+        )
+        .expect_err(name);
         assert_eq!(err.code(), code, "{name} through the model: {err}");
     }
     assert_eq!(snapshot(), before, "reading the catalogue changed it");
@@ -162,8 +172,13 @@ fn a_time_beyond_u64_is_refused_when_used() {
     assert_eq!(e.ts().unwrap().as_str(), "18446744073709551616");
     assert!(e.ts_ns().is_err());
     drop(r);
-    let err = TraceModel::read(path(name), ArtifactSpec::new(), &ModelOptions::new())
-        .expect_err("a kernel whose time does not fit");
+    let err = opguard_trace::read_model(
+        path(name),
+        ArtifactSpec::new(),
+        &ModelOptions::new(),
+        &opguard_trace::ReaderOptions::default(),
+    )
+    .expect_err("a kernel whose time does not fit");
     assert_eq!(err.code(), "number_out_of_range");
     assert_eq!(err.event_index(), Some(0));
 }

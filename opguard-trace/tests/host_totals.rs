@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use opguard_trace::model::{ArtifactSpec, ModelOptions, SliceClass, TraceModel};
+use opguard_model::{ArtifactSpec, ModelOptions, SliceClass, TraceModel};
 
 type Totals = BTreeMap<(String, String, String), (u64, i64)>;
 
@@ -20,13 +20,18 @@ pub fn real_traces() -> Vec<PathBuf> {
 }
 
 pub fn read(path: &std::path::Path, options: &ModelOptions) -> TraceModel {
-    TraceModel::read(path, ArtifactSpec::new(), options)
-        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+    opguard_trace::read_model(
+        path,
+        ArtifactSpec::new(),
+        options,
+        &opguard_trace::ReaderOptions::default(),
+    )
+    .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
 /// Each kept slice as one line, names and ids as text.
 pub fn texts(m: &TraceModel) -> Vec<String> {
-    let id = |v: Option<opguard_trace::model::IdValue>| v.map(|v| m.id_text(v));
+    let id = |v: Option<opguard_model::IdValue>| v.map(|v| m.id_text(v));
     m.slices()
         .iter()
         .map(|s| {
@@ -140,9 +145,14 @@ fn a_broken_host_time_fails_exactly_as_in_a_full_model() {
     std::fs::write(&path, opguard_testdata::gzip(broken.as_bytes())).unwrap();
 
     let error = |options: &ModelOptions| {
-        TraceModel::read(&path, ArtifactSpec::new(), options)
-            .err()
-            .map(|e| (e.code(), e.to_string(), e.offset(), e.event_index()))
+        opguard_trace::read_model(
+            &path,
+            ArtifactSpec::new(),
+            options,
+            &opguard_trace::ReaderOptions::default(),
+        )
+        .err()
+        .map(|e| (e.code(), e.to_string(), e.offset(), e.event_index()))
     };
     let full = error(&ModelOptions::new()).expect("a full model refuses the time");
     assert!(full.3.is_some(), "{full:?} names the event");

@@ -6,7 +6,7 @@
 
 use std::path::PathBuf;
 
-use opguard_trace::model::{ArtifactSpec, ModelOptions, ModelStorage, TraceModel};
+use opguard_model::{ArtifactSpec, ModelOptions, ModelStorage, TraceModel};
 
 use crate::host_totals::{read, real_traces, texts};
 
@@ -17,7 +17,7 @@ fn observed(m: &TraceModel) -> String {
 }
 
 fn flows(m: &TraceModel) -> String {
-    let id = |v: Option<opguard_trace::model::IdValue>| v.map(|v| m.id_text(v));
+    let id = |v: Option<opguard_model::IdValue>| v.map(|v| m.id_text(v));
     let mut out = String::new();
     for f in m.flows() {
         out += &format!(
@@ -111,7 +111,14 @@ fn reused_buffers_read_every_real_trace_like_fresh_ones() {
         // into one storage differ in what they keep.
         for j in 0..options.len() {
             let opts = &options[(k + j) % options.len()];
-            let reused = TraceModel::read_reusing(path, ArtifactSpec::new(), opts, &mut storage);
+            let reused = opguard_trace::read_model_reusing(
+                path,
+                ArtifactSpec::new(),
+                opts,
+                &opguard_trace::ReaderOptions::default(),
+                &mut |_, _| {},
+                &mut storage,
+            );
             if *path == cut {
                 let err = reused.expect_err("a cut-off trace");
                 assert_eq!(err.code(), "gzip_truncated");
@@ -192,7 +199,13 @@ fn without_flows_a_bad_flow_still_fails_the_read() {
     let path = dir.path().join("bad_flow.json.gz");
     std::fs::write(&path, opguard_testdata::gzip(broken.as_bytes())).unwrap();
     let failure = |options: ModelOptions| {
-        let e = TraceModel::read(&path, ArtifactSpec::new(), &options).expect_err("a bad ts");
+        let e = opguard_trace::read_model(
+            &path,
+            ArtifactSpec::new(),
+            &options,
+            &opguard_trace::ReaderOptions::default(),
+        )
+        .expect_err("a bad ts");
         (e.code(), e.offset(), e.event_index())
     };
     let full = failure(ModelOptions::launches_and_host_totals());

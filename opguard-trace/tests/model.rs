@@ -1,17 +1,23 @@
 //! Seed 002 and 003 acceptance: correlation and timing never cross an
 //! artifact, and frame identity separates occurrence from meaning.
 
-use opguard_testdata::kineto_writer::KinetoTrace;
-use opguard_trace::analysis::{aggregate, launch_region, LaunchRegion};
-use opguard_trace::model::{
-    ArtifactSpec, FrameIdentity, LaunchProof, ModelOptions, Provider, TraceModel,
+use opguard_model::analysis::{aggregate, launch_region, LaunchRegion};
+use opguard_model::{
+    ArtifactSpec, FrameIdentity, LaunchProof, ModelOptions, Provider, TraceModel, Unproven,
 };
+use opguard_testdata::kineto_writer::KinetoTrace;
 
 fn model(trace: &KinetoTrace, spec: ArtifactSpec) -> TraceModel {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("t.json.gz");
     std::fs::write(&path, trace.to_gzip().unwrap()).unwrap();
-    TraceModel::read(&path, spec, &ModelOptions::new()).unwrap()
+    opguard_trace::read_model(
+        &path,
+        spec,
+        &ModelOptions::new(),
+        &opguard_trace::ReaderOptions::default(),
+    )
+    .unwrap()
 }
 
 fn region(trace: &KinetoTrace) -> LaunchRegion {
@@ -57,17 +63,88 @@ fn one_valid_same_session_correlation_is_proven() {
     assert_eq!(r.coverage.disagreement, None);
 }
 
-/// Seed 002 in one merged file: two host processes both launch with
-/// correlation 7, so kernel 7 proves nothing; correlation 8 is one launch.
+/// Seed 002 in one merged file: two host processes launch (a merge of
+/// ranks). Correlation ids are unique per process only, and nothing in a
+/// Kineto device row says which process it belongs to, so no kernel is
+/// proven: not the one whose id both processes used, and not the one whose
+/// id survives in one process's launch rows only.
 #[test]
-fn a_correlation_named_by_two_host_processes_in_one_file_proves_nothing() {
+fn in_a_file_with_two_launching_processes_no_kernel_is_proven_by_its_id() {
     let mut t = KinetoTrace::new();
     t.launch((1, 1), "cudaLaunchKernel", 1000, 10, 7, None)
         .kernel(0, 7, "projection_kernel", 1020, 5);
     t.runtime((2, 2), "cudaLaunchKernel", 1100, 10, Some(7), None);
     t.launch((1, 1), "cudaLaunchKernel", 2000, 10, 8, None)
+        .kernel(1, 7, "gemm_kernel", 2020, 5);
+    let m = model(&t, ArtifactSpec::new());
+    assert_eq!(m.launching_processes(), 2);
+    let kernel = |name: &str| {
+        m.slices()
+            .iter()
+            .position(|s| m.name(s.name) == name)
+            .unwrap()
+    };
+    for name in ["projection_kernel", "gemm_kernel"] {
+        assert_eq!(
+            m.launch_proof(kernel(name)),
+            LaunchProof::Unproven(Unproven::OwnerUnknown),
+            "{name}"
+        );
+    }
+    let r = launch_region(&m, 10);
+    assert_eq!(r.kernel_count, 2);
+    assert_eq!(r.correlated_kernel_count, 0);
+    assert_eq!(r.coverage.owner_unknown_kernel_count, 2);
+    assert_eq!(r.coverage.ambiguous_correlation_kernel_count, 0);
+    assert!(r.coverage.correlation_ids_present);
+    assert!(!r.coverage.host_to_device_correlation_proven);
+    assert!(
+        r.coverage
+            .disagreement
+            .as_deref()
+            .is_some_and(|d| d.contains("present, not proven")),
+        "{:?}",
+        r.coverage.disagreement
+    );
+    assert_eq!(aggregate(&[r]).correlated_kernel_count, 0);
+}
+
+/// A merge that prefixes ids per rank (seed 001's merged traces): no id is
+/// carried by two processes' launch rows, so an id names its process, and
+/// each kernel is proven by its own process's launch.
+#[test]
+fn in_a_merge_with_ids_prefixed_per_rank_each_kernel_has_its_process() {
+    let mut t = KinetoTrace::new();
+    t.launch((1, 1), "cudaLaunchKernel", 1000, 10, 7, None)
+        .kernel(0, 7, "projection_kernel", 1020, 5);
+    t.launch((2, 2), "cudaLaunchKernel", 1100, 10, (1 << 40) + 7, None)
+        .kernel(1, 7, "gemm_kernel", 1120, 5);
+    let m = model(&t, ArtifactSpec::new());
+    assert_eq!(m.launching_processes(), 2);
+    let r = launch_region(&m, 10);
+    assert_eq!((r.kernel_count, r.correlated_kernel_count), (2, 2));
+    assert_eq!(r.coverage.owner_unknown_kernel_count, 0);
+    let owners: Vec<String> = m
+        .slices()
+        .iter()
+        .filter(|s| s.class.is_device())
+        .map(|s| m.id_text(s.process.unwrap()))
+        .collect();
+    assert_eq!(owners, ["1", "2"]);
+}
+
+/// Inside one process, an id two launch rows carry proves nothing for its
+/// kernels (ambiguous); an id one launch row carries proves its kernel.
+#[test]
+fn an_id_two_launches_of_one_process_carry_is_ambiguous() {
+    let mut t = KinetoTrace::new();
+    t.launch((1, 1), "cudaLaunchKernel", 1000, 10, 7, None)
+        .kernel(0, 7, "projection_kernel", 1020, 5);
+    t.runtime((1, 2), "cudaLaunchKernel", 1100, 10, Some(7), None);
+    t.launch((1, 1), "cudaLaunchKernel", 2000, 10, 8, None)
         .kernel(0, 7, "gemm_kernel", 2020, 5);
     let m = model(&t, ArtifactSpec::new());
+    assert_eq!(m.launching_processes(), 1);
     let kernel = |name: &str| {
         m.slices()
             .iter()
@@ -80,22 +157,55 @@ fn a_correlation_named_by_two_host_processes_in_one_file_proves_nothing() {
     ));
     assert!(m.launch_proof(kernel("gemm_kernel")).launch().is_some());
     let r = launch_region(&m, 10);
-    assert_eq!(r.kernel_count, 2);
-    assert_eq!(r.correlated_kernel_count, 1);
+    assert_eq!((r.kernel_count, r.correlated_kernel_count), (2, 1));
     assert_eq!(r.coverage.ambiguous_correlation_kernel_count, 1);
+    assert_eq!(r.coverage.owner_unknown_kernel_count, 0);
     assert!(r.coverage.host_to_device_correlation_proven);
-    assert_eq!(aggregate(&[r]).correlated_kernel_count, 1);
+}
 
-    // Only the colliding id: ids present, nothing proven.
-    let mut t = KinetoTrace::new();
-    t.launch((1, 1), "cudaLaunchKernel", 1000, 10, 7, None)
-        .kernel(0, 7, "projection_kernel", 1020, 5);
-    t.runtime((2, 2), "cudaLaunchKernel", 1100, 10, Some(7), None);
-    let r = region(&t);
-    assert_eq!(r.correlated_kernel_count, 0);
-    assert_eq!(r.coverage.ambiguous_correlation_kernel_count, 1);
-    assert!(r.coverage.correlation_ids_present);
-    assert!(!r.coverage.host_to_device_correlation_proven);
+/// Seed 002: two processes whose kernels share a (device, stream) label in
+/// one file are two streams: the idle between one process's kernels is not
+/// filled by the other's.
+#[test]
+fn two_processes_kernels_on_one_stream_label_are_not_fused() {
+    use opguard_model::{
+        Format, IdValue, ModelBuilder, Provider, ReadSummary, Sha256Digest, SliceClass, SliceRecord,
+    };
+    let mut b = ModelBuilder::new(&ModelOptions::launches_only());
+    let kernel = |index, process, ts_ns| SliceRecord {
+        class: SliceClass::Kernel,
+        name: "k",
+        category: "kernel",
+        pid: Some(IdValue::Int(0)),
+        tid: Some(IdValue::Int(7)),
+        process: Some(IdValue::Int(process)),
+        device: Some(IdValue::Int(0)),
+        stream: Some(IdValue::Int(7)),
+        ts_ns,
+        dur_ns: 10,
+        ..SliceRecord::new(index)
+    };
+    // Process 1 runs at 0 and 100; process 2 at 50: fused, the stream
+    // would show two 40 ns gaps instead of one 90 ns gap.
+    b.push_slice(&kernel(0, 1, 0));
+    b.push_slice(&kernel(1, 2, 50));
+    b.push_slice(&kernel(2, 1, 100));
+    let summary = ReadSummary::new(
+        Sha256Digest::of(b"x"),
+        Format::NsysSqlite,
+        Provider::NsightSystems,
+    );
+    let r = launch_region(&b.finish(summary, ArtifactSpec::new()), 10);
+    let mut streams: Vec<_> = r
+        .streams
+        .iter()
+        .map(|s| (s.process.clone(), s.activities, s.idle_gap_total_ns))
+        .collect();
+    streams.sort();
+    assert_eq!(
+        streams,
+        [(Some("1".into()), 2, 90), (Some("2".into()), 1, 0)]
+    );
 }
 
 #[test]
@@ -185,7 +295,7 @@ fn external_ids_are_qualified_by_the_host_process() {
     let kernel = m
         .slices()
         .iter()
-        .position(|s| s.class == opguard_trace::model::SliceClass::Kernel)
+        .position(|s| s.class == opguard_model::SliceClass::Kernel)
         .unwrap();
     let hosts: Vec<&str> = m
         .host_slices_for_external_id(kernel)
@@ -353,8 +463,13 @@ fn real_traces_correlate_only_what_an_independent_count_finds() {
     use std::io::Read;
     for path in opguard_testdata::hta_traces() {
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
-        let m = TraceModel::read(&path, ArtifactSpec::new(), &ModelOptions::launches_only())
-            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let m = opguard_trace::read_model(
+            &path,
+            ArtifactSpec::new(),
+            &ModelOptions::launches_only(),
+            &opguard_trace::ReaderOptions::default(),
+        )
+        .unwrap_or_else(|e| panic!("{name}: {e}"));
         let r = launch_region(&m, 5);
         // Independent oracle with serde_json.
         let mut raw = Vec::new();
@@ -386,9 +501,16 @@ fn real_traces_correlate_only_what_an_independent_count_finds() {
             }
         }
         // Launches per kernel: exactly one proves it, several prove nothing.
+        // MTIA's command-processor events are compute jobs, except its DMA
+        // transfers.
+        let kernel = |e: &serde_json::Value| {
+            e["cat"] == "kernel"
+                || e["cat"] == "Kernel"
+                || (e["cat"] == "mtia_ccp_events" && e["name"] != "dma_request")
+        };
         let launches: Vec<u64> = events
             .iter()
-            .filter(|e| e["ph"] == "X" && (e["cat"] == "kernel" || e["cat"] == "Kernel"))
+            .filter(|e| e["ph"] == "X" && kernel(e))
             .filter_map(|e| e["args"].get("correlation"))
             .map(|c| host.get(&c.to_string()).copied().unwrap_or(0))
             .collect();
@@ -420,7 +542,7 @@ fn real_traces_correlate_only_what_an_independent_count_finds() {
 
 #[test]
 fn trace_info_warns_about_valid_but_odd_input() {
-    use opguard_trace::analysis::trace_info;
+    use opguard_trace::trace_info;
     let doc = br#"{"traceEvents":[
         {"ph":"M","name":"process_name","pid":1,"ts":0},
         {"ph":"X","cat":"cpu_op","name":"a","pid":1,"tid":1,"ts":10,"dur":-2},
@@ -482,7 +604,7 @@ fn a_kernel_spelled_two_ways_and_a_cpu_only_trial_keep_one_semantic_id() {
         let s = m.slices().iter().find(|s| s.class == class).unwrap();
         m.semantic_frame(s).id.unwrap()
     };
-    use opguard_trace::model::SliceClass;
+    use opguard_model::SliceClass;
     assert_eq!(id(&a, SliceClass::Kernel), id(&b, SliceClass::Kernel));
     assert_eq!(id(&a, SliceClass::CpuOp), id(&c, SliceClass::CpuOp));
     assert_ne!(id(&a, SliceClass::CpuOp), id(&a, SliceClass::Kernel));

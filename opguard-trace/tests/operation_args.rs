@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use opguard_trace::model::{ArtifactSpec, ModelOptions, SliceClass, TraceModel};
+use opguard_model::{ArtifactSpec, ModelOptions, SliceClass, TraceModel};
 use serde_json::Value;
 
 /// Real traces with shapes: Python frames (`proc_a`, `threads`), the HTA
@@ -27,7 +27,13 @@ fn traces() -> Vec<PathBuf> {
 }
 
 fn read(path: &Path, options: &ModelOptions) -> TraceModel {
-    TraceModel::read(path, ArtifactSpec::new(), options).unwrap()
+    opguard_trace::read_model(
+        path,
+        ArtifactSpec::new(),
+        options,
+        &opguard_trace::ReaderOptions::default(),
+    )
+    .unwrap()
 }
 
 fn events(path: &Path) -> (Value, Vec<Value>) {

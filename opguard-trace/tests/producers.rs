@@ -2,12 +2,17 @@
 //! torch.compile, viztracer, both files of JAX's profiler, and an older
 //! Kineto trace whose launches are proven by correlation.
 
-use opguard_trace::analysis::launch_region;
-use opguard_trace::model::{ArtifactSpec, HostKind, ModelOptions, Provider, TraceModel};
+use opguard_model::analysis::launch_region;
+use opguard_model::{ArtifactSpec, HostKind, ModelOptions, Provider, TraceModel};
 
 fn read(path: &std::path::Path) -> TraceModel {
-    TraceModel::read(path, ArtifactSpec::new(), &ModelOptions::new())
-        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+    opguard_trace::read_model(
+        path,
+        ArtifactSpec::new(),
+        &ModelOptions::new(),
+        &opguard_trace::ReaderOptions::default(),
+    )
+    .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
 #[test]
@@ -52,10 +57,11 @@ fn every_committed_producer_trace_names_its_producer() {
 #[test]
 fn a_given_provider_overrides_detection() {
     let path = opguard_testdata::producer_trace("viztracer.json.gz");
-    let m = TraceModel::read(
+    let m = opguard_trace::read_model(
         &path,
         ArtifactSpec::new().provider(Provider::Unknown),
         &ModelOptions::new(),
+        &opguard_trace::ReaderOptions::default(),
     )
     .unwrap();
     assert_eq!(m.artifact().provider, Provider::Unknown);
@@ -129,10 +135,11 @@ fn older_kineto_correlates_its_four_proven_kernels() {
     assert_eq!((r.kernel_count, r.correlated_kernel_count), (4, 4));
     assert!(r.coverage.host_to_device_correlation_proven);
     // Unknown still claims nothing (seed 002).
-    let unknown = TraceModel::read(
+    let unknown = opguard_trace::read_model(
         &path,
         ArtifactSpec::new().provider(Provider::Unknown),
         &ModelOptions::new(),
+        &opguard_trace::ReaderOptions::default(),
     )
     .unwrap();
     assert_eq!(launch_region(&unknown, 10).correlated_kernel_count, 0);

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::io::Read;
 use std::process::Command;
 
-use opguard_trace::analysis::trace_info;
+use opguard_trace::trace_info;
 use opguard_trace::{Compression, ReaderOptions, TraceReader};
 
 type Counts = BTreeMap<(Option<String>, Option<String>), u64>;

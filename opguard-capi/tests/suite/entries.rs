@@ -436,7 +436,7 @@ fn trace_info_reports_the_readers_summary() {
     assert_eq!(v["form"], "object");
     assert_eq!(v["provider"], "kineto_cuda");
     // Field for field the library's own facts.
-    let library = opguard_trace::analysis::trace_info(
+    let library = opguard_trace::trace_info(
         opguard_trace::TraceReader::new(&bytes[..]).unwrap(),
         &mut |_| {},
     )
@@ -511,8 +511,8 @@ fn trace_errors_keep_the_readers_code_and_position() {
 
 #[test]
 fn launch_regions_are_the_library_answer() {
-    use opguard_trace::analysis::{aggregate, launch_region};
-    use opguard_trace::model::{ArtifactSpec, ModelOptions, TraceModel};
+    use opguard_model::analysis::{aggregate, launch_region};
+    use opguard_model::{ArtifactSpec, ModelOptions};
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("t.json");
     std::fs::write(&path, kineto_trace()).unwrap();
@@ -522,12 +522,12 @@ fn launch_regions_are_the_library_answer() {
                  "top": 3 })
         .to_string(),
     );
-    let model = TraceModel::read(
+    let model = opguard_formats::read(
         &path,
         ArtifactSpec::new()
             .stage("decode")
             .role("inference_profile"),
-        &ModelOptions::launches_only(),
+        &opguard_formats::ReadOptions::new(ModelOptions::launches_only()),
     )
     .unwrap();
     let region = launch_region(&model, 3);

@@ -8,8 +8,8 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
+use opguard_model::{ArtifactSpec, ModelOptions, SliceClass};
 use opguard_scaling::run_trials_file;
-use opguard_trace::model::{ArtifactSpec, ModelOptions, SliceClass, TraceModel};
 use serde_json::{json, Value};
 
 /// Where each trial's install and checkout sit.
@@ -91,7 +91,12 @@ fn trials(dir: &Path, docs: &[Value]) -> std::path::PathBuf {
 /// installed packages relative): the (name, file, line) every relocated copy
 /// must come back to.
 fn python_frames(path: &Path) -> BTreeSet<(String, Option<String>, Option<u32>)> {
-    let m = TraceModel::read(path, ArtifactSpec::new(), &ModelOptions::new()).unwrap();
+    let m = opguard_formats::read(
+        path,
+        ArtifactSpec::new(),
+        &opguard_formats::ReadOptions::new(ModelOptions::new()),
+    )
+    .unwrap();
     m.slices()
         .iter()
         .filter(|s| s.class == SliceClass::PythonFunction)

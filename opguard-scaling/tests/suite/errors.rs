@@ -3,7 +3,6 @@
 
 use opguard_scaling::{correlate, run_trials_file, trial_costs, Metric, TrialSpec};
 use opguard_testdata::kineto_writer::KinetoTrace;
-use opguard_trace::model::ModelOptions;
 use serde_json::json;
 
 use crate::support::{write_gzip, Experiment};
@@ -62,7 +61,7 @@ fn costs_of_different_metrics_are_never_pooled() {
             vec![x.path(&format!("t{i}.json.gz"))],
         )
     };
-    let opts = ModelOptions::new();
+    let opts = opguard_formats::ReadOptions::default();
     let costs = vec![
         trial_costs(&spec(0), Metric::InclusiveNs, &opts).expect("costs"),
         trial_costs(&spec(1), Metric::InclusiveNs, &opts).expect("costs"),

@@ -6,7 +6,6 @@ use std::path::{Path, PathBuf};
 
 use opguard_scaling::{run_trials_file, trial_costs, InsufficientReason, Metric, TrialSpec};
 use opguard_testdata::kineto_writer::KinetoTrace;
-use opguard_trace::model::ModelOptions;
 use opguard_trace::TraceReader;
 use serde_json::json;
 
@@ -90,7 +89,7 @@ fn setup() -> Option<Setup> {
 #[test]
 fn per_trial_totals_equal_an_independent_sum_of_the_raw_events() {
     let Some(s) = setup() else { return };
-    let opts = ModelOptions::new();
+    let opts = opguard_formats::ReadOptions::default();
     for (i, path) in s.traces.iter().enumerate() {
         let spec = TrialSpec::new(format!("t{i}"), i as f64, "hta", vec![path.clone()]);
         let costs = trial_costs(&spec, Metric::InclusiveNs, &opts).expect("costs");

@@ -1,11 +1,11 @@
 //! Seed 003's deterministic proof, on real files: the same operator at 10,
 //! 20 and 30 ns in three separately written traces for inputs 1, 2 and 3.
 
+use opguard_model::{ArtifactSpec, ModelOptions};
 use opguard_scaling::{
     trial_costs, InsufficientReason, Metric, NotCorrelatableReason, TrialSpec, Unit,
 };
 use opguard_testdata::kineto_writer::KinetoTrace;
-use opguard_trace::model::{ArtifactSpec, ModelOptions, TraceModel};
 
 use crate::support::Experiment;
 
@@ -149,8 +149,12 @@ fn one_semantic_frame_three_artifacts_three_occurrences() {
     let mut occurrences = Vec::new();
     for id in ["t1", "t2", "t3"] {
         let path = x.path(&format!("{id}.json.gz"));
-        let model =
-            TraceModel::read(&path, ArtifactSpec::new(), &ModelOptions::new()).expect("read");
+        let model = opguard_formats::read(
+            &path,
+            ArtifactSpec::new(),
+            &opguard_formats::ReadOptions::new(ModelOptions::new()),
+        )
+        .expect("read");
         let slice = model
             .slices()
             .iter()
@@ -166,7 +170,12 @@ fn one_semantic_frame_three_artifacts_three_occurrences() {
 
     // And the per-trial totals carry the semantic id, no occurrence.
     let spec = TrialSpec::new("t3", 3.0, "base", vec![x.path("t3.json.gz")]);
-    let costs = trial_costs(&spec, Metric::InclusiveNs, &ModelOptions::new()).expect("costs");
+    let costs = trial_costs(
+        &spec,
+        Metric::InclusiveNs,
+        &opguard_formats::ReadOptions::default(),
+    )
+    .expect("costs");
     let frame = costs
         .frames
         .iter()

@@ -1,7 +1,7 @@
 //! Model stage: two frame identities that must never be confused.
 //!
-//! An occurrence ([`EventRef`](crate::EventRef): artifact digest and event
-//! index) names one event of one file. A [`SemanticFrameId`] names what the
+//! An occurrence ([`EventRef`](crate::EventRef): artifact digest and
+//! occurrence index) names one event of one file. A [`SemanticFrameId`] names what the
 //! event *is* — provider, category, normalized name, source location, and for
 //! device work the canonical kernel identity — so the same operator in three
 //! separately captured files has one semantic id and three occurrences.
@@ -11,7 +11,8 @@
 
 use std::fmt;
 
-use super::{NameId, SliceClass, TraceModel};
+use crate::slice::{NameId, SliceClass};
+use crate::TraceModel;
 
 /// The version tag hashed into every [`SemanticFrameId`].
 ///
@@ -128,7 +129,7 @@ pub fn normalize_source_path(path: &str, source_root: Option<&str>) -> String {
 /// The directory of the program's entry script: the file of the first
 /// Python `<module>` frame, when it is an absolute path outside installed
 /// packages. `None` when there is no such frame.
-pub(super) fn infer_source_root<'n>(
+pub(crate) fn infer_source_root<'n>(
     slices: impl Iterator<Item = (SliceClass, NameId)>,
     name: impl Fn(NameId) -> &'n str,
 ) -> Option<String> {
@@ -158,7 +159,7 @@ fn python_location(name: &str) -> Option<(String, u32, String)> {
     Some((file.to_owned(), line, func.trim().to_owned()))
 }
 
-pub(super) fn semantic_frame(
+pub(crate) fn semantic_frame(
     model: &TraceModel,
     class: SliceClass,
     name: NameId,
@@ -213,7 +214,7 @@ pub(super) fn semantic_frame(
                 line,
             ]),
         };
-        let digest = crate::Sha256Digest::of(projection.to_string().as_bytes());
+        let digest = crate::identity::Sha256Digest::of(projection.to_string().as_bytes());
         SemanticFrameId(format!(
             "{SEMANTIC_FRAME_ID_PREFIX}{}",
             &digest.to_hex()[..32]

@@ -1,9 +1,7 @@
-//! Analysis stage: results computed from [`TraceModel`](crate::model::TraceModel)s.
+//! Analysis stage: results computed from [`TraceModel`](crate::TraceModel)s,
+//! whatever format fed them.
 
-pub mod info;
 pub mod launch;
-
-pub use info::{trace_info, Count, TimeSpan, TraceInfo, Warning};
 
 pub use launch::{
     aggregate, launch_region, Coverage, HostTrackGaps, KernelTotal, LaunchRegion, Provenance,

@@ -3,12 +3,14 @@
 //! A capture without device activity (torch.profiler on a CPU-only machine,
 //! viztracer, JAX on CPU) is still a profile: its host slices are the work.
 //! [`HostKind`] says what each host slice is under the artifact's
-//! [`Provider`](super::Provider), and [`host_self_times`] gives every slice
+//! [`Provider`], and [`host_self_times`] gives every slice
 //! its self time by exact nesting arithmetic on its own thread.
 
 use std::collections::HashMap;
 
-use super::{IdValue, NameId, Provider, SliceClass, TraceModel};
+use crate::provider::Provider;
+use crate::slice::{IdValue, NameId, SliceClass};
+use crate::TraceModel;
 
 /// The name inductor's CPU wrapper gives every generated C++ kernel when
 /// Python frames are recorded: it names the call mechanism, not the kernel.
@@ -61,7 +63,6 @@ impl HostKind {
 
 /// Arguments a host slice carries that name what it operated on.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-#[non_exhaustive]
 pub struct HostDetail {
     /// `args["Input Dims"]` as the trace writes it (PyTorch `record_shapes`).
     pub input_dims: Option<NameId>,
@@ -72,18 +73,17 @@ pub struct HostDetail {
 }
 
 impl HostDetail {
-    pub(super) fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.input_dims.is_none() && self.hlo_op.is_none() && self.hlo_module.is_none()
     }
 }
 
 /// What a host operator (`cpu_op`) was called with, as PyTorch's profiler
 /// records it (`record_shapes=True`, and the legacy `with_stack` string),
-/// kept when [`ModelOptions::operation_args`](super::ModelOptions::operation_args)
+/// kept when [`ModelOptions::operation_args`](crate::ModelOptions::operation_args)
 /// asks. Texts are interned: read them with
-/// [`TraceModel::name`](super::TraceModel::name).
+/// [`TraceModel::name`](crate::TraceModel::name).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-#[non_exhaustive]
 pub struct OperationArgs {
     /// `args["Input Dims"]`, its JSON text exactly as written (usually an
     /// array of shapes; a string stays a quoted string).
@@ -101,7 +101,7 @@ pub struct OperationArgs {
 }
 
 impl OperationArgs {
-    pub(super) fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         *self == OperationArgs::default()
     }
 }
@@ -113,7 +113,7 @@ fn start_order(model: &TraceModel, position: usize) -> (i64, std::cmp::Reverse<i
 }
 
 /// See [`TraceModel::operations_in_start_order`].
-pub(super) fn operations_in_start_order(model: &TraceModel) -> Vec<usize> {
+pub(crate) fn operations_in_start_order(model: &TraceModel) -> Vec<usize> {
     let mut order: Vec<usize> = (0..model.slices().len())
         .filter(|&i| model.slices()[i].class == SliceClass::CpuOp)
         .collect();
@@ -123,7 +123,7 @@ pub(super) fn operations_in_start_order(model: &TraceModel) -> Vec<usize> {
 
 /// See [`TraceModel::python_stacks`]: one sweep per thread over its frames
 /// and the given slices, both in start order.
-pub(super) fn python_stacks(model: &TraceModel, operations: &[usize]) -> Vec<Vec<usize>> {
+pub(crate) fn python_stacks(model: &TraceModel, operations: &[usize]) -> Vec<Vec<usize>> {
     let slices = model.slices();
     let mut out = vec![Vec::new(); operations.len()];
     // Per thread: its Python frames in file order, and the `operations`
@@ -178,12 +178,12 @@ pub(super) fn python_stacks(model: &TraceModel, operations: &[usize]) -> Vec<Vec
 /// Whether a JAX-written name is a Python frame: `$file.py:123 function`
 /// (`$<unknown> function` when the file is not known) or the jitted
 /// callable `PjitFunction(name)`.
-pub(super) fn is_jax_python_name(name: &str) -> bool {
+pub(crate) fn is_jax_python_name(name: &str) -> bool {
     name.starts_with("PjitFunction(") || (name.starts_with('$') && name.contains(' '))
 }
 
 /// What slice `position` of `model` is, as host work.
-pub(super) fn host_kind(model: &TraceModel, position: usize) -> HostKind {
+pub(crate) fn host_kind(model: &TraceModel, position: usize) -> HostKind {
     let Some(slice) = model.slices().get(position) else {
         return HostKind::NotHost;
     };
@@ -227,7 +227,7 @@ pub(super) fn host_kind(model: &TraceModel, position: usize) -> HostKind {
 type Thread = (Option<IdValue>, Option<IdValue>);
 
 /// Self time of every slice: its counted duration
-/// ([`Slice::counted_dur_ns`](super::Slice::counted_dur_ns)) minus the
+/// ([`Slice::counted_dur_ns`](crate::Slice::counted_dur_ns)) minus the
 /// measure of the union of every slice of its own (pid, tid) that starts
 /// inside it, each clipped to its end. Device slices, runtime calls and
 /// device-timeline annotations are left out and get 0; so are markers, whose
@@ -239,7 +239,7 @@ type Thread = (Option<IdValue>, Option<IdValue>);
 /// `record_function` region inside the Python call that enters it and
 /// closes it inside the one that exits, so the region is neither inside nor
 /// around those frames. For properly nested slices both agree.
-pub(super) fn host_self_times(model: &TraceModel) -> Vec<i64> {
+pub(crate) fn host_self_times(model: &TraceModel) -> Vec<i64> {
     let slices = model.slices();
     let mut own: Vec<i64> = vec![0; slices.len()];
     let mut threads: HashMap<Thread, Vec<usize>> = HashMap::new();

@@ -1,13 +1,32 @@
 //! Model stage: identities of artifacts and events.
 //!
 //! An artifact is named by the SHA-256 of its encoded bytes (computed while
-//! reading, never by a second pass), and an event by that digest plus its
-//! zero-based `traceEvents` index: `EventRef = "<64 hex>:<index>"`.
+//! reading, never by a second pass), and a record by that digest plus its
+//! zero-based occurrence index (a Chrome trace's `traceEvents` index; each
+//! native format documents its own order): `EventRef = "<64 hex>:<index>"`.
 
 use std::fmt;
 use std::str::FromStr;
 
-use crate::error::{Error, ErrorKind};
+/// A string that should be a digest or an event reference does not parse.
+/// Its code is `invalid_reference`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReferenceError(String);
+
+impl ReferenceError {
+    /// The stable code: `invalid_reference`.
+    pub fn code(&self) -> &'static str {
+        "invalid_reference"
+    }
+}
+
+impl fmt::Display for ReferenceError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for ReferenceError {}
 
 /// A SHA-256 digest, shown as 64 lowercase hex digits.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -42,12 +61,12 @@ impl fmt::Debug for Sha256Digest {
 }
 
 impl FromStr for Sha256Digest {
-    type Err = Error;
-    fn from_str(s: &str) -> Result<Self, Error> {
+    type Err = ReferenceError;
+    fn from_str(s: &str) -> Result<Self, ReferenceError> {
         let bad = || {
-            Error::new(ErrorKind::InvalidReference(format!(
+            ReferenceError(format!(
                 "{s:?} is not a SHA-256 digest (64 lowercase hex digits)"
-            )))
+            ))
         };
         let b = s.as_bytes();
         if b.len() != 64 {
@@ -79,12 +98,12 @@ impl<'de> serde::Deserialize<'de> for Sha256Digest {
     }
 }
 
-/// One event of one artifact: `<sha256 hex>:<traceEvents index>`.
+/// One record of one artifact: `<sha256 hex>:<occurrence index>`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct EventRef {
     /// The artifact's digest.
     pub artifact: Sha256Digest,
-    /// Zero-based index into its `traceEvents`.
+    /// Zero-based occurrence index (a Chrome trace's `traceEvents` index).
     pub index: u64,
 }
 
@@ -95,12 +114,12 @@ impl fmt::Display for EventRef {
 }
 
 impl FromStr for EventRef {
-    type Err = Error;
-    fn from_str(s: &str) -> Result<Self, Error> {
+    type Err = ReferenceError;
+    fn from_str(s: &str) -> Result<Self, ReferenceError> {
         let bad = |why: &str| {
-            Error::new(ErrorKind::InvalidReference(format!(
+            ReferenceError(format!(
                 "{s:?} is not an event reference <64 hex>:<index>: {why}"
-            )))
+            ))
         };
         let (hex, index) = s.split_once(':').ok_or_else(|| bad("no ':'"))?;
         let artifact = hex.parse().map_err(|_| bad("bad digest"))?;

@@ -13,9 +13,11 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use crate::identity::Sha256Digest;
-use crate::model::{
-    FlowPhase, IdValue, LaunchKind, LaunchProof, NameId, Provider, Slice, SliceClass, TraceModel,
+use crate::provider::{Format, Provider};
+use crate::slice::{
+    FlowPhase, IdValue, LaunchKind, LaunchProof, NameId, Slice, SliceClass, Unproven,
 };
+use crate::TraceModel;
 
 /// How many kernel names [`LaunchRegion::top_kernels`] lists by default.
 pub const DEFAULT_TOP_KERNELS: usize = 10;
@@ -27,6 +29,10 @@ pub struct Provenance {
     pub artifact: Sha256Digest,
     /// Its provider.
     pub provider: Provider,
+    /// The format it was read from.
+    pub format: Format,
+    /// The producer's name and version, when the capture states them.
+    pub producer: Option<String>,
     /// Its role.
     pub role: Option<String>,
     /// Its stage.
@@ -54,10 +60,16 @@ pub struct HostTrackGaps {
     pub gap_max_ns: i64,
 }
 
-/// Busy and idle time of one device stream.
+/// Busy and idle time of one device stream. Streams of two processes are
+/// never one stream, even when their labels agree.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct StreamIdle {
-    /// `args.device` (or the event's `pid`).
+    /// The process owning the stream's activities, when established
+    /// ([`Slice::process`]).
+    pub process: Option<String>,
+    /// The track's `pid` as written (Kineto writes the device there).
+    pub track: String,
+    /// `args.device` (or the track's `pid`).
     pub device: String,
     /// `args.context`, when present.
     pub context: Option<String>,
@@ -95,15 +107,19 @@ pub struct Coverage {
     pub correlation_ids_present: bool,
     /// Kernels carrying a correlation id.
     pub kernels_with_correlation_id: u64,
-    /// Kernels whose correlation id names several host launches in this
-    /// artifact (a merged multi-process file): ambiguous, never counted in
-    /// `correlated_kernel_count`.
+    /// Kernels whose correlation id names several launch rows of their
+    /// process: ambiguous, never counted in `correlated_kernel_count`.
     pub ambiguous_correlation_kernel_count: u64,
+    /// Kernels carrying a correlation id whose owning process is not
+    /// established (a file whose runtime calls come from several processes,
+    /// e.g. a merge of ranks): present, not proven.
+    pub owner_unknown_kernel_count: u64,
     /// Whether at least one kernel's launch is proven in a qualified
     /// namespace. False for providers without one, whatever the ids say,
     /// and when every correlated id is ambiguous.
     pub host_to_device_correlation_proven: bool,
-    /// The namespace used: `kineto:(artifact, correlation)` or `none`.
+    /// The namespace used (the provider table in [`crate::provider`]), or
+    /// `none`.
     pub namespace: String,
     /// Kernels linked to a host launch by an `ac2g` flow pair.
     pub flow_correlated_kernel_count: u64,
@@ -189,8 +205,9 @@ pub fn launch_region(model: &TraceModel, top: usize) -> LaunchRegion {
 
 /// `(pid, tid)` of a host thread, as text.
 type ThreadKey = (String, String);
-/// `(device, context, stream)` of a device stream, as text.
-type StreamKey = (String, Option<String>, String);
+/// `(process, track pid, device, context, stream)` of a device stream, as
+/// text: two processes' streams never fuse, nor do two tracks as written.
+type StreamKey = (Option<String>, String, String, Option<String>, String);
 
 /// The slices [`tally_slices`] grouped for the per-track passes.
 struct Tracks<'m> {
@@ -208,6 +225,8 @@ fn empty_region(model: &TraceModel) -> LaunchRegion {
     let provenance = Provenance {
         artifact: a.sha256,
         provider: a.provider,
+        format: a.format,
+        producer: a.producer.clone(),
         role: a.role.clone(),
         stage: a.stage.clone(),
         clock_domain: a.clock_domain.clone(),
@@ -239,12 +258,9 @@ fn empty_region(model: &TraceModel) -> LaunchRegion {
             correlation_ids_present: false,
             kernels_with_correlation_id: 0,
             ambiguous_correlation_kernel_count: 0,
+            owner_unknown_kernel_count: 0,
             host_to_device_correlation_proven: false,
-            namespace: if a.provider.is_kineto() {
-                "kineto:(artifact, correlation)".into()
-            } else {
-                "none".into()
-            },
+            namespace: a.provider.correlation_namespace().unwrap_or("none").into(),
             flow_correlated_kernel_count: 0,
             disagreement: None,
             negative_duration_slices: 0,
@@ -281,6 +297,8 @@ fn tally_slices<'m>(model: &'m TraceModel, region: &mut LaunchRegion) -> Tracks<
             tracks.by_thread.entry(key).or_default().push(s);
         } else {
             let key = (
+                text(s.process),
+                text(s.pid).unwrap_or_default(),
                 text(s.device.or(s.pid)).unwrap_or_default(),
                 text(s.context),
                 text(s.stream.or(s.tid)).unwrap_or_default(),
@@ -331,7 +349,10 @@ fn count_slice(
             match model.launch_proof(i) {
                 LaunchProof::Proven(_) => r.correlated_kernel_count += 1,
                 LaunchProof::Ambiguous(_) => r.coverage.ambiguous_correlation_kernel_count += 1,
-                LaunchProof::Unproven => {}
+                LaunchProof::Unproven(Unproven::OwnerUnknown) => {
+                    r.coverage.owner_unknown_kernel_count += 1
+                }
+                LaunchProof::Unproven(_) => {}
             }
             true
         }
@@ -369,9 +390,14 @@ fn host_track_gaps((pid, tid): ThreadKey, mut launches: Vec<&Slice>) -> HostTrac
 
 /// Busy time (the union of the activities) and idle gaps of one device
 /// stream; overlapping activities are busy once.
-fn stream_idle((device, context, stream): StreamKey, mut activities: Vec<&Slice>) -> StreamIdle {
+fn stream_idle(
+    (process, track, device, context, stream): StreamKey,
+    mut activities: Vec<&Slice>,
+) -> StreamIdle {
     activities.sort_by_key(|s| (s.ts_ns, s.index));
     let mut st = StreamIdle {
+        process,
+        track,
         device,
         context,
         stream,
@@ -441,11 +467,19 @@ fn top_kernels(
 }
 
 /// Sets the `ac2g` flow count beside the correlation count (Kineto only) and
-/// says why they differ, or why a provider without a qualified namespace
-/// claims nothing from the ids it carries.
+/// says why they differ, why kernels whose process is not established prove
+/// nothing, or why a provider without a qualified namespace claims nothing
+/// from the ids it carries.
 fn cross_check_correlation(model: &TraceModel, r: &mut LaunchRegion) {
     let provider = model.artifact().provider;
-    if provider.is_kineto() {
+    let unknown = r.coverage.owner_unknown_kernel_count;
+    if unknown > 0 {
+        r.coverage.disagreement = Some(format!(
+            "{unknown} kernels carry correlation ids, but the runtime calls come from several \
+             processes that reuse ids and nothing states which process each kernel belongs \
+             to; ids are unique per process only: present, not proven"
+        ));
+    } else if provider.is_kineto() {
         r.coverage.flow_correlated_kernel_count = flow_correlated_kernels(model);
         let (c, f) = (
             r.correlated_kernel_count,

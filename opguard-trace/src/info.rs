@@ -12,9 +12,10 @@ use std::io::Read;
 
 use crate::error::Error;
 use crate::event::Str;
-use crate::identity::Sha256Digest;
+use opguard_model::{Interner, NameId, Provider, Sha256Digest};
+
 use crate::input::Compression;
-use crate::model::{Interner, NameId, Provider, ProviderDetector};
+use crate::model_reader::ProviderDetector;
 use crate::reader::{TopLevelForm, TraceReader};
 
 /// How many events have one `(ph, cat)`.

@@ -1,0 +1,68 @@
+//! Reader stage, first step: what a capture is, from its content.
+//!
+//! The first bytes decide, never the file name: an SQLite database starts
+//! with `SQLite format 3\0`, Nsight Systems' binary report with its product
+//! name, gzip with `1f 8b`. Anything not recognised goes to the Chrome JSON
+//! reader, whose error then says what the bytes are not.
+
+use std::fs::File;
+use std::io::Read;
+use std::path::Path;
+
+use crate::error::{Error, ErrorKind};
+
+/// How many leading bytes detection reads.
+const PROBE_BYTES: usize = 64;
+
+/// The SQLite file header (the first 16 bytes of every database).
+const SQLITE_HEADER: &[u8] = b"SQLite format 3\0";
+
+/// How Nsight Systems' binary report (`.nsys-rep`, `.qdrep`) begins: its
+/// product name, as the 2026.1 report in the shared data shows.
+const NSIGHT_REPORT_MAGIC: &[u8] = b"NVIDIA Tegra Profiler Report";
+
+/// What a capture is, by content.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Detected {
+    /// Chrome Trace Event Format JSON, plain or gzip, and anything not
+    /// recognised as another format.
+    ChromeJson,
+    /// An SQLite database: an Nsight Systems export or a rocpd database,
+    /// told apart by their tables.
+    Sqlite,
+    /// Nsight Systems' binary report, which must be exported first.
+    NsightReport,
+}
+
+/// Detects what the capture at `path` is from its first bytes.
+///
+/// ```
+/// use opguard_formats::{detect, Detected};
+///
+/// let dir = tempfile::tempdir()?;
+/// let json = dir.path().join("run.db"); // the name says nothing
+/// std::fs::write(&json, br#"{"traceEvents":[]}"#)?;
+/// assert_eq!(detect(&json)?, Detected::ChromeJson);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn detect(path: impl AsRef<Path>) -> Result<Detected, Error> {
+    let path = path.as_ref();
+    let mut prefix = Vec::with_capacity(PROBE_BYTES);
+    File::open(path)
+        .and_then(|f| f.take(PROBE_BYTES as u64).read_to_end(&mut prefix))
+        .map_err(|e| Error::new(ErrorKind::Io(e)).in_file(path))?;
+    Ok(detect_bytes(&prefix))
+}
+
+/// [`detect`] on a capture's first bytes (at least 64 of them when the
+/// capture has that many).
+pub fn detect_bytes(prefix: &[u8]) -> Detected {
+    if prefix.starts_with(SQLITE_HEADER) {
+        Detected::Sqlite
+    } else if prefix.starts_with(NSIGHT_REPORT_MAGIC) {
+        Detected::NsightReport
+    } else {
+        Detected::ChromeJson
+    }
+}

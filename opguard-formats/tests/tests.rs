@@ -1,0 +1,2 @@
+//! Integration tests for opguard-formats: one binary, one module per concern.
+mod detection;

@@ -1,0 +1,109 @@
+//! Model stage: the one rule for what a record is — device activity, a
+//! launch, a host operation — written once for every provider, so that no
+//! analysis decides it again.
+//!
+//! | provider | device activity | launch | what correlates them |
+//! |---|---|---|---|
+//! | Kineto (CUDA, ROCm) | `kernel` → [`SliceClass::Kernel`]; `gpu_memcpy`, `gpu_memset` → memory ops | a `cuda_runtime`/`cuda_driver`/`hip_runtime`/`hip_driver` call named by [`launch_kind`], or one a kernel correlates with | `args.correlation` (see [`crate::provider`]) |
+//! | Kineto (MTIA) | `mtia_ccp_events`: `dma_request` → [`SliceClass::Memcpy`] (a DMA transfer, `args.direction` host↔device), every other name → [`SliceClass::Kernel`] (the command processor's compute jobs, each carrying the `correlation` of its `mtia_runtime` call) | an `mtia_runtime` call a kernel correlates with (`runFunction - job_prep_and_submit_for_execution`) | `args.correlation` |
+//! | Nsight Systems | kernel, memcpy, memset tables | runtime/driver API rows named by [`launch_kind`] or correlated | `correlationId` per process |
+//! | rocprofv3 | kernel dispatches, memory copies | HIP API calls named by [`launch_kind`] or correlated | correlation id per process |
+//! | XLA XSpace | events on `/device:GPU:N` stream lines | host launch events named by [`launch_kind`] or correlated | `correlation_id` stat |
+//!
+//! A runtime call that is not a launch (a memcpy API, a synchronisation, an
+//! attribute query) is [`SliceClass::Runtime`]; the model makes it a
+//! [`SliceClass::Launch`] when a kernel of its own process correlates with
+//! it (a memory op correlating with its memcpy API call does not).
+
+use crate::slice::{LaunchKind, SliceClass};
+
+/// The launch kind a runtime or driver API call's name announces, if any:
+/// graph launches (`cudaGraphLaunch`, `hipGraphLaunch`) first, then kernel
+/// launches (`cudaLaunchKernel`, `cuLaunchKernel`, `hipModuleLaunchKernel`,
+/// `cudaLaunchCooperativeKernel`...). A call whose name is not listed still
+/// becomes a launch when a kernel correlates with it.
+///
+/// ```
+/// use opguard_model::classify::launch_kind;
+/// use opguard_model::LaunchKind;
+///
+/// assert_eq!(launch_kind("cudaGraphLaunch_v10000"), Some(LaunchKind::Graph));
+/// assert_eq!(launch_kind("cuLaunchKernelEx"), Some(LaunchKind::Direct));
+/// assert_eq!(launch_kind("hipExtModuleLaunchKernel"), Some(LaunchKind::Direct));
+/// assert_eq!(launch_kind("cudaMemcpyAsync"), None);
+/// ```
+pub fn launch_kind(api_name: &str) -> Option<LaunchKind> {
+    if api_name.contains("GraphLaunch") {
+        Some(LaunchKind::Graph)
+    } else if api_name.contains("LaunchKernel")
+        || api_name.contains("LaunchCooperativeKernel")
+        || api_name.starts_with("cuLaunch")
+        || api_name.starts_with("hipLaunch")
+        || api_name.contains("ModuleLaunch")
+    {
+        Some(LaunchKind::Direct)
+    } else {
+        None
+    }
+}
+
+/// A host runtime or driver call: a launch when its name says so
+/// ([`launch_kind`]), else [`SliceClass::Runtime`] until a kernel
+/// correlates with it.
+pub fn runtime_call(api_name: &str) -> SliceClass {
+    match launch_kind(api_name) {
+        Some(kind) => SliceClass::Launch(kind),
+        None => SliceClass::Runtime,
+    }
+}
+
+/// Kineto's runtime and driver categories (and the legacy `Runtime`).
+pub fn is_kineto_runtime_category(cat: &str) -> bool {
+    matches!(
+        cat,
+        "cuda_runtime" | "cuda_driver" | "hip_runtime" | "hip_driver" | "mtia_runtime"
+    ) || cat.eq_ignore_ascii_case("runtime")
+}
+
+/// MTIA's command-processor category: its `dma_request` events are memory
+/// transfers, every other event a compute job.
+pub const MTIA_DEVICE_CATEGORY: &str = "mtia_ccp_events";
+
+/// What a Chrome-trace complete event of category `cat` and name `name` is,
+/// by Kineto's categories (which Perfetto's and opguard's exports keep).
+///
+/// ```
+/// use opguard_model::classify::kineto_slice_class;
+/// use opguard_model::{LaunchKind, SliceClass};
+///
+/// assert_eq!(kineto_slice_class("kernel", "void gemm<float>()"), SliceClass::Kernel);
+/// assert_eq!(kineto_slice_class("cuda_runtime", "cudaLaunchKernel"), SliceClass::Launch(LaunchKind::Direct));
+/// assert_eq!(kineto_slice_class("cuda_runtime", "cudaMemcpyAsync"), SliceClass::Runtime);
+/// assert_eq!(kineto_slice_class("mtia_ccp_events", "dma_request"), SliceClass::Memcpy);
+/// assert_eq!(kineto_slice_class("mtia_ccp_events", "add-dtype_Float"), SliceClass::Kernel);
+/// assert_eq!(kineto_slice_class("cpu_op", "aten::mm"), SliceClass::CpuOp);
+/// ```
+pub fn kineto_slice_class(cat: &str, name: &str) -> SliceClass {
+    if is_kineto_runtime_category(cat) {
+        return runtime_call(name);
+    }
+    match cat {
+        "gpu_memcpy" => SliceClass::Memcpy,
+        "gpu_memset" => SliceClass::Memset,
+        "cpu_op" => SliceClass::CpuOp,
+        "user_annotation" => SliceClass::UserAnnotation,
+        "gpu_user_annotation" => SliceClass::GpuUserAnnotation,
+        "python_function" => SliceClass::PythonFunction,
+        MTIA_DEVICE_CATEGORY if name == "dma_request" => SliceClass::Memcpy,
+        MTIA_DEVICE_CATEGORY => SliceClass::Kernel,
+        c if c.eq_ignore_ascii_case("kernel") => SliceClass::Kernel,
+        _ => SliceClass::Other,
+    }
+}
+
+/// Whether host slices of this class carry a Kineto `External id` that ties
+/// an operator to the launches and kernels it caused: runtime calls,
+/// operators and annotations.
+pub fn carries_host_external_id(class: SliceClass) -> bool {
+    class.is_runtime() || matches!(class, SliceClass::CpuOp | SliceClass::UserAnnotation)
+}
