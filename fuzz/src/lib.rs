@@ -648,7 +648,12 @@ pub fn model_of(bytes: &[u8]) {
     assert!(region.correlated_kernel_count <= region.kernel_count);
     assert!(region.top_kernels.len() <= 3);
     serde_json::to_string(&region).expect("a region serializes");
-    let total = aggregate(&[region.clone(), region]);
+    // The same artifact twice is refused; another with the same figures
+    // sums them.
+    assert!(aggregate(&[region.clone(), region.clone()]).is_err());
+    let mut other = region.clone();
+    other.artifact = opguard_model::Sha256Digest::of(b"another capture");
+    let total = aggregate(&[region, other]).expect("two artifacts aggregate");
     serde_json::to_string(&total).expect("an aggregate serializes");
 }
 

@@ -89,8 +89,11 @@ fn aggregate_does_not_overflow() {
 {"ph":"X","cat":"kernel","name":"void a_kernel<int>(int)","pid":0,"tid":7,"ts":0,"dur":9223372036854775.807,"args":{"device":0,"stream":7}}
 ]}"#;
     let r = launch_region(&model(doc), 10);
-    let total =
-        std::panic::catch_unwind(|| aggregate(&[r.clone(), r])).expect("aggregate must not panic");
+    let mut other = r.clone();
+    other.artifact = opguard_model::Sha256Digest::of(b"another capture");
+    let total = std::panic::catch_unwind(|| aggregate(&[r, other]))
+        .expect("aggregate must not panic")
+        .expect("two artifacts aggregate");
     let json = serde_json::to_value(&total).expect("serializes");
     assert!(!json.to_string().contains("-92"), "wrapped: {json}");
 }

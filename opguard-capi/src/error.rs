@@ -84,6 +84,18 @@ pub const LIBRARY_CODES: &[LibraryCodes] = &[
         codes: opguard_trace::ERROR_CODES,
         reported_as_capi: &[],
     },
+    // The door to every format and the model read captures too: their
+    // faults are `trace.*` like the reader's.
+    LibraryCodes {
+        prefix: "trace",
+        codes: opguard_formats::ERROR_CODES,
+        reported_as_capi: &[],
+    },
+    LibraryCodes {
+        prefix: "trace",
+        codes: opguard_model::ERROR_CODES,
+        reported_as_capi: &["out_of_order"],
+    },
     LibraryCodes {
         prefix: "census",
         codes: opguard_census::ERROR_CODES,
@@ -113,13 +125,19 @@ pub const LIBRARY_CODES: &[LibraryCodes] = &[
 
 /// Every library code the boundary can return, prefixed
 /// (`census.limit_exceeded`), with its meaning, in [`LIBRARY_CODES`] order.
+/// A code two crates of one prefix both publish (`trace.io`, from the
+/// reader and the door to every format) is one meaning, listed once.
 pub fn library_codes() -> impl Iterator<Item = (String, &'static str)> {
-    LIBRARY_CODES.iter().flat_map(|lib| {
-        lib.codes
-            .iter()
-            .filter(|(code, _)| !lib.reported_as_capi.contains(code))
-            .map(|(code, meaning)| (format!("{}.{code}", lib.prefix), *meaning))
-    })
+    let mut seen = std::collections::HashSet::new();
+    LIBRARY_CODES
+        .iter()
+        .flat_map(|lib| {
+            lib.codes
+                .iter()
+                .filter(|(code, _)| !lib.reported_as_capi.contains(code))
+                .map(|(code, meaning)| (format!("{}.{code}", lib.prefix), *meaning))
+        })
+        .filter(move |(code, _)| seen.insert(code.clone()))
 }
 
 /// An error on its way to an error envelope: a stable code, a message that

@@ -190,7 +190,8 @@ pub(crate) fn launch_regions(request: &str) -> Result<String, Error> {
     }
     Ok(ok(&Regions {
         regions: &regions,
-        aggregate: aggregate(&regions),
+        aggregate: aggregate(&regions)
+            .map_err(|e| Error::new(format!("trace.{}", e.code()), e.to_string()))?,
         warnings,
     }))
 }

@@ -122,12 +122,14 @@ fn human(job: &Job, frames: usize, style: Style) -> String {
         ("device time", Align::Right),
         ("region", Align::Right),
         ("collectives", Align::Right),
+        ("exposed", Align::Right),
         ("file", Align::Left),
     ]);
     for r in &job.ranks {
-        let (provider, device, region, coll) = match &r.error {
+        let (provider, device, region, coll, exposed) = match &r.error {
             Some(e) => (
                 format!("error[{}]", e.code),
+                "-".into(),
                 "-".into(),
                 "-".into(),
                 "-".into(),
@@ -140,6 +142,9 @@ fn human(job: &Job, frames: usize, style: Style) -> String {
                     .and_then(|l| l.region_duration_ns)
                     .map_or_else(|| "-".to_owned(), duration),
                 duration(r.collectives.iter().map(|c| c.total_ns).sum()),
+                r.launch
+                    .as_ref()
+                    .map_or_else(|| "-".to_owned(), |l| duration(l.communication.exposed_ns)),
             ),
         };
         t.row(vec![
@@ -148,6 +153,7 @@ fn human(job: &Job, frames: usize, style: Style) -> String {
             device,
             region,
             coll,
+            exposed,
             r.file.clone(),
         ]);
     }

@@ -29,8 +29,7 @@ pub struct FileRegion {
 
 /// Why a region with no launches and no device activity reports zeros.
 fn no_device_activity(region: &LaunchRegion) -> Option<String> {
-    let empty = region.kernel_count == 0
-        && region.memory_op_count == 0
+    let empty = region.streams.is_empty()
         && region.direct_launch_count == 0
         && region.graph_launch_count == 0;
     empty.then(|| {
@@ -116,10 +115,19 @@ pub fn run(args: &TraceLaunchesArgs) -> Result<u8, CliError> {
         }
     }
     let only: Vec<LaunchRegion> = regions.iter().map(|r| r.region.clone()).collect();
-    let doc = LaunchesDocument {
-        aggregate: aggregate(&only),
-        regions,
-    };
+    // One capture given twice would count its launches and kernels twice.
+    let aggregate = aggregate(&only).map_err(|e| {
+        let (a, b) = (&regions[e.positions.0].file, &regions[e.positions.1].file);
+        CliError::new(
+            e.code(),
+            format!(
+                "{a} and {b} are one artifact ({}): its launches and kernels would be counted \
+                 twice; give each capture once",
+                e.artifact
+            ),
+        )
+    })?;
+    let doc = LaunchesDocument { aggregate, regions };
     print_answer(args.output.json, &doc, |style| human(&doc, style))?;
     Ok(status)
 }
@@ -181,11 +189,30 @@ fn human(doc: &LaunchesDocument, style: Style) -> String {
                 ),
             ),
             (
+                "device time",
+                format!(
+                    "busy {} ns, idle {} ns (no device working) over {} devices",
+                    r.device_busy_ns,
+                    r.device_idle_ns,
+                    r.devices.len()
+                ),
+            ),
+            (
                 "idle gaps",
                 format!(
-                    "{} ns over {} streams",
+                    "{} ns summed over {} streams",
                     r.idle_gap_total_ns,
                     r.streams.len()
+                ),
+            ),
+            (
+                "communication",
+                format!(
+                    "{} collective kernels, busy {} ns: {} ns overlapped with compute, {} ns exposed",
+                    r.communication.kernel_count,
+                    r.communication.busy_ns,
+                    r.communication.overlapped_with_compute_ns,
+                    r.communication.exposed_ns
                 ),
             ),
         ];

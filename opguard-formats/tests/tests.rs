@@ -1,2 +1,3 @@
 //! Integration tests for opguard-formats: one binary, one module per concern.
 mod detection;
+mod device_time;

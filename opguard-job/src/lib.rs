@@ -76,9 +76,9 @@ mod document;
 mod error;
 
 pub use summary::{
-    is_collective, summarize, summarize_as, summarize_model, unreadable, Collective, FrameBasis,
-    LaunchSummary, RankError, RankFrame, RankInfo, RankSummary, SummaryOptions, TopRow,
-    UnmatchedFrame, DEFAULT_TOP, RANK_FORMAT,
+    summarize, summarize_as, summarize_model, unreadable, Collective, FrameBasis, LaunchSummary,
+    RankError, RankFrame, RankInfo, RankSummary, SummaryOptions, TopRow, UnmatchedFrame,
+    DEFAULT_TOP, RANK_FORMAT,
 };
 
 pub use run::{job_inputs, run_job, JobInputs};

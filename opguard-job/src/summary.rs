@@ -16,7 +16,7 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use opguard_formats::ReadOptions;
-use opguard_model::analysis::launch_region;
+use opguard_model::analysis::{launch_region, Communication};
 use opguard_model::{
     ArtifactSpec, FrameIdentity, HostTotal, ModelOptions, ModelStorage, NameId, Slice, SliceClass,
     TraceModel,
@@ -177,6 +177,17 @@ pub struct LaunchSummary {
     pub correlated_kernel_count: u64,
     /// Sum of the device streams' idle gaps, ns.
     pub idle_gap_total_ns: i64,
+    /// Time at least one device activity ran, ns (absent from documents
+    /// written before it: 0).
+    #[serde(default)]
+    pub device_busy_ns: i64,
+    /// The region minus `device_busy_ns`: time no device worked, ns.
+    #[serde(default)]
+    pub device_idle_ns: i64,
+    /// Collective kernels against the other kernels: busy, overlapped with
+    /// computation, exposed.
+    #[serde(default)]
+    pub communication: Communication,
 }
 
 /// One Top-N row (`opguard-select`'s profile, projected).
@@ -362,6 +373,9 @@ pub fn summarize_model(file: String, model: &TraceModel, top: usize) -> RankSumm
         memory_op_count: region.memory_op_count,
         correlated_kernel_count: region.correlated_kernel_count,
         idle_gap_total_ns: region.idle_gap_total_ns,
+        device_busy_ns: region.device_busy_ns,
+        device_idle_ns: region.device_idle_ns,
+        communication: region.communication,
     };
     let top = profile
         .rows
@@ -400,20 +414,6 @@ fn distributed_rank(model: &TraceModel) -> Option<i64> {
     model.distributed_rank().ok().flatten().map(i64::from)
 }
 
-/// Whether a kernel is a collective: NCCL and RCCL name their device
-/// kernels `nccl...` (RCCL keeps NCCL's names), and some builds `rccl...`.
-pub fn is_collective(name: &str) -> bool {
-    let lower = name.trim_start().get(..4).unwrap_or("");
-    let lower = lower.to_ascii_lowercase();
-    if lower == "nccl" || lower == "rccl" {
-        return true;
-    }
-    // Demangled names may carry a leading return type (`void ncclKernel...`).
-    let base = opguard_kernel_name::canonicalize(name).short_name();
-    let base = base.to_ascii_lowercase();
-    base.starts_with("nccl") || base.starts_with("rccl")
-}
-
 fn collectives(model: &TraceModel) -> Vec<Collective> {
     let mut by_name: HashMap<NameId, Option<usize>> = HashMap::new();
     let mut out: Vec<Collective> = Vec::new();
@@ -424,7 +424,7 @@ fn collectives(model: &TraceModel) -> Vec<Collective> {
         }
         let slot = *by_name.entry(s.name).or_insert_with(|| {
             let raw = model.name(s.name);
-            if !is_collective(raw) {
+            if !opguard_model::classify::is_collective(raw) {
                 return None;
             }
             let canonical = opguard_kernel_name::canonicalize(raw);

@@ -483,7 +483,9 @@ fn index_correlations(storage: &mut ModelStorage) {
         .collect();
     for i in proven {
         if slices[i].class == SliceClass::Runtime {
-            slices[i].class = SliceClass::Launch(LaunchKind::Direct);
+            let name = storage.names.get(slices[i].name);
+            let kind = classify::launch_kind(name).unwrap_or(LaunchKind::Direct);
+            slices[i].class = SliceClass::Launch(kind);
         }
     }
 }

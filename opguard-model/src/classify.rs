@@ -10,6 +10,10 @@
 //! | rocprofv3 | kernel dispatches, memory copies | HIP API calls named by [`launch_kind`] or correlated | correlation id per process |
 //! | XLA XSpace | events on `/device:GPU:N` stream lines | host launch events named by [`launch_kind`] or correlated | `correlation_id` stat |
 //!
+//! Communication: a kernel is a collective when [`is_collective`] says so
+//! by its name's function (NCCL, RCCL, MSCCL, and the custom all-reduce
+//! kernels of vLLM, SGLang and TensorRT-LLM), for every provider alike.
+//!
 //! A runtime call that is not a launch (a memcpy API, a synchronisation, an
 //! attribute query) is [`SliceClass::Runtime`]; the model makes it a
 //! [`SliceClass::Launch`] when a kernel of its own process correlates with
@@ -106,4 +110,43 @@ pub fn kineto_slice_class(cat: &str, name: &str) -> SliceClass {
 /// operators and annotations.
 pub fn carries_host_external_id(class: SliceClass) -> bool {
     class.is_runtime() || matches!(class, SliceClass::CpuOp | SliceClass::UserAnnotation)
+}
+
+/// Whether a kernel is a collective (communication) kernel, by its name's
+/// function: NCCL's and RCCL's kernels (a function named `nccl...Kernel...`:
+/// `ncclKernel_AllReduce_RING_LL_Sum_float`, `ncclDevKernel_SendRecv`, older
+/// NCCL's `ncclAllReduceRingLLKernel_sum_f32`; RCCL keeps NCCL's names, some
+/// builds write `rccl`), MSCCL's (`mscclKernel_*`), and the custom
+/// all-reduce kernels inference servers launch instead of NCCL for small
+/// tensors: vLLM's and SGLang's `cross_device_reduce_1stage` /
+/// `cross_device_reduce_2stage`, TensorRT-LLM's (and SGLang's copy of it)
+/// `oneShotAllReduceKernel` / `twoShotAllReduceKernel`. A custom all-reduce
+/// also adds (it reduces as it communicates) and is counted as
+/// communication: it is the collective the program waits on. Anything else
+/// is computation.
+///
+/// ```
+/// use opguard_model::classify::is_collective;
+///
+/// assert!(is_collective("ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevComm*, unsigned long, ncclWork*)"));
+/// assert!(is_collective("ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*, unsigned long, ncclWork*)"));
+/// assert!(is_collective("void ncclAllReduceRingLLKernel_sum_f32(CollectiveArgs)"));
+/// assert!(is_collective("void vllm::cross_device_reduce_1stage<__half, 8>(vllm::RankData*, vllm::RankSignals, vllm::Signal*, __half*, int, int)"));
+/// assert!(!is_collective("void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>>()"));
+/// assert!(!is_collective("nccl")); // a bare word is no kernel name
+/// ```
+pub fn is_collective(kernel_name: &str) -> bool {
+    let canonical = opguard_kernel_name::canonicalize(kernel_name);
+    let function = canonical.short_name();
+    let function = function.rsplit("::").next().unwrap_or(&function);
+    const LIBRARIES: [&str; 3] = ["nccl", "rccl", "msccl"];
+    const CUSTOM_ALL_REDUCE: [&str; 4] = [
+        "cross_device_reduce_1stage",
+        "cross_device_reduce_2stage",
+        "oneShotAllReduceKernel",
+        "twoShotAllReduceKernel",
+    ];
+    let library_kernel =
+        LIBRARIES.iter().any(|l| function.starts_with(l)) && function.contains("Kernel");
+    library_kernel || CUSTOM_ALL_REDUCE.contains(&function)
 }

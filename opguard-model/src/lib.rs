@@ -114,5 +114,23 @@ pub use slice::{
 #[doc = include_str!("../README.md")]
 pub struct ReadmeDoctests;
 
+/// The codes of this crate's errors, each with its one-line meaning:
+/// [`ReferenceError`], [`analysis::ArtifactReused`] and
+/// [`analysis::OutOfOrder`].
+pub const ERROR_CODES: &[(&str, &str)] = &[
+    (
+        "invalid_reference",
+        "a digest or event reference does not parse",
+    ),
+    (
+        "artifact_reused",
+        "one artifact given twice to an aggregate: its counts would be added twice",
+    ),
+    (
+        "out_of_order",
+        "records given to a region builder out of time order",
+    ),
+];
+
 /// This crate's version (its Cargo.toml `version`).
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

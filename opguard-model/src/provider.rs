@@ -31,6 +31,12 @@
 //!
 //! Each artifact is its own clock domain: no subtraction, gap or region ever
 //! spans two artifacts.
+//!
+//! What is device activity, a launch and a collective is decided once for
+//! every provider in [`crate::classify`]: a collective is a kernel whose
+//! function [`crate::classify::is_collective`] names (NCCL, RCCL, MSCCL, and
+//! the custom all-reduce kernels of vLLM, SGLang and TensorRT-LLM, which
+//! are counted as communication although they also add).
 
 /// The program that wrote a capture, detected from content or given by the
 /// caller. It decides which correlation namespaces exist (see the table in

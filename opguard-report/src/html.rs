@@ -59,6 +59,10 @@ svg .axis text,svg text.value{fill:var(--muted)}
 svg .lane-bg{fill:#fff}
 svg .busy.host{fill:#7b5ea7}
 svg .busy.stream{fill:#2f7d6d}
+svg .busy.device{fill:#1f5fbf}
+svg .busy.comm{fill:#c23b22}
+svg .overlapped.comm{fill:#e8a33d}
+svg .busy.hostwork{fill:#4d9a51}
 table{border-collapse:collapse;margin:8px 0;width:100%}
 th,td{border-bottom:1px solid var(--line);padding:3px 8px;text-align:left;vertical-align:top}
 th{background:var(--panel);font-weight:600}
@@ -191,12 +195,31 @@ fn artifact(out: &mut String, n: usize, a: &ArtifactReport) {
             (
                 "device",
                 format!(
-                    "{} kernels ({}), {} memory operations, {} idle on {} streams",
+                    "{} kernels ({}), {} memory operations on {} streams",
                     r.kernel_count,
                     format_ns(r.kernel_duration_ns),
                     r.memory_op_count,
-                    format_ns(r.idle_gap_total_ns),
                     r.streams.len()
+                ),
+            ),
+            (
+                "device time",
+                format!(
+                    "busy {}, idle {} (no device working) on {} devices; the streams' idle gaps add to {}",
+                    format_ns(r.device_busy_ns),
+                    format_ns(r.device_idle_ns),
+                    r.devices.len(),
+                    format_ns(r.idle_gap_total_ns)
+                ),
+            ),
+            (
+                "communication",
+                format!(
+                    "{} collective kernels, busy {}: {} overlapped with compute, {} exposed",
+                    r.communication.kernel_count,
+                    format_ns(r.communication.busy_ns),
+                    format_ns(r.communication.overlapped_with_compute_ns),
+                    format_ns(r.communication.exposed_ns)
                 ),
             ),
         ],
@@ -214,10 +237,11 @@ fn artifact(out: &mut String, n: usize, a: &ArtifactReport) {
 fn timeline(out: &mut String, t: &Timeline) {
     let (Some(start), Some(end)) = (t.start_ns, t.end_ns) else {
         out.push_str(
-            "<p class=\"caption\">No launch calls and no device activity: nothing to draw.</p>\n",
+            "<p class=\"caption\">No launch calls, no device activity and no timed host work: nothing to draw.</p>\n",
         );
         return;
     };
+    let host_only = t.lanes.iter().all(|l| l.kind == LaneKind::HostActivity);
     let scale = TimeScale::new(start, end);
     let width = LABEL_WIDTH + TIMELINE_PLOT_WIDTH + 20.0;
     let height = AXIS_HEIGHT + LANE_STEP * t.lanes.len() as f64 + 6.0;
@@ -225,7 +249,12 @@ fn timeline(out: &mut String, t: &Timeline) {
         out,
         "<figure><svg class=\"chart timeline\" role=\"img\" width=\"{width}\" height=\"{height}\" \
          viewBox=\"0 0 {width} {height}\" xmlns=\"http://www.w3.org/2000/svg\">\n\
-         <title>Launch region timeline: host threads' launch calls and streams' device activity</title>"
+         <title>{}</title>",
+        if host_only {
+            "Host threads' activity (the capture has no launches and no device activity)"
+        } else {
+            "Launch region timeline: device time and communication, host threads' launch calls and streams' device activity"
+        }
     );
     out.push_str("<g class=\"axis\">");
     for i in 0..=4 {
@@ -249,8 +278,11 @@ fn timeline(out: &mut String, t: &Timeline) {
     for (i, lane) in t.lanes.iter().enumerate() {
         let y = AXIS_HEIGHT + LANE_STEP * i as f64 + 3.0;
         let class = match lane.kind {
+            LaneKind::Device => "device",
+            LaneKind::Communication => "comm",
             LaneKind::HostThread => "host",
             LaneKind::Stream => "stream",
+            LaneKind::HostActivity => "hostwork",
         };
         let _ = write!(
             out,
@@ -259,12 +291,17 @@ fn timeline(out: &mut String, t: &Timeline) {
             y + LANE_HEIGHT - 3.0,
             escape(&clip(&lane.label, 38))
         );
-        for &(from, to) in &lane.busy {
+        let runs = lane
+            .busy
+            .iter()
+            .map(|r| ("busy", r))
+            .chain(lane.overlapped.iter().map(|r| ("overlapped", r)));
+        for (what, &(from, to)) in runs {
             let x = LABEL_WIDTH + from as f64 * TIMELINE_PLOT_WIDTH / t.bins as f64;
             let w = (to - from) as f64 * TIMELINE_PLOT_WIDTH / t.bins as f64;
             let _ = write!(
                 out,
-                "<rect class=\"busy {class}\" x=\"{x}\" y=\"{y}\" width=\"{w}\" height=\"{LANE_HEIGHT}\"/>"
+                "<rect class=\"{what} {class}\" x=\"{x}\" y=\"{y}\" width=\"{w}\" height=\"{LANE_HEIGHT}\"/>"
             );
         }
         out.push_str("</g>\n");
@@ -273,9 +310,16 @@ fn timeline(out: &mut String, t: &Timeline) {
     let _ = writeln!(
         out,
         "<figcaption>Time from the region start ({} ns in this trace's clock) to its end, {} later. \
-         Purple: a host thread's launch calls; green: a stream's device activity; white: gaps.{}</figcaption></figure>",
+         {}{}</figcaption></figure>",
         start,
         escape(&format_ns(end.saturating_sub(start))),
+        if host_only {
+            "Green: a host thread's work (operators, ranges, Python frames); white: nothing recorded."
+        } else {
+            "Blue: a device busy on any of its streams; red: a device's collective kernels with nothing else \
+             running (exposed communication), orange: collectives overlapped with other kernels; purple: a \
+             host thread's launch calls; green: a stream's device activity; white: gaps."
+        },
         if t.omitted_lanes > 0 {
             format!(
                 " {} quieter lanes are not drawn; the table lists every lane.",
@@ -288,7 +332,7 @@ fn timeline(out: &mut String, t: &Timeline) {
 }
 
 fn gap_table(out: &mut String, t: &Timeline) {
-    if t.lanes.is_empty() {
+    if !t.lanes.iter().any(|l| l.kind.has_gaps()) {
         return;
     }
     out.push_str(
@@ -296,10 +340,10 @@ fn gap_table(out: &mut String, t: &Timeline) {
          <th class=\"num\">gaps</th><th class=\"num\">gap total</th><th class=\"num\">largest gap</th>\
          </tr></thead><tbody>\n",
     );
-    for lane in &t.lanes {
+    for lane in t.lanes.iter().filter(|l| l.kind.has_gaps()) {
         let what = match lane.kind {
             LaneKind::HostThread => "launch gaps",
-            LaneKind::Stream => "idle gaps",
+            _ => "idle gaps",
         };
         let _ = writeln!(
             out,
@@ -966,13 +1010,14 @@ fn job(out: &mut String, job: &Job) {
     out.push_str(
         "<table class=\"ranks\"><thead><tr><th class=\"num\">rank</th><th>provider</th>\
          <th>frames</th><th class=\"num\">device time</th><th class=\"num\">collectives</th>\
-         <th>file</th></tr></thead><tbody>\n",
+         <th class=\"num\">exposed communication</th><th>file</th></tr></thead><tbody>\n",
     );
     for r in job.ranks.iter().take(MAX_LIST_ROWS) {
         let rank = r.rank.map_or_else(|| "-".to_owned(), |n| n.to_string());
-        let (provider, basis, device, collectives) = match &r.error {
+        let (provider, basis, device, collectives, exposed) = match &r.error {
             Some(e) => (
                 format!("error[{}]: {}", e.code, e.message),
+                String::new(),
                 String::new(),
                 String::new(),
                 String::new(),
@@ -983,16 +1028,20 @@ fn job(out: &mut String, job: &Job) {
                     .map_or_else(String::new, |b| b.as_str().to_owned()),
                 format_ns(r.device_time_ns),
                 format_ns(r.collectives.iter().map(|c| c.total_ns).sum()),
+                r.launch
+                    .as_ref()
+                    .map_or_else(String::new, |l| format_ns(l.communication.exposed_ns)),
             ),
         };
         let _ = writeln!(
             out,
             "<tr><td class=\"num\">{rank}</td><td>{}</td><td>{}</td><td class=\"num\">{}</td>\
-             <td class=\"num\">{}</td><td class=\"name\">{}</td></tr>",
+             <td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"name\">{}</td></tr>",
             escape(&provider),
             escape(&basis),
             escape(&device),
             escape(&collectives),
+            escape(&exposed),
             escape(&r.file),
         );
     }

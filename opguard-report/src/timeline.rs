@@ -1,6 +1,9 @@
-//! The launch region drawn as a timeline: one lane per host thread that
-//! launched device work, one per device stream, each in its own artifact's
-//! clock domain.
+//! The launch region drawn as a timeline, in its own artifact's clock
+//! domain: per device, one lane of its busy time and, when it ran
+//! collectives, one of its communication (exposed, or overlapped with
+//! computation); then one lane per host thread that launched device work and
+//! one per device stream. A capture without launches or device activity is
+//! drawn as its host threads' activity instead.
 //!
 //! A lane keeps only which of [`TIMELINE_BINS`] equal columns of the region
 //! are busy, never the events: a trace of millions of kernels gives the same
@@ -11,7 +14,7 @@
 use std::collections::HashMap;
 
 use opguard_model::analysis::LaunchRegion;
-use opguard_model::{IdValue, SliceClass, TraceModel};
+use opguard_model::{classify, IdValue, NameId, SliceClass, TraceModel};
 
 use crate::geometry::TimeScale;
 
@@ -25,10 +28,25 @@ pub const MAX_LANES: usize = 48;
 /// What a lane shows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum LaneKind {
+    /// Time one device was busy (any of its streams).
+    Device,
+    /// One device's collective kernels: `busy` where nothing else ran
+    /// (exposed), `overlapped` where other kernels ran too.
+    Communication,
     /// Launch calls of one host thread (`pid`, `tid`).
     HostThread,
-    /// Device activity of one (device, context, stream).
+    /// Device activity of one (process, device, context, stream).
     Stream,
+    /// Any host work of one thread, for a capture without launches or
+    /// device activity.
+    HostActivity,
+}
+
+impl LaneKind {
+    /// Whether the lane has gap figures of its own (launch or idle gaps).
+    pub fn has_gaps(self) -> bool {
+        matches!(self, LaneKind::HostThread | LaneKind::Stream)
+    }
 }
 
 /// One row of the timeline.
@@ -46,8 +64,11 @@ pub struct Lane {
     pub gap_total_ns: i64,
     /// The largest, ns.
     pub gap_max_ns: i64,
-    /// Busy columns as half-open runs `[from, to)` of bin indices.
+    /// Busy columns as half-open runs `[from, to)` of bin indices (for a
+    /// communication lane, the exposed ones).
     pub busy: Vec<(usize, usize)>,
+    /// For a communication lane, the columns where other kernels ran too.
+    pub overlapped: Vec<(usize, usize)>,
 }
 
 /// The timeline of one artifact.
@@ -60,84 +81,113 @@ pub struct Timeline {
     pub end_ns: Option<i64>,
     /// Columns per lane.
     pub bins: usize,
-    /// Drawn lanes: host threads first, then streams, each in the launch
-    /// region's order.
+    /// Drawn lanes: devices first, then host threads, then streams, each in
+    /// the launch region's order (or host threads' activity alone).
     pub lanes: Vec<Lane>,
     /// Lanes not drawn (beyond [`MAX_LANES`]).
     pub omitted_lanes: usize,
 }
 
 /// The lane a slice belongs to, keyed exactly as the launch region groups
-/// slices, so each lane meets its gap figures.
-type LaneKey = (LaneKind, String, Option<String>, String);
+/// slices, so each lane meets its figures.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+enum LaneKey {
+    Device(Option<String>, String),
+    Communication(Option<String>, String),
+    Thread(String, String),
+    Stream(Option<String>, String, String, Option<String>, String),
+}
+
+fn lane(kind: LaneKind, label: String, events: u64) -> Lane {
+    Lane {
+        kind,
+        label,
+        events,
+        gap_count: 0,
+        gap_total_ns: 0,
+        gap_max_ns: 0,
+        busy: Vec::new(),
+        overlapped: Vec::new(),
+    }
+}
 
 impl Timeline {
     /// Draws `region`'s lanes from `model`, the artifact it was computed
     /// from.
     pub fn new(model: &TraceModel, region: &LaunchRegion) -> Timeline {
+        let (Some(start), Some(end)) = (region.region_start_ns, region.region_end_ns) else {
+            return host_activity(model);
+        };
+        let several_processes = region
+            .devices
+            .iter()
+            .any(|d| d.process != region.devices[0].process);
+        let device_label =
+            |process: &Option<String>, device: &str| match (several_processes, process) {
+                (true, Some(p)) => format!("process {p} device {device}"),
+                _ => format!("device {device}"),
+            };
+        let mut devices: Vec<(LaneKey, Lane)> = Vec::new();
+        for d in &region.devices {
+            let name = device_label(&d.process, &d.device);
+            devices.push((
+                LaneKey::Device(d.process.clone(), d.device.clone()),
+                lane(LaneKind::Device, format!("{name}: busy"), d.activities),
+            ));
+            if d.communication.kernel_count > 0 {
+                devices.push((
+                    LaneKey::Communication(d.process.clone(), d.device.clone()),
+                    lane(
+                        LaneKind::Communication,
+                        format!("{name}: communication"),
+                        d.communication.kernel_count,
+                    ),
+                ));
+            }
+        }
         let mut lanes: Vec<(LaneKey, Lane)> = Vec::new();
         for g in &region.launch_gaps {
             lanes.push((
-                (LaneKind::HostThread, g.pid.clone(), None, g.tid.clone()),
+                LaneKey::Thread(g.pid.clone(), g.tid.clone()),
                 Lane {
-                    kind: LaneKind::HostThread,
-                    label: format!("host pid {} tid {}", g.pid, g.tid),
-                    events: g.launches,
                     gap_count: g.gap_count,
                     gap_total_ns: g.gap_total_ns,
                     gap_max_ns: g.gap_max_ns,
-                    busy: Vec::new(),
+                    ..lane(
+                        LaneKind::HostThread,
+                        format!("host pid {} tid {}", g.pid, g.tid),
+                        g.launches,
+                    )
                 },
             ));
         }
         for s in &region.streams {
+            let device = device_label(&s.process, &s.device);
             let label = match &s.context {
-                Some(c) => format!("device {} context {} stream {}", s.device, c, s.stream),
-                None => format!("device {} stream {}", s.device, s.stream),
+                Some(c) => format!("{device} context {c} stream {}", s.stream),
+                None => format!("{device} stream {}", s.stream),
             };
             lanes.push((
-                (
-                    LaneKind::Stream,
+                LaneKey::Stream(
+                    s.process.clone(),
+                    s.track.clone(),
                     s.device.clone(),
                     s.context.clone(),
                     s.stream.clone(),
                 ),
                 Lane {
-                    kind: LaneKind::Stream,
-                    label,
-                    events: s.activities,
                     gap_count: s.idle_gap_count,
                     gap_total_ns: s.idle_gap_total_ns,
                     gap_max_ns: s.idle_gap_max_ns,
-                    busy: Vec::new(),
+                    ..lane(LaneKind::Stream, label, s.activities)
                 },
             ));
         }
-        let (Some(start), Some(end)) = (region.region_start_ns, region.region_end_ns) else {
-            return Timeline {
-                start_ns: None,
-                end_ns: None,
-                bins: TIMELINE_BINS,
-                omitted_lanes: 0,
-                lanes: lanes.into_iter().map(|(_, l)| l).collect(),
-            };
-        };
-        // The busiest lanes are drawn; the order within each kind stays the
-        // region's.
-        let omitted_lanes = lanes.len().saturating_sub(MAX_LANES);
-        if omitted_lanes > 0 {
-            let mut by_events: Vec<usize> = (0..lanes.len()).collect();
-            by_events.sort_by_key(|&i| std::cmp::Reverse(lanes[i].1.events));
-            let mut keep = vec![false; lanes.len()];
-            for &i in &by_events[..MAX_LANES] {
-                keep[i] = true;
-            }
-            let mut i = 0;
-            lanes.retain(|_| {
-                i += 1;
-                keep[i - 1]
-            });
-        }
+        // The busiest host and stream lanes are drawn; device lanes always
+        // are. The order within each kind stays the region's.
+        let omitted_lanes = keep_busiest(&mut lanes, MAX_LANES.saturating_sub(devices.len()));
+        devices.extend(lanes);
+        let mut lanes = devices;
         let scale = TimeScale::new(start, end);
         let index: HashMap<LaneKey, usize> = lanes
             .iter()
@@ -145,38 +195,71 @@ impl Timeline {
             .map(|(i, (k, _))| (k.clone(), i))
             .collect();
         let mut columns: Vec<Vec<bool>> = vec![vec![false; TIMELINE_BINS]; lanes.len()];
+        // Per device: columns where a collective ran, and where another
+        // kernel ran.
+        let mut comm: HashMap<usize, (Vec<bool>, Vec<bool>)> = HashMap::new();
+        let mut collective: HashMap<NameId, bool> = HashMap::new();
         let text = |v: Option<IdValue>| v.map(|v| model.id_text(v));
         for s in model.slices() {
-            let key = match s.class {
-                SliceClass::Launch(_) => (
-                    LaneKind::HostThread,
-                    text(s.pid).unwrap_or_default(),
-                    None,
-                    text(s.tid).unwrap_or_default(),
-                ),
-                c if c.is_device() => (
-                    LaneKind::Stream,
-                    text(s.device.or(s.pid)).unwrap_or_default(),
-                    text(s.context),
-                    text(s.stream.or(s.tid)).unwrap_or_default(),
-                ),
-                _ => continue,
+            let (from, to) = columns_of(&scale, s.ts_ns, s.dur_ns);
+            let mut mark = |lane: usize| {
+                for c in &mut columns[lane][from..=to] {
+                    *c = true;
+                }
             };
-            let Some(&lane) = index.get(&key) else {
-                continue;
-            };
-            // A slice shorter than a column still marks the column it
-            // starts in: short kernels stay visible.
-            let from = scale.bin(s.ts_ns, TIMELINE_BINS);
-            let last = if s.dur_ns > 0 {
-                s.end_ns() - 1
-            } else {
-                s.ts_ns
-            };
-            let to = scale.bin(last, TIMELINE_BINS);
-            for c in &mut columns[lane][from..=to] {
-                *c = true;
+            match s.class {
+                SliceClass::Launch(_) => {
+                    let key = LaneKey::Thread(
+                        text(s.pid).unwrap_or_default(),
+                        text(s.tid).unwrap_or_default(),
+                    );
+                    if let Some(&lane) = index.get(&key) {
+                        mark(lane);
+                    }
+                }
+                c if c.is_device() => {
+                    let device = text(s.device.or(s.pid)).unwrap_or_default();
+                    let key = LaneKey::Stream(
+                        text(s.process),
+                        text(s.pid).unwrap_or_default(),
+                        device.clone(),
+                        text(s.context),
+                        text(s.stream.or(s.tid)).unwrap_or_default(),
+                    );
+                    if let Some(&lane) = index.get(&key) {
+                        mark(lane);
+                    }
+                    if let Some(&lane) =
+                        index.get(&LaneKey::Device(text(s.process), device.clone()))
+                    {
+                        mark(lane);
+                    }
+                    if c != SliceClass::Kernel {
+                        continue;
+                    }
+                    let Some(&lane) = index.get(&LaneKey::Communication(text(s.process), device))
+                    else {
+                        continue;
+                    };
+                    let is_collective = *collective
+                        .entry(s.name)
+                        .or_insert_with(|| classify::is_collective(model.name(s.name)));
+                    let (coll, compute) = comm.entry(lane).or_insert_with(|| {
+                        (vec![false; TIMELINE_BINS], vec![false; TIMELINE_BINS])
+                    });
+                    let target = if is_collective { coll } else { compute };
+                    for c in &mut target[from..=to] {
+                        *c = true;
+                    }
+                }
+                _ => {}
             }
+        }
+        for (lane, (coll, compute)) in comm {
+            let exposed: Vec<bool> = coll.iter().zip(&compute).map(|(&k, &c)| k && !c).collect();
+            let overlapped: Vec<bool> = coll.iter().zip(&compute).map(|(&k, &c)| k && c).collect();
+            columns[lane] = exposed;
+            lanes[lane].1.overlapped = runs(&overlapped);
         }
         let lanes = lanes
             .into_iter()
@@ -193,6 +276,107 @@ impl Timeline {
             lanes,
             omitted_lanes,
         }
+    }
+}
+
+/// The columns a slice covers. A slice shorter than a column still marks
+/// the column it starts in: short kernels stay visible.
+fn columns_of(scale: &TimeScale, ts_ns: i64, dur_ns: i64) -> (usize, usize) {
+    let from = scale.bin(ts_ns, TIMELINE_BINS);
+    let last = if dur_ns > 0 {
+        ts_ns.saturating_add(dur_ns) - 1
+    } else {
+        ts_ns
+    };
+    (from, scale.bin(last, TIMELINE_BINS))
+}
+
+/// Keeps the `keep` lanes with the most events (the order of the rest is
+/// kept) and returns how many were dropped.
+fn keep_busiest<K>(lanes: &mut Vec<(K, Lane)>, keep: usize) -> usize {
+    let omitted = lanes.len().saturating_sub(keep);
+    if omitted > 0 {
+        let mut by_events: Vec<usize> = (0..lanes.len()).collect();
+        by_events.sort_by_key(|&i| std::cmp::Reverse(lanes[i].1.events));
+        let mut kept = vec![false; lanes.len()];
+        for &i in &by_events[..keep] {
+            kept[i] = true;
+        }
+        let mut i = 0;
+        lanes.retain(|_| {
+            i += 1;
+            kept[i - 1]
+        });
+    }
+    omitted
+}
+
+/// A host thread as written: (pid, tid).
+type Thread = (Option<IdValue>, Option<IdValue>);
+
+/// A capture without launches or device activity: one lane per host thread
+/// with any host work (operators, ranges, Python frames), over their span.
+fn host_activity(model: &TraceModel) -> Timeline {
+    let host = |s: &&opguard_model::Slice| {
+        !s.class.is_device() && !s.class.is_runtime() && s.class != SliceClass::GpuUserAnnotation
+    };
+    let start = model.slices().iter().filter(host).map(|s| s.ts_ns).min();
+    let end = model
+        .slices()
+        .iter()
+        .filter(host)
+        .map(|s| s.counted_end_ns())
+        .max();
+    let (Some(start), Some(end)) = (start, end) else {
+        return Timeline {
+            start_ns: None,
+            end_ns: None,
+            bins: TIMELINE_BINS,
+            lanes: Vec::new(),
+            omitted_lanes: 0,
+        };
+    };
+    let text = |v: Option<IdValue>| v.map(|v| model.id_text(v)).unwrap_or_default();
+    let mut index: HashMap<Thread, usize> = HashMap::new();
+    let mut lanes: Vec<(Thread, Lane)> = Vec::new();
+    for s in model.slices().iter().filter(host) {
+        let key = (s.pid, s.tid);
+        let i = *index.entry(key).or_insert_with(|| {
+            let label = format!("host pid {} tid {}", text(s.pid), text(s.tid));
+            lanes.push((key, lane(LaneKind::HostActivity, label, 0)));
+            lanes.len() - 1
+        });
+        lanes[i].1.events += 1;
+    }
+    let omitted_lanes = keep_busiest(&mut lanes, MAX_LANES);
+    let index: HashMap<(Option<IdValue>, Option<IdValue>), usize> = lanes
+        .iter()
+        .enumerate()
+        .map(|(i, (k, _))| (*k, i))
+        .collect();
+    let scale = TimeScale::new(start, end);
+    let mut columns: Vec<Vec<bool>> = vec![vec![false; TIMELINE_BINS]; lanes.len()];
+    for s in model.slices().iter().filter(host) {
+        if let Some(&lane) = index.get(&(s.pid, s.tid)) {
+            let (from, to) = columns_of(&scale, s.ts_ns, s.dur_ns);
+            for c in &mut columns[lane][from..=to] {
+                *c = true;
+            }
+        }
+    }
+    Timeline {
+        start_ns: Some(start),
+        end_ns: Some(end),
+        bins: TIMELINE_BINS,
+        lanes: lanes
+            .into_iter()
+            .zip(columns)
+            .map(|((_, mut lane), cols)| {
+                lane.busy = runs(&cols);
+                lane
+            })
+            .collect(),
+        omitted_lanes,
     }
 }
 

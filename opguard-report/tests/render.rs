@@ -70,11 +70,15 @@ fn timeline_lanes_are_proportional_within_the_artifacts_own_span() {
     let a = ArtifactReport::from_model("t", &model, 10);
     let tl = &a.timeline;
     assert_eq!((tl.start_ns, tl.end_ns), (Some(base), Some(base + 7_200)));
-    assert_eq!(tl.lanes.len(), 2);
-    let host = &tl.lanes[0];
+    assert_eq!(tl.lanes.len(), 3);
+    // The device first: busy where any of its streams is.
+    let device = &tl.lanes[0];
+    assert_eq!(device.kind, LaneKind::Device);
+    assert_eq!(device.busy, vec![(360, TIMELINE_BINS)]);
+    let host = &tl.lanes[1];
     assert_eq!(host.kind, LaneKind::HostThread);
     assert_eq!(host.busy, vec![(0, 100)]);
-    let stream = &tl.lanes[1];
+    let stream = &tl.lanes[2];
     assert_eq!(stream.kind, LaneKind::Stream);
     assert_eq!(stream.busy, vec![(360, TIMELINE_BINS)]);
     // The same events later in another clock land on the same columns.
@@ -84,11 +88,70 @@ fn timeline_lanes_are_proportional_within_the_artifacts_own_span() {
         .kernel(0, 7, "k", 9 * base + 3_600, 3_600);
     let dir2 = tempfile::tempdir().unwrap();
     let b = ArtifactReport::from_model("u", &model_of(&later, dir2.path()), 10);
-    assert_eq!(b.timeline.lanes[0].busy, host.busy);
-    assert_eq!(b.timeline.lanes[1].busy, stream.busy);
+    assert_eq!(b.timeline.lanes[1].busy, host.busy);
+    assert_eq!(b.timeline.lanes[2].busy, stream.busy);
     // Drawn: one pixel per column, after the label column.
     let html = render(&Report::new(vec![a]));
-    assert!(html.contains("<rect class=\"busy stream\" x=\"600\" y=\"45\" width=\"360\""));
+    assert!(html.contains("<rect class=\"busy device\" x=\"600\" y=\"25\" width=\"360\""));
+    assert!(html.contains("<rect class=\"busy stream\" x=\"600\" y=\"65\" width=\"360\""));
+}
+
+/// A collective half hidden behind a compute kernel: its device's
+/// communication lane shows the hidden half as overlapped and the rest as
+/// exposed, on the columns the times give.
+#[test]
+fn a_communication_lane_splits_exposed_from_overlapped() {
+    let dir = tempfile::tempdir().unwrap();
+    let nccl = "ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*, unsigned long, ncclWork*)";
+    let mut t = KinetoTrace::new();
+    t.launch((1, 1), "cudaLaunchKernel", 0, 100, 1, None)
+        .kernel(0, 7, nccl, 3_600, 3_600);
+    t.launch((1, 1), "cudaLaunchKernel", 200, 100, 2, None)
+        .kernel(0, 8, "gemm", 3_600, 1_800);
+    let a = ArtifactReport::from_model("t", &model_of(&t, dir.path()), 10);
+    let comm = a
+        .timeline
+        .lanes
+        .iter()
+        .find(|l| l.kind == LaneKind::Communication)
+        .expect("a communication lane");
+    assert_eq!(comm.overlapped, vec![(360, 540)]);
+    assert_eq!(comm.busy, vec![(540, TIMELINE_BINS)], "exposed");
+    let c = a.region.communication;
+    assert_eq!(
+        (c.busy_ns, c.overlapped_with_compute_ns, c.exposed_ns),
+        (3_600, 1_800, 1_800)
+    );
+    let html = render(&Report::new(vec![a]));
+    assert!(html.contains("class=\"overlapped comm\""));
+    assert!(html.contains("class=\"busy comm\""));
+}
+
+/// A capture without launches or device activity is drawn as its host
+/// threads' work, not "nothing to draw".
+#[test]
+fn a_host_only_capture_draws_its_threads() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut t = KinetoTrace::new();
+    t.cpu_op((1, 1), "aten::mm", 0, 3_600, None);
+    t.cpu_op((1, 2), "aten::add", 3_600, 3_600, None);
+    let a = ArtifactReport::from_model("t", &model_of(&t, dir.path()), 10);
+    let lanes: Vec<(LaneKind, Vec<(usize, usize)>)> = a
+        .timeline
+        .lanes
+        .iter()
+        .map(|l| (l.kind, l.busy.clone()))
+        .collect();
+    assert_eq!(
+        lanes,
+        [
+            (LaneKind::HostActivity, vec![(0, 360)]),
+            (LaneKind::HostActivity, vec![(360, TIMELINE_BINS)])
+        ]
+    );
+    let html = render(&Report::new(vec![a]));
+    assert!(!html.contains("nothing to draw"));
+    assert!(html.contains("class=\"busy hostwork\""));
 }
 
 #[test]

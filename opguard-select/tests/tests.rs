@@ -1,5 +1,6 @@
 //! Integration tests for opguard-select: one binary, one module per concern.
 mod admission;
+mod agreement;
 mod evidence;
 mod fixtures;
 mod producers;

@@ -92,7 +92,7 @@ pub fn model_from_reader<R: Read>(
 /// let options = ModelOptions::launches_only();
 /// let model = opguard_trace::model_from_reader_reusing(reader, ArtifactSpec::new(), &options, &mut |_, _| {}, &mut storage)?;
 /// assert_eq!(model.slices().len(), 1);
-/// assert_eq!(model.artifact().provider.as_str(), "kineto_cuda");
+/// assert_eq!(model.artifact().format.as_str(), "chrome_json");
 /// # Ok::<(), opguard_trace::Error>(())
 /// ```
 pub fn model_from_reader_reusing<R: Read>(

@@ -45,7 +45,7 @@ fn the_a_runtime_b_kernel_counterexample_correlates_nothing() {
     assert!(!b.coverage.host_to_device_correlation_proven);
     // The ids are present; the correlation is not proven.
     assert!(b.coverage.correlation_ids_present);
-    let total = aggregate(&[a, b]);
+    let total = aggregate(&[a, b]).unwrap();
     assert_eq!(total.correlated_kernel_count, 0);
     assert_eq!(total.kernel_count, 1);
     assert_eq!(total.direct_launch_count, 1);
@@ -106,7 +106,7 @@ fn in_a_file_with_two_launching_processes_no_kernel_is_proven_by_its_id() {
         "{:?}",
         r.coverage.disagreement
     );
-    assert_eq!(aggregate(&[r]).correlated_kernel_count, 0);
+    assert_eq!(aggregate(&[r]).unwrap().correlated_kernel_count, 0);
 }
 
 /// A merge that prefixes ids per rank (seed 001's merged traces): no id is
@@ -214,7 +214,7 @@ fn independent_clocks_make_no_cross_file_region_or_gap() {
     assert_eq!(a.region_duration_ns, Some(10));
     assert_eq!(b.region_duration_ns, Some(5));
     assert_ne!(a.clock_domain, b.clock_domain);
-    let total = aggregate(&[a, b]);
+    let total = aggregate(&[a, b]).unwrap();
     // Durations add; the 1,010 ns span between two clock origins is
     // nowhere, because the aggregate has no start or end.
     assert_eq!(total.summed_region_duration_ns, 15);
@@ -237,7 +237,7 @@ fn the_same_stream_labels_in_two_artifacts_are_two_streams() {
     assert_eq!(ra.idle_gap_total_ns, 90);
     assert_eq!(ra.streams.len(), 1);
     assert_eq!(rb.idle_gap_total_ns, 0);
-    assert_eq!(aggregate(&[ra, rb]).idle_gap_total_ns, 90);
+    assert_eq!(aggregate(&[ra, rb]).unwrap().idle_gap_total_ns, 90);
 }
 
 #[test]
@@ -356,7 +356,7 @@ fn prefill_and_decode_traces_stay_separate_regions() {
     assert_eq!(rp.kernel_duration_ns, 100);
     assert_eq!(rd.kernel_duration_ns, 5);
     assert_eq!(rp.top_kernels[0].short_name, "prefill_attention_kernel");
-    let both = aggregate(&[rp, rd]);
+    let both = aggregate(&[rp, rd]).unwrap();
     assert_eq!(both.provenance.len(), 2);
     assert_eq!(both.correlated_kernel_count, 2);
 }
@@ -627,7 +627,9 @@ fn extreme_and_negative_times_saturate_and_are_counted_never_wrap() {
     assert_eq!(r.region_duration_ns, Some(max));
     assert_eq!(r.coverage.negative_duration_slices, 1);
     assert!(r.launch_gaps[0].gap_total_ns >= 0);
-    let total = aggregate(&[r.clone(), r]);
+    let mut other = r.clone();
+    other.artifact = opguard_model::Sha256Digest::of(b"another capture");
+    let total = aggregate(&[r, other]).unwrap();
     assert_eq!(total.kernel_duration_ns, max);
     assert_eq!(total.summed_region_duration_ns, max);
 }

@@ -54,6 +54,15 @@ try {
         text: s.textContent,
         timeline_lanes: s.querySelectorAll('svg.timeline g.lane').length,
         busy_rects: s.querySelectorAll('svg.timeline rect.busy').length,
+        lanes_by_kind: Object.fromEntries(['device', 'comm', 'host', 'stream', 'hostwork'].map(
+          (k) => [k, s.querySelectorAll(`svg.timeline g.lane.${k}`).length])),
+        device_lanes: [...s.querySelectorAll('svg.timeline g.lane.device')].map((g) => ({
+          label: text(g.querySelector('text')),
+          painted: [...g.querySelectorAll('rect.busy')].reduce((w, r) => w + r.getBBox().width, 0),
+          plot: g.querySelector('rect.lane-bg').getBBox().width,
+        })),
+        comm_exposed: s.querySelectorAll('svg.timeline rect.busy.comm').length,
+        comm_overlapped: s.querySelectorAll('svg.timeline rect.overlapped.comm').length,
         bars: [...s.querySelectorAll('svg.bars rect.bar')].map((r) => r.getBBox().width),
         bar_kinds: [...s.querySelectorAll('svg.bars rect.bar')].map((r) => r.getAttribute('class')),
         profile_names: [...s.querySelectorAll('table.profile tbody tr')].map(
@@ -152,14 +161,42 @@ function checkTraces(seen, expected) {
     const where = `trace ${t.file}`;
     if (a.title !== t.file) fail(`${where}: section titled ${JSON.stringify(a.title)}`);
     if (!a.text.includes(t.launches.artifact)) fail(`${where}: artifact digest missing`);
-    // The timeline: one lane per host thread and stream (up to 48).
-    const lanes = t.launches.launch_gaps.length + t.launches.streams.length;
-    if (t.launches.region_duration_ns !== null) {
-      if (a.timeline_lanes !== Math.min(lanes, 48)) fail(`${where}: ${a.timeline_lanes} lanes, want ${lanes}`);
+    // The timeline: per device a busy lane and, when it ran collectives, a
+    // communication lane; then one lane per host thread and stream (up to
+    // 48 lanes in all, device lanes always drawn).
+    const L = t.launches;
+    const region = L.region_duration_ns;
+    if (region !== null) {
+      const devices = L.devices.length;
+      const comm = L.devices.filter((d) => d.communication.kernel_count > 0).length;
+      const others = Math.min(L.launch_gaps.length + L.streams.length, 48 - devices - comm);
+      const k = a.lanes_by_kind;
+      if (k.device !== devices) fail(`${where}: ${k.device} device lanes, want ${devices}`);
+      if (k.comm !== comm) fail(`${where}: ${k.comm} communication lanes, want ${comm}`);
+      if (k.host + k.stream !== others) fail(`${where}: ${k.host + k.stream} host and stream lanes, want ${others}`);
       if (a.busy_rects === 0) fail(`${where}: the timeline draws no activity`);
+      // A device lane paints every column its busy time touches: at least
+      // its share of the plot.
+      a.device_lanes.forEach((lane, j) => {
+        const share = (L.devices[j].busy_ns / region) * lane.plot;
+        if (lane.painted + 1e-6 < Math.floor(share)) {
+          fail(`${where}: ${lane.label} paints ${lane.painted} px for ${share} px of busy time`);
+        }
+      });
+      if (L.communication.exposed_ns > 0 && a.comm_exposed === 0) fail(`${where}: exposed communication not drawn`);
+      if (L.communication.overlapped_with_compute_ns > 0 && a.comm_overlapped === 0) {
+        fail(`${where}: overlapped communication not drawn`);
+      }
+    } else if (t.profile.host && t.profile.host.operations > 0) {
+      // No device work: the host threads' activity is drawn instead.
+      if (a.lanes_by_kind.hostwork === 0) fail(`${where}: a host-only capture draws no host lanes`);
+      if (a.text.includes('nothing to draw')) fail(`${where}: says nothing to draw`);
     }
-    // The Top-N: every row, by name, with a bar whose length is its share.
-    const rows = t.profile.rows;
+    // The Top-N: every row, by name, with a bar whose length is its share
+    // (of device time; of host self time for a capture without device rows).
+    const host = t.profile.rows.length === 0 && t.profile.host;
+    const rows = host ? t.profile.host.rows : t.profile.rows;
+    const value = (r) => (host ? r.self_ns : r.total_device_ns);
     if (a.bars.length !== rows.length) fail(`${where}: ${a.bars.length} bars for ${rows.length} rows`);
     if (JSON.stringify(a.profile_names) !== JSON.stringify(rows.map((r) => r.name))) {
       fail(`${where}: profile names differ: ${JSON.stringify(a.profile_names)}`);
@@ -168,8 +205,8 @@ function checkTraces(seen, expected) {
       if (!a.bar_kinds[j]?.split(' ').includes(`kind-${r.entity_kind}`)) {
         fail(`${where}: bar ${j + 1} is not drawn as ${r.entity_kind}`);
       }
-      if (!a.text.includes(r.short_name)) fail(`${where}: ${r.short_name} missing`);
-      const want = (r.total_device_ns / rows[0].total_device_ns) * a.bars[0];
+      if (!host && !a.text.includes(r.short_name)) fail(`${where}: ${r.short_name} missing`);
+      const want = (value(r) / value(rows[0])) * a.bars[0];
       if (Math.abs(a.bars[j] - want) > 0.01) {
         fail(`${where}: bar ${j + 1} is ${a.bars[j]} px, its share of the first gives ${want}`);
       }

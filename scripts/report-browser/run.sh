@@ -45,6 +45,10 @@ node "$here/check.mjs" "$out/ddp-job.html" "$out/ddp-job.json" "$out/ddp-job.png
 data="$root/../shared/data/traces/hta"
 if [ -d "$data" ]; then
     check sampled-ranks "$data/trace_filter__sampled_rank-0.json.gz" "$data/trace_filter__sampled_rank-1.json.gz"
+    # Collectives on the device: communication exposed and overlapped.
+    check nccl "$data/nccl_parser_config__nccl_data.json.gz"
+    # No device activity at all: the host threads' activity is drawn.
+    check cpu-only "$data"/cpu_only__*.json.gz
 else
     echo "skipping the real-trace page: $data not found"
     [ "${CI:-}" != "true" ] || exit 1

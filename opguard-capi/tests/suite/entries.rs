@@ -534,7 +534,7 @@ fn launch_regions_are_the_library_answer() {
     assert_eq!(v["regions"][0], serde_json::to_value(&region).unwrap());
     assert_eq!(
         v["aggregate"],
-        serde_json::to_value(aggregate(&[region])).unwrap()
+        serde_json::to_value(aggregate(&[region]).unwrap()).unwrap()
     );
     let r = &v["regions"][0];
     assert_eq!(r["kernel_count"], 2);
@@ -546,11 +546,13 @@ fn launch_regions_are_the_library_answer() {
 #[test]
 fn launch_regions_keep_artifacts_apart_and_honour_the_provider() {
     let text = String::from_utf8(kineto_trace()).unwrap();
+    // Another capture with the same events (its bytes differ).
+    let other = format!("{text}\n");
     let v = ok(
         opguard_trace_launch_regions,
         &json!({ "artifacts": [
             { "text": text, "stage": "prefill" },
-            { "text": text, "stage": "decode", "provider": "unknown" },
+            { "text": other, "stage": "decode", "provider": "unknown" },
         ] })
         .to_string(),
     );
@@ -567,6 +569,13 @@ fn launch_regions_keep_artifacts_apart_and_honour_the_provider() {
     assert_eq!(v["aggregate"]["region_count"], 2);
     assert_eq!(v["aggregate"]["kernel_count"], 4);
     assert!(v["aggregate"].get("region_start_ns").is_none());
+    // One capture given twice would count its kernels twice: refused.
+    let e = err(
+        opguard_trace_launch_regions,
+        &json!({ "artifacts": [{ "text": text }, { "text": text, "stage": "decode" }] })
+            .to_string(),
+    );
+    assert_eq!(e["code"], "trace.artifact_reused", "{e}");
 
     let e = err(
         opguard_trace_launch_regions,

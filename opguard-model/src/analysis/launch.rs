@@ -4,19 +4,28 @@
 //! artifact (one clock domain, one role/stage): region bounds, direct and
 //! graph launches, kernels and their top names, kernels whose launch is
 //! *proven* through the artifact's qualified correlation namespace, host
-//! launch gaps per thread and idle gaps per (device, context, stream).
-//! Several artifacts are summarized only by [`aggregate`], which adds counts
-//! and durations and has no field for an absolute time. Sums saturate at the
-//! limits of `i64` nanoseconds rather than wrap, and negative durations add
-//! nothing (they are counted in [`Coverage::negative_duration_slices`]).
+//! launch gaps per thread, busy and idle time per stream, per device and
+//! over all devices (the union of their activity), and communication:
+//! collective kernels ([`crate::classify::is_collective`]) against the other
+//! kernels they overlap. Several artifacts are summarized only by
+//! [`aggregate`], which adds counts and durations and has no field for an
+//! absolute time. Sums saturate at the limits of `i64` nanoseconds rather
+//! than wrap, and negative durations add nothing (they are counted in
+//! [`Coverage::negative_duration_slices`]).
+//!
+//! The figures are computed by [`RegionBuilder`](super::RegionBuilder) from
+//! records in time order: [`launch_region`] sorts a model's records and
+//! feeds them through it, and a reader that can give its rows sorted feeds
+//! it directly, with bounded memory.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{HashMap, HashSet};
+use std::fmt;
 
+use super::region::{DeviceActivity, LaunchEvidence, RegionBuilder, StreamLabels};
+use crate::artifact::Artifact;
 use crate::identity::Sha256Digest;
 use crate::provider::{Format, Provider};
-use crate::slice::{
-    FlowPhase, IdValue, LaunchKind, LaunchProof, NameId, Slice, SliceClass, Unproven,
-};
+use crate::slice::{FlowPhase, IdValue, LaunchProof, SliceClass, Unproven};
 use crate::TraceModel;
 
 /// How many kernel names [`LaunchRegion::top_kernels`] lists by default.
@@ -85,6 +94,53 @@ pub struct StreamIdle {
     pub idle_gap_total_ns: i64,
     /// The largest, ns.
     pub idle_gap_max_ns: i64,
+}
+
+/// Communication on the device: collective kernels (NCCL, RCCL, and the
+/// custom all-reduce kernels named in [`crate::classify::is_collective`])
+/// against the other kernels, each a union of intervals.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    Default,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    serde::Serialize,
+    serde::Deserialize,
+)]
+#[serde(deny_unknown_fields)]
+pub struct Communication {
+    /// Collective kernels.
+    pub kernel_count: u64,
+    /// Time covered by at least one collective kernel, ns.
+    pub busy_ns: i64,
+    /// Of that, time some other kernel also ran (communication hidden
+    /// behind computation), ns.
+    pub overlapped_with_compute_ns: i64,
+    /// The rest: communication nothing else ran under, ns.
+    pub exposed_ns: i64,
+}
+
+/// Busy and idle time of one device: the union of all its streams'
+/// activity within the region.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct DeviceTime {
+    /// The owning process, when established.
+    pub process: Option<String>,
+    /// The device.
+    pub device: String,
+    /// Device activities on it.
+    pub activities: u64,
+    /// Time at least one of its streams was busy, ns.
+    pub busy_ns: i64,
+    /// The region's duration minus `busy_ns`, ns.
+    pub idle_ns: i64,
+    /// Its collectives against its other kernels.
+    pub communication: Communication,
 }
 
 /// One kernel identity's total.
@@ -165,6 +221,8 @@ pub struct LaunchRegion {
     pub kernel_duration_ns: i64,
     /// Device memory copies and sets.
     pub memory_op_count: u64,
+    /// Their total duration, ns.
+    pub memory_op_duration_ns: i64,
     /// Kernels whose correlation id names exactly one host runtime call in
     /// this artifact's namespace (see [`TraceModel::launch_proof`]).
     pub correlated_kernel_count: u64,
@@ -174,54 +232,96 @@ pub struct LaunchRegion {
     pub launch_gaps: Vec<HostTrackGaps>,
     /// Idle gaps per device stream.
     pub streams: Vec<StreamIdle>,
-    /// Sum of the streams' idle gaps, ns.
+    /// Sum of the streams' idle gaps, ns: a per-stream figure (several
+    /// streams idle at once add up, so it can exceed the region);
+    /// `device_idle_ns` is the time no device worked.
     pub idle_gap_total_ns: i64,
+    /// Time at least one device activity ran (the union over every stream
+    /// and device), ns.
+    pub device_busy_ns: i64,
+    /// The region's duration minus `device_busy_ns`: time no device
+    /// worked, ns.
+    pub device_idle_ns: i64,
+    /// Busy and idle per device.
+    pub devices: Vec<DeviceTime>,
+    /// Collectives against the other kernels, over all devices.
+    pub communication: Communication,
     /// What the correlation figures rest on.
     pub coverage: Coverage,
 }
 
-/// Computes the launch region of one artifact.
+/// Computes the launch region of one artifact: its launches and device
+/// activities in order of start (then occurrence), through a
+/// [`RegionBuilder`].
 pub fn launch_region(model: &TraceModel, top: usize) -> LaunchRegion {
-    let mut region = empty_region(model);
-    let tracks = tally_slices(model, &mut region);
-    region.launch_gaps = tracks
-        .by_thread
-        .into_iter()
-        .map(|(thread, launches)| host_track_gaps(thread, launches))
+    let slices = model.slices();
+    let mut order: Vec<usize> = (0..slices.len())
+        .filter(|&i| {
+            matches!(slices[i].class, SliceClass::Launch(_)) || slices[i].class.is_device()
+        })
         .collect();
-    region.streams = tracks
-        .by_stream
-        .into_iter()
-        .map(|(stream, activities)| stream_idle(stream, activities))
-        .collect();
-    region.idle_gap_total_ns = region
-        .streams
-        .iter()
-        .fold(0i64, |total, s| total.saturating_add(s.idle_gap_total_ns));
-    region.top_kernels = top_kernels(model, tracks.kernel_totals, top);
+    order.sort_by_key(|&i| (slices[i].ts_ns, slices[i].index));
+    let mut builder = RegionBuilder::new(model.artifact());
+    let text = |v: Option<IdValue>| v.map(|v| model.id_text(v));
+    let mut threads = HashMap::new();
+    let mut streams = HashMap::new();
+    for i in order {
+        let s = &slices[i];
+        // Records in start order never fail the builder's order check.
+        let _ = match s.class {
+            SliceClass::Launch(kind) => {
+                let thread = *threads.entry((s.pid, s.tid)).or_insert_with(|| {
+                    builder.host_thread(
+                        &text(s.pid).unwrap_or_default(),
+                        &text(s.tid).unwrap_or_default(),
+                    )
+                });
+                builder.launch(thread, kind, s.ts_ns, s.dur_ns)
+            }
+            _ => {
+                let key = (
+                    s.process,
+                    s.pid,
+                    s.device.or(s.pid),
+                    s.context,
+                    s.stream.or(s.tid),
+                );
+                let stream = *streams.entry(key).or_insert_with(|| {
+                    builder.device_stream(StreamLabels {
+                        process: text(key.0),
+                        track: text(key.1).unwrap_or_default(),
+                        device: text(key.2).unwrap_or_default(),
+                        context: text(key.3),
+                        stream: text(key.4).unwrap_or_default(),
+                    })
+                });
+                let launch = match (s.correlation, model.launch_proof(i)) {
+                    (None, _) => LaunchEvidence::NoId,
+                    (_, LaunchProof::Proven(_)) => LaunchEvidence::Proven,
+                    (_, LaunchProof::Ambiguous(_)) => LaunchEvidence::Ambiguous,
+                    (_, LaunchProof::Unproven(Unproven::OwnerUnknown)) => {
+                        LaunchEvidence::OwnerUnknown
+                    }
+                    (_, LaunchProof::Unproven(_)) => LaunchEvidence::Unproven,
+                };
+                let activity = DeviceActivity {
+                    class: s.class,
+                    name: model.name(s.name),
+                    ts_ns: s.ts_ns,
+                    dur_ns: s.dur_ns,
+                    launch,
+                };
+                builder.device_activity(stream, activity)
+            }
+        };
+    }
+    let mut region = builder.finish(top);
     cross_check_correlation(model, &mut region);
     region
 }
 
-/// `(pid, tid)` of a host thread, as text.
-type ThreadKey = (String, String);
-/// `(process, track pid, device, context, stream)` of a device stream, as
-/// text: two processes' streams never fuse, nor do two tracks as written.
-type StreamKey = (Option<String>, String, String, Option<String>, String);
-
-/// The slices [`tally_slices`] grouped for the per-track passes.
-struct Tracks<'m> {
-    /// Launches per host thread.
-    by_thread: BTreeMap<ThreadKey, Vec<&'m Slice>>,
-    /// Device activities per stream.
-    by_stream: BTreeMap<StreamKey, Vec<&'m Slice>>,
-    /// Count and counted duration per kernel name.
-    kernel_totals: HashMap<NameId, (u64, i64)>,
-}
-
-/// The region of `model`'s artifact with its provenance and every count at zero.
-fn empty_region(model: &TraceModel) -> LaunchRegion {
-    let a = model.artifact();
+/// The region of `artifact` with its provenance and every count at zero.
+pub(super) fn empty_region(a: &Artifact) -> LaunchRegion {
     let provenance = Provenance {
         artifact: a.sha256,
         provider: a.provider,
@@ -249,11 +349,16 @@ fn empty_region(model: &TraceModel) -> LaunchRegion {
         kernel_count: 0,
         kernel_duration_ns: 0,
         memory_op_count: 0,
+        memory_op_duration_ns: 0,
         correlated_kernel_count: 0,
         top_kernels: Vec::new(),
         launch_gaps: Vec::new(),
         streams: Vec::new(),
         idle_gap_total_ns: 0,
+        device_busy_ns: 0,
+        device_idle_ns: 0,
+        devices: Vec::new(),
+        communication: Communication::default(),
         coverage: Coverage {
             correlation_ids_present: false,
             kernels_with_correlation_id: 0,
@@ -268,182 +373,15 @@ fn empty_region(model: &TraceModel) -> LaunchRegion {
     }
 }
 
-/// One pass over the slices: counts and durations by class, the region's
-/// bounds and the correlation counts go into `region`; launches and device
-/// activities come back grouped by track.
-fn tally_slices<'m>(model: &'m TraceModel, region: &mut LaunchRegion) -> Tracks<'m> {
-    let mut tracks = Tracks {
-        by_thread: BTreeMap::new(),
-        by_stream: BTreeMap::new(),
-        kernel_totals: HashMap::new(),
-    };
-    let mut start: Option<i64> = None;
-    let mut end: Option<i64> = None;
-    for (i, s) in model.slices().iter().enumerate() {
-        if !count_slice(model, i, s, region, &mut tracks.kernel_totals) {
-            continue;
-        }
-        if s.dur_ns < 0 {
-            region.coverage.negative_duration_slices += 1;
-        }
-        start = Some(start.map_or(s.ts_ns, |v| v.min(s.ts_ns)));
-        end = Some(end.map_or(s.end_ns(), |v| v.max(s.end_ns())));
-        let text = |v: Option<IdValue>| v.map(|v| model.id_text(v));
-        if matches!(s.class, SliceClass::Launch(_)) {
-            let key = (
-                text(s.pid).unwrap_or_default(),
-                text(s.tid).unwrap_or_default(),
-            );
-            tracks.by_thread.entry(key).or_default().push(s);
-        } else {
-            let key = (
-                text(s.process),
-                text(s.pid).unwrap_or_default(),
-                text(s.device.or(s.pid)).unwrap_or_default(),
-                text(s.context),
-                text(s.stream.or(s.tid)).unwrap_or_default(),
-            );
-            tracks.by_stream.entry(key).or_default().push(s);
-        }
-    }
-    region.region_start_ns = start;
-    region.region_end_ns = end;
-    region.region_duration_ns = start.zip(end).map(|(s, e)| e.saturating_sub(s));
-    region.coverage.correlation_ids_present = region.coverage.kernels_with_correlation_id > 0;
-    region.coverage.host_to_device_correlation_proven = region.correlated_kernel_count > 0;
-    tracks
-}
-
-/// Adds slice `i` to the counts of its class; false when the class is
-/// neither a launch nor device activity (the slice is not part of a region).
-fn count_slice(
-    model: &TraceModel,
-    i: usize,
-    s: &Slice,
-    r: &mut LaunchRegion,
-    kernel_totals: &mut HashMap<NameId, (u64, i64)>,
-) -> bool {
-    // A negative duration (an event that ends before it starts) adds
-    // nothing to a total; it is counted in coverage instead.
-    let dur = s.counted_dur_ns();
-    match s.class {
-        SliceClass::Launch(LaunchKind::Direct) => {
-            r.direct_launch_count += 1;
-            r.direct_launch_duration_ns = r.direct_launch_duration_ns.saturating_add(dur);
-            true
-        }
-        SliceClass::Launch(LaunchKind::Graph) => {
-            r.graph_launch_count += 1;
-            r.graph_launch_duration_ns = r.graph_launch_duration_ns.saturating_add(dur);
-            true
-        }
-        SliceClass::Kernel => {
-            r.kernel_count += 1;
-            r.kernel_duration_ns = r.kernel_duration_ns.saturating_add(dur);
-            let t = kernel_totals.entry(s.name).or_default();
-            t.0 += 1;
-            t.1 = t.1.saturating_add(dur);
-            if s.correlation.is_some() {
-                r.coverage.kernels_with_correlation_id += 1;
-            }
-            match model.launch_proof(i) {
-                LaunchProof::Proven(_) => r.correlated_kernel_count += 1,
-                LaunchProof::Ambiguous(_) => r.coverage.ambiguous_correlation_kernel_count += 1,
-                LaunchProof::Unproven(Unproven::OwnerUnknown) => {
-                    r.coverage.owner_unknown_kernel_count += 1
-                }
-                LaunchProof::Unproven(_) => {}
-            }
-            true
-        }
-        SliceClass::Memcpy | SliceClass::Memset => {
-            r.memory_op_count += 1;
-            true
-        }
-        SliceClass::DeviceOther => true,
-        _ => false,
-    }
-}
-
-/// Positive gaps between one launch's end and the next one's start on one
-/// host thread.
-fn host_track_gaps((pid, tid): ThreadKey, mut launches: Vec<&Slice>) -> HostTrackGaps {
-    launches.sort_by_key(|s| (s.ts_ns, s.index));
-    let mut g = HostTrackGaps {
-        pid,
-        tid,
-        launches: launches.len() as u64,
-        gap_count: 0,
-        gap_total_ns: 0,
-        gap_max_ns: 0,
-    };
-    for pair in launches.windows(2) {
-        let gap = pair[1].ts_ns.saturating_sub(pair[0].end_ns());
-        if gap > 0 {
-            g.gap_count += 1;
-            g.gap_total_ns = g.gap_total_ns.saturating_add(gap);
-            g.gap_max_ns = g.gap_max_ns.max(gap);
-        }
-    }
-    g
-}
-
-/// Busy time (the union of the activities) and idle gaps of one device
-/// stream; overlapping activities are busy once.
-fn stream_idle(
-    (process, track, device, context, stream): StreamKey,
-    mut activities: Vec<&Slice>,
-) -> StreamIdle {
-    activities.sort_by_key(|s| (s.ts_ns, s.index));
-    let mut st = StreamIdle {
-        process,
-        track,
-        device,
-        context,
-        stream,
-        activities: activities.len() as u64,
-        busy_ns: 0,
-        idle_gap_count: 0,
-        idle_gap_total_ns: 0,
-        idle_gap_max_ns: 0,
-    };
-    let mut covered_until: Option<i64> = None;
-    for s in activities {
-        match covered_until {
-            Some(until) if s.ts_ns > until => {
-                let gap = s.ts_ns.saturating_sub(until);
-                st.idle_gap_count += 1;
-                st.idle_gap_total_ns = st.idle_gap_total_ns.saturating_add(gap);
-                st.idle_gap_max_ns = st.idle_gap_max_ns.max(gap);
-                st.busy_ns = st.busy_ns.saturating_add(s.counted_dur_ns());
-                covered_until = Some(s.end_ns());
-            }
-            Some(until) => {
-                st.busy_ns = st
-                    .busy_ns
-                    .saturating_add(s.end_ns().saturating_sub(until).max(0));
-                covered_until = Some(until.max(s.end_ns()));
-            }
-            None => {
-                st.busy_ns = st.busy_ns.saturating_add(s.counted_dur_ns());
-                covered_until = Some(s.end_ns());
-            }
-        }
-    }
-    st
-}
-
 /// The `top` kernel identities by total device time (identity breaks ties);
 /// names that canonicalize to one identity are added together.
-fn top_kernels(
-    model: &TraceModel,
-    kernel_totals: HashMap<NameId, (u64, i64)>,
+pub(super) fn top_kernels(
+    kernel_totals: HashMap<String, (u64, i64)>,
     top: usize,
 ) -> Vec<KernelTotal> {
-    let mut totals: BTreeMap<String, KernelTotal> = BTreeMap::new();
+    let mut totals: std::collections::BTreeMap<String, KernelTotal> = Default::default();
     for (name, (count, dur)) in kernel_totals {
-        let raw = model.name(name);
-        let canonical = opguard_kernel_name::canonicalize(raw);
+        let canonical = opguard_kernel_name::canonicalize(&name);
         let identity = canonical.qualified_identity();
         let t = totals
             .entry(identity.clone())
@@ -565,11 +503,59 @@ pub struct RegionAggregate {
     pub correlated_kernel_count: u64,
     /// Sum of each region's idle gaps (each within its clock domain).
     pub idle_gap_total_ns: i64,
+    /// Sum of each region's device busy time.
+    pub device_busy_ns: i64,
+    /// Sum of each region's device idle time.
+    pub device_idle_ns: i64,
+    /// Each region's communication, added up.
+    pub communication: Communication,
 }
 
+/// One artifact given twice to [`aggregate`]: its counts would be added
+/// twice, so nothing is added (code `artifact_reused`, as opguard-scaling
+/// names the same refusal).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ArtifactReused {
+    /// The artifact.
+    pub artifact: Sha256Digest,
+    /// The positions of the two regions that are it.
+    pub positions: (usize, usize),
+}
+
+impl ArtifactReused {
+    /// The stable code: `artifact_reused`.
+    pub fn code(&self) -> &'static str {
+        "artifact_reused"
+    }
+}
+
+impl fmt::Display for ArtifactReused {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "inputs {} and {} are one artifact ({}): its launches and kernels would be counted \
+             twice; give each capture once",
+            self.positions.0, self.positions.1, self.artifact
+        )
+    }
+}
+
+impl std::error::Error for ArtifactReused {}
+
 /// Adds counts and durations of `regions`; refuses absolute timestamps by
-/// having no field for them.
-pub fn aggregate(regions: &[LaunchRegion]) -> RegionAggregate {
+/// having no field for them, and one artifact given twice
+/// ([`ArtifactReused`]).
+pub fn aggregate(regions: &[LaunchRegion]) -> Result<RegionAggregate, ArtifactReused> {
+    let mut seen: HashMap<Sha256Digest, usize> = HashMap::new();
+    for (i, r) in regions.iter().enumerate() {
+        if let Some(&first) = seen.get(&r.artifact) {
+            return Err(ArtifactReused {
+                artifact: r.artifact,
+                positions: (first, i),
+            });
+        }
+        seen.insert(r.artifact, i);
+    }
     let mut a = RegionAggregate {
         provenance: Vec::new(),
         region_count: regions.len() as u64,
@@ -582,6 +568,9 @@ pub fn aggregate(regions: &[LaunchRegion]) -> RegionAggregate {
         kernel_duration_ns: 0,
         correlated_kernel_count: 0,
         idle_gap_total_ns: 0,
+        device_busy_ns: 0,
+        device_idle_ns: 0,
+        communication: Communication::default(),
     };
     for r in regions {
         a.provenance.extend(r.provenance.iter().cloned());
@@ -600,6 +589,15 @@ pub fn aggregate(regions: &[LaunchRegion]) -> RegionAggregate {
         a.kernel_duration_ns = a.kernel_duration_ns.saturating_add(r.kernel_duration_ns);
         a.correlated_kernel_count += r.correlated_kernel_count;
         a.idle_gap_total_ns = a.idle_gap_total_ns.saturating_add(r.idle_gap_total_ns);
+        a.device_busy_ns = a.device_busy_ns.saturating_add(r.device_busy_ns);
+        a.device_idle_ns = a.device_idle_ns.saturating_add(r.device_idle_ns);
+        let (c, rc) = (&mut a.communication, &r.communication);
+        c.kernel_count += rc.kernel_count;
+        c.busy_ns = c.busy_ns.saturating_add(rc.busy_ns);
+        c.overlapped_with_compute_ns = c
+            .overlapped_with_compute_ns
+            .saturating_add(rc.overlapped_with_compute_ns);
+        c.exposed_ns = c.exposed_ns.saturating_add(rc.exposed_ns);
     }
-    a
+    Ok(a)
 }
