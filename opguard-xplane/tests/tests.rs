@@ -1,0 +1,5 @@
+//! Integration tests, one binary.
+
+mod faults;
+mod real_data;
+mod support;
