@@ -1,5 +1,6 @@
 //! Integration tests, one binary.
 
 mod faults;
+mod producer;
 mod real_data;
 mod support;
