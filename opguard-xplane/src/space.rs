@@ -286,8 +286,11 @@ impl XSpaceFile {
                         );
                     };
                     event.clear();
+                    // From the slice, not a `Bytes` of it: a `Bytes` per event
+                    // is two atomic counts; an event's own `bytes` stats are
+                    // rare and small (copied).
                     event
-                        .merge(self.bytes.slice(range))
+                        .merge(&self.bytes[range])
                         .map_err(|e| leaf_error(e, field.key_at, || line.event_path(&plane, k)))?;
                     let view = EventView {
                         index,
@@ -472,7 +475,9 @@ pub struct Plane<'f> {
     lines: Vec<Range<usize>>,
     event_metadata: crate::FastMap<i64, XEventMetadata>,
     stat_metadata: crate::FastMap<i64, XStatMetadata>,
-    known: crate::FastMap<i64, KnownStat>,
+    /// Stat metadata ids of the stats opguard reads: a handful, scanned
+    /// (cheaper than hashing every stat of every event).
+    known: Vec<(i64, KnownStat)>,
 }
 
 impl<'f> Plane<'f> {
@@ -490,7 +495,7 @@ impl<'f> Plane<'f> {
             lines: Vec::new(),
             event_metadata: Default::default(),
             stat_metadata: Default::default(),
-            known: Default::default(),
+            known: Vec::new(),
         };
         let mut fields = Fields::new(input, range);
         while let Some(field) = fields.next_field().map_err(|f| wire_error(f, path))? {
@@ -536,7 +541,7 @@ impl<'f> Plane<'f> {
         plane.kind = PlaneKind::from_name(plane.name);
         for (id, meta) in &plane.stat_metadata {
             if let Some(known) = KnownStat::from_name(&meta.name) {
-                plane.known.insert(*id, known);
+                plane.known.push((*id, known));
             }
         }
         Ok(plane)
@@ -854,7 +859,7 @@ impl<'a> EventView<'a> {
             .into_iter()
             .flatten();
         own.chain(shared)
-            .find(|s| plane.known.get(&s.metadata_id) == Some(&which))
+            .find(|s| plane.known.contains(&(s.metadata_id, which)))
             .and_then(|s| plane.value(s))
     }
 
