@@ -292,12 +292,15 @@ impl XSpaceFile {
                     event
                         .merge(&self.bytes[range])
                         .map_err(|e| leaf_error(e, field.key_at, || line.event_path(&plane, k)))?;
+                    let metadata = plane.event_metadata.get(&event.metadata_id);
                     let view = EventView {
                         index,
                         ordinal: k,
                         plane: &plane,
                         line: &line,
                         event: &event,
+                        metadata,
+                        known: plane.locate_known(&event, metadata),
                         key_at: field.key_at,
                     };
                     visitor.event(&view)?;
@@ -475,9 +478,10 @@ pub struct Plane<'f> {
     lines: Vec<Range<usize>>,
     event_metadata: crate::FastMap<i64, XEventMetadata>,
     stat_metadata: crate::FastMap<i64, XStatMetadata>,
-    /// Stat metadata ids of the stats opguard reads: a handful, scanned
-    /// (cheaper than hashing every stat of every event).
+    /// Stat metadata ids of the stats opguard reads: a handful, scanned.
     known: Vec<(i64, KnownStat)>,
+    /// The same by id, for the small ids XLA numbers its stats with.
+    known_by_id: Vec<Option<KnownStat>>,
 }
 
 impl<'f> Plane<'f> {
@@ -496,6 +500,7 @@ impl<'f> Plane<'f> {
             event_metadata: Default::default(),
             stat_metadata: Default::default(),
             known: Vec::new(),
+            known_by_id: Vec::new(),
         };
         let mut fields = Fields::new(input, range);
         while let Some(field) = fields.next_field().map_err(|f| wire_error(f, path))? {
@@ -542,9 +547,41 @@ impl<'f> Plane<'f> {
         for (id, meta) in &plane.stat_metadata {
             if let Some(known) = KnownStat::from_name(&meta.name) {
                 plane.known.push((*id, known));
+                if let Ok(i) = usize::try_from(*id) {
+                    if i < DENSE_STAT_IDS {
+                        if plane.known_by_id.len() <= i {
+                            plane.known_by_id.resize(i + 1, None);
+                        }
+                        plane.known_by_id[i] = Some(known);
+                    }
+                }
             }
         }
         Ok(plane)
+    }
+
+    fn known_stat(&self, id: i64) -> Option<KnownStat> {
+        match usize::try_from(id) {
+            Ok(i) if i < DENSE_STAT_IDS => self.known_by_id.get(i).copied().flatten(),
+            _ => self.known.iter().find(|k| k.0 == id).map(|k| k.1),
+        }
+    }
+
+    /// Where the known stats of `event` are: its own first, then its
+    /// metadata's (one pass over both, so every lookup after is direct).
+    fn locate_known(&self, event: &XEvent, metadata: Option<&XEventMetadata>) -> KnownSlots {
+        let mut slots = [None; KnownStat::ALL.len()];
+        for (i, s) in event.stats.iter().enumerate() {
+            if let Some(k) = self.known_stat(s.metadata_id) {
+                slots[k as usize].get_or_insert(StatSlot::Own(i as u32));
+            }
+        }
+        for (i, s) in metadata.into_iter().flat_map(|m| &m.stats).enumerate() {
+            if let Some(k) = self.known_stat(s.metadata_id) {
+                slots[k as usize].get_or_insert(StatSlot::Shared(i as u32));
+            }
+        }
+        slots
     }
 
     /// How many lines the plane has.
@@ -596,6 +633,20 @@ impl<'f> Plane<'f> {
         })
     }
 }
+
+/// Stat metadata ids below this are looked up in a table.
+const DENSE_STAT_IDS: usize = 4096;
+
+/// Where a known stat of an event is.
+#[derive(Debug, Clone, Copy)]
+enum StatSlot {
+    /// `XEvent.stats[i]`.
+    Own(u32),
+    /// `XEventMetadata.stats[i]`.
+    Shared(u32),
+}
+
+type KnownSlots = [Option<StatSlot>; KnownStat::ALL.len()];
 
 /// Names of XLine's fields by number (`true`: length-delimited).
 fn xline_field(number: u32) -> Option<(&'static str, bool)> {
@@ -737,6 +788,8 @@ pub struct EventView<'a> {
     plane: &'a Plane<'a>,
     line: &'a Line<'a>,
     event: &'a XEvent,
+    metadata: Option<&'a XEventMetadata>,
+    known: KnownSlots,
     key_at: usize,
 }
 
@@ -774,7 +827,7 @@ impl<'a> EventView<'a> {
 
     /// Its metadata, when the plane has it.
     pub fn metadata(&self) -> Option<&'a XEventMetadata> {
-        self.plane.event_metadata.get(&self.event.metadata_id)
+        self.metadata
     }
 
     /// `XEventMetadata.name` (empty when the plane has no metadata for it).
@@ -851,16 +904,11 @@ impl<'a> EventView<'a> {
     /// A stat opguard reads, by kind: the event's own first, then its
     /// metadata's.
     pub fn stat(&self, which: KnownStat) -> Option<StatValue<'a>> {
-        let plane = self.plane;
-        let own = self.event.stats.iter();
-        let shared = self
-            .metadata()
-            .map(|m| m.stats.iter())
-            .into_iter()
-            .flatten();
-        own.chain(shared)
-            .find(|s| plane.known.contains(&(s.metadata_id, which)))
-            .and_then(|s| plane.value(s))
+        let stat = match self.known[which as usize]? {
+            StatSlot::Own(i) => self.event.stats.get(i as usize)?,
+            StatSlot::Shared(i) => self.metadata?.stats.get(i as usize)?,
+        };
+        self.plane.value(stat)
     }
 
     /// A text stat's value: `str_value`, a resolved `ref_value`, or a
