@@ -33,7 +33,9 @@ holds on a shared, loaded machine); peak RSS the whole process's
 * ``xprof``           TraceLens's loader for ``.xplane.pb``
   (``TraceLens.util.DataLoader``): xprof's C++ converter
   ``xspace_to_tool_data([path], "trace_viewer@^", {})`` to TensorBoard JSON,
-  then ``orjson.loads``. It reports events, not the join.
+  then ``orjson.loads``. It reports events, not the join. xprof writes cache
+  files (``*.SSTABLE``) beside its input, so it reads a copy in a temporary
+  folder (made before its timer starts, removed after), never the original.
 
 Every reader that reports them must agree on the counters: events, events
 per plane, summed picosecond durations per plane, host calls with a
@@ -49,9 +51,11 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -204,11 +208,19 @@ def main():
         results = {r: [] for r in readers}
         for _ in range(args.repeat):
             for r in readers:  # interleaved, so drift spreads over all readers
+                scratch = tempfile.mkdtemp(prefix="xspace-readers-") if r == "xprof" else None
                 try:
-                    results[r].append(run(command(r, path, args.python)))
+                    target = path
+                    if scratch:
+                        target = os.path.join(scratch, os.path.basename(path))
+                        shutil.copyfile(path, target)
+                    results[r].append(run(command(r, target, args.python)))
                 except Exception as e:  # noqa: BLE001 (reported, not raised)
                     print(f"{r} on {path}: {e}", file=sys.stderr)
                     status = 2
+                finally:
+                    if scratch:
+                        shutil.rmtree(scratch, ignore_errors=True)
         print(f"\n{path}: {size:,} bytes, median of {args.repeat}")
         print(f"{'reader':16} {'seconds':>9} {'process s':>9} {'CPU s':>8} {'peak RSS MB':>12} {'RSS/file':>9}  ratios to opguard (seconds, CPU)")
         base = None
