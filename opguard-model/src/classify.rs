@@ -8,7 +8,7 @@
 //! | Kineto (MTIA) | `mtia_ccp_events`: `dma_request` → [`SliceClass::Memcpy`] (a DMA transfer, `args.direction` host↔device), every other name → [`SliceClass::Kernel`] (the command processor's compute jobs, each carrying the `correlation` of its `mtia_runtime` call) | an `mtia_runtime` call a kernel correlates with (`runFunction - job_prep_and_submit_for_execution`) | `args.correlation` |
 //! | Nsight Systems | kernel, memcpy, memset tables | runtime/driver API rows named by [`launch_kind`] or correlated | `correlationId` per process |
 //! | rocprofv3 | kernel dispatches, memory copies | HIP API calls named by [`launch_kind`] or correlated | correlation id per process |
-//! | XLA XSpace | events on `/device:GPU:N` stream lines | host launch events named by [`launch_kind`] or correlated | `correlation_id` stat |
+//! | XLA XSpace | events on `/device:GPU:N` `Stream #S` lines: with `memcpy_details` → [`SliceClass::Memcpy`], `memset_details` → [`SliceClass::Memset`], else [`SliceClass::Kernel`] | `/host:CPU` events carrying `correlation_id`, through [`runtime_call`] (TensorFlow names a launch after its kernel: it becomes a launch when the kernel correlates) | `correlation_id` stat |
 //!
 //! Communication: a kernel is a collective when [`is_collective`] says so
 //! by its name's function (NCCL, RCCL, MSCCL, and the custom all-reduce

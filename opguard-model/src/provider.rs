@@ -26,7 +26,7 @@
 //! | `kineto_cuda`, `kineto_rocm`, `kineto_other` | Chrome JSON (PyTorch profiler) | (artifact, process, `args.correlation`) | the artifact's one launching process (the `pid` of its runtime calls); in a file whose runtime calls come from several processes (a merge of ranks), the process whose launch rows carry the row's id when no id is carried by two processes' launch rows (a merge that prefixes ids per rank), else none: the ranks numbered ids independently | no established owner: present, not proven; several launch rows of the process with the id: ambiguous. `args["External id"]` joins host and device inside (artifact, process, External id); `ac2g` flows (artifact, flow id) are a cross-check only |
 //! | `nsight_systems` | Nsight Systems SQLite export | (artifact, `globalPid >> 24`, `correlationId`) | the kernel row's own `globalPid >> 24`; the launch's `globalTid >> 24` | older exports (schema 2.x) write two runtime rows for one launch with one id: counted once |
 //! | `rocprofv3` | rocprofv3 CSV, JSON, rocpd | (artifact, process id, correlation id; JSON `correlation_id.internal`) | the dispatch row's own process id | a capture without API records: kernels present, no launch proven |
-//! | `xla` | XSpace protobuf | (artifact, host process, `correlation_id` stat) | the XSpace's host (one process per XSpace file) | device events without the stat: present, not proven |
+//! | `xla` | XSpace protobuf (`*.xplane.pb`: JAX, TensorFlow) | (artifact, host process, `correlation_id` stat, the event's own or its metadata's) | the file's one `/host:CPU` plane (an XSpace is one host's profile): its `process_id` stat when written (JAX 0.10), else the plane; device events of `/device:GPU:N` stream lines are that process's. Verified on JAX 0.8 ROCm (8 MI300 GPUs: every kernel joined to one `hipModuleLaunchKernel`, `hipExtModuleLaunchKernel` or `hipMemcpyDtoDAsync` call), TensorFlow 2 CUDA (host launch events named after the kernel they launch, joined by id alone) and JAX 0.10 CPU (no device events) | a device event without the stat: present, not proven; a file with several `/host:CPU` planes (a merge): the model's rule for several launching processes (an id carried by two processes' calls: no owner). A host call's `device_id` stat is not the GPU's number (ROCm writes ids such as 47645) and is no part of the key |
 //! | `perfetto_json`, `opguard_export`, `viztracer`, `jax`, `chrome`, `unknown` | Chrome JSON | none | — | ids they carry are reported as present; nothing is claimed |
 //!
 //! Each artifact is its own clock domain: no subtraction, gap or region ever
@@ -157,6 +157,15 @@ impl Provider {
             self,
             Provider::KinetoCuda | Provider::KinetoRocm | Provider::KinetoOther
         )
+    }
+
+    /// Whether XLA's profiler wrote the capture: JAX's JSON ([`Provider::Jax`])
+    /// or the XSpace it is converted from ([`Provider::Xla`]). Both name
+    /// host events the same way (`end: X` markers, `$file.py:line` Python
+    /// frames, `PjitFunction(...)`), so a host slice is the same kind of
+    /// work in either file.
+    pub fn is_xla_profiler(self) -> bool {
+        matches!(self, Provider::Jax | Provider::Xla)
     }
 
     /// The qualified correlation namespace the provider defines (the table

@@ -64,12 +64,15 @@ mod space;
 mod kinds;
 // Counts per plane, with what is not modeled named.
 mod info;
+// Reader: the file into opguard-model's provider-neutral model.
+mod model;
 // The crate's one error type and its codes.
 mod error;
 
 pub use error::{Error, ErrorKind, Limit, ERROR_CODES};
 pub use info::{PlaneInfo, XSpaceInfo};
 pub use kinds::{Activity, KnownStat, LineKind, PlaneKind};
+pub use model::{model_of, read_model, read_model_reusing};
 pub use probe::{probe, PROBE_BYTES};
 pub use space::{
     EventView, Line, Plane, ReadOptions, StatValue, Visitor, XSpaceFile, DEFAULT_MAX_DECODED_BYTES,

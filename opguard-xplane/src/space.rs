@@ -252,7 +252,16 @@ impl XSpaceFile {
     /// located (not decoded).
     pub fn plane(&self, index: usize) -> Result<Plane<'_>, Error> {
         let range = self.planes.get(index).cloned().unwrap_or(0..0);
-        Plane::decode(self, index, range).map_err(|e| self.located(e))
+        Plane::decode(self, index, range, Parts::Whole).map_err(|e| self.located(e))
+    }
+
+    /// Plane `index`'s name, kind and stats (with the stat metadata that
+    /// names them), without its lines or event metadata: what a reader
+    /// needs to know of every plane before it walks the first one (which
+    /// plane is the host's, and its process).
+    pub fn plane_header(&self, index: usize) -> Result<Plane<'_>, Error> {
+        let range = self.planes.get(index).cloned().unwrap_or(0..0);
+        Plane::decode(self, index, range, Parts::Header).map_err(|e| self.located(e))
     }
 
     /// Walks every plane, line and event in file order. Events are numbered
@@ -266,7 +275,7 @@ impl XSpaceFile {
         let mut index = 0u64;
         let mut event = XEvent::default();
         for p in 0..self.planes.len() {
-            let plane = Plane::decode(self, p, self.planes[p].clone())?;
+            let plane = Plane::decode(self, p, self.planes[p].clone(), Parts::Whole)?;
             visitor.plane(&plane)?;
             for l in 0..plane.lines.len() {
                 let line = plane.line(l)?;
@@ -460,6 +469,15 @@ const XPLANE_FIELDS: [Option<(&str, bool)>; 7] = [
     Some(("XPlane.stats", true)),
 ];
 
+/// What [`Plane::decode`] decodes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Parts {
+    /// Everything: lines located, both metadata maps decoded.
+    Whole,
+    /// Name, id, stats and stat metadata only.
+    Header,
+}
+
 /// One plane: header, stats and metadata decoded; lines located.
 pub struct Plane<'f> {
     space: &'f XSpaceFile,
@@ -485,7 +503,12 @@ pub struct Plane<'f> {
 }
 
 impl<'f> Plane<'f> {
-    fn decode(space: &'f XSpaceFile, index: usize, range: Range<usize>) -> Result<Self, Error> {
+    fn decode(
+        space: &'f XSpaceFile,
+        index: usize,
+        range: Range<usize>,
+        parts: Parts,
+    ) -> Result<Self, Error> {
         let input = &space.bytes[..];
         let path = || format!("planes[{index}]");
         let mut plane = Plane {
@@ -517,6 +540,9 @@ impl<'f> Plane<'f> {
                 (Value::Len(r), true) => r.clone(),
                 _ => return Err(wrong_wire_type(name, &field).in_message(path())),
             };
+            if parts == Parts::Header && matches!(field.number, 3 | 4) {
+                continue;
+            }
             let slice = || space.bytes.slice(range.clone());
             let leaf = |e| leaf_error(e, field.key_at, path);
             match field.number {

@@ -10,34 +10,10 @@ use opguard_xplane::{
 };
 use prost::Message;
 
-use crate::support::shared_profile;
+use crate::support::{shared_profile, top_level_fields};
 
 fn read(bytes: Vec<u8>) -> Result<XSpaceInfo, Error> {
     XSpaceFile::from_vec(bytes, &ReadOptions::default()).and_then(|s| XSpaceInfo::of(&s))
-}
-
-/// Where each plane's field starts and ends, from the reader's own walk
-/// of the referee-checked file.
-fn top_level_fields(bytes: &[u8]) -> Vec<(usize, usize)> {
-    let mut out = Vec::new();
-    let mut pos = 0;
-    while pos < bytes.len() {
-        let start = pos;
-        pos += 1; // every XSpace key is one byte
-        let (mut len, mut shift) = (0usize, 0);
-        loop {
-            let b = bytes[pos];
-            pos += 1;
-            len |= ((b & 0x7f) as usize) << shift;
-            shift += 7;
-            if b < 0x80 {
-                break;
-            }
-        }
-        pos += len;
-        out.push((start, pos));
-    }
-    out
 }
 
 /// A cut anywhere inside a plane is refused as truncated, at the byte

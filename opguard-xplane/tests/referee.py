@@ -10,7 +10,8 @@ fields, the two map fields as entry messages. Times stay Python integers
 (picoseconds), so nothing rounds.
 
 Output:
-  planes: [{name, lines: [{name, id, timestamp_ns, events, dur_ps}], events}]
+  planes: [{name, lines: [{name, id, timestamp_ns, events, dur_ps}], events,
+           stats: {name: int or str}}]
   events: [[index, plane, line, name, ts_ps, dur_ps, correlation_id, ts_ns, dur_ns]]
           (nanoseconds rounded half to even)
   launches: host events with a correlation_id
@@ -76,9 +77,11 @@ def stat(buf):
 
 
 def plane(buf):
-    p = {"name": "", "lines": [], "event_metadata": {}, "stat_metadata": {}}
+    p = {"name": "", "lines": [], "event_metadata": {}, "stat_metadata": {}, "stats": []}
     for n, w, v in fields(buf):
-        if n == 2:
+        if n == 6:
+            p["stats"].append(stat(v))
+        elif n == 2:
             p["name"] = v.decode()
         elif n == 3:
             p["lines"].append(v)
@@ -112,7 +115,10 @@ def main():
             continue
         p = plane(v)
         stat_names = {k: m["name"] for k, m in p["stat_metadata"].items()}
-        summary = {"name": p["name"], "lines": [], "events": 0}
+        summary = {"name": p["name"], "lines": [], "events": 0, "stats": {}}
+        for s in p["stats"]:
+            if s["value"] and s["value"][0] in ("int", "str"):
+                summary["stats"][stat_names.get(s["metadata_id"], "")] = s["value"][1]
         for line_bytes in p["lines"]:
             line = {"name": "", "id": 0, "timestamp_ns": 0, "events": 0, "dur_ps": 0}
             events = []

@@ -68,3 +68,27 @@ pub fn rows(path: &Path) -> Vec<Row> {
     space.visit(&mut rows).unwrap();
     rows.0
 }
+
+/// Where each top-level field of an XSpace starts and ends (its key
+/// included): every XSpace key is one byte, every field length-delimited.
+pub fn top_level_fields(bytes: &[u8]) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut pos = 0;
+    while pos < bytes.len() {
+        let start = pos;
+        pos += 1; // every XSpace key is one byte
+        let (mut len, mut shift) = (0usize, 0);
+        loop {
+            let b = bytes[pos];
+            pos += 1;
+            len |= ((b & 0x7f) as usize) << shift;
+            shift += 7;
+            if b < 0x80 {
+                break;
+            }
+        }
+        pos += len;
+        out.push((start, pos));
+    }
+    out
+}
