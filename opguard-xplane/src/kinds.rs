@@ -2,7 +2,32 @@
 //! conventions of XLA's profilers (CUPTI and ROCm collectors, the host
 //! tracer, JAX's Python tracer), named once.
 
-use crate::space::EventView;
+use crate::space::{EventView, Plane, StatValue};
+
+/// The producer a plane states: `jax <version>` from the `jax_version`
+/// stat JAX 0.10 writes on `/host:metadata`.
+pub(crate) fn producer(plane: &Plane<'_>) -> Option<String> {
+    if plane.kind != PlaneKind::HostMetadata {
+        return None;
+    }
+    match plane.stat("jax_version") {
+        Some(StatValue::Str(version)) => Some(format!("jax {version}")),
+        _ => None,
+    }
+}
+
+/// Serialized as their stable names (`as_str`).
+macro_rules! serialize_as_str {
+    ($($ty:ty),*) => {$(
+        impl serde::Serialize for $ty {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_str(self.as_str())
+            }
+        }
+    )*};
+}
+
+serialize_as_str!(PlaneKind, LineKind, Activity);
 
 /// What a plane is, from its name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -85,6 +110,16 @@ impl LineKind {
             PlaneKind::Gpu { .. } if name.starts_with("Stream #") => LineKind::GpuStream,
             PlaneKind::Gpu { .. } => LineKind::GpuDerived,
             _ => LineKind::NotModeled,
+        }
+    }
+
+    /// A stable name for output.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LineKind::HostThread => "host_thread",
+            LineKind::GpuStream => "gpu_stream",
+            LineKind::GpuDerived => "gpu_derived",
+            LineKind::NotModeled => "not_modeled",
         }
     }
 

@@ -70,10 +70,10 @@ mod model;
 mod error;
 
 pub use error::{Error, ErrorKind, Limit, ERROR_CODES};
-pub use info::{PlaneInfo, XSpaceInfo};
+pub use info::{LineInfo, PlaneInfo, TimeSpan, XSpaceInfo};
 pub use kinds::{Activity, KnownStat, LineKind, PlaneKind};
 pub use model::{model_of, read_model, read_model_reusing};
-pub use probe::{probe, PROBE_BYTES};
+pub use probe::{probe, starts_like_xspace, PROBE_BYTES};
 pub use space::{
     EventView, Line, Plane, ReadOptions, StatValue, Visitor, XSpaceFile, DEFAULT_MAX_DECODED_BYTES,
     DEFAULT_MAX_ENCODED_BYTES,

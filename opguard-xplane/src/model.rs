@@ -138,9 +138,7 @@ impl Header {
                     host_planes.push((i, process));
                 }
                 PlaneKind::HostMetadata => {
-                    if let Some(StatValue::Str(v)) = plane.stat("jax_version") {
-                        header.producer = Some(format!("jax {v}"));
-                    }
+                    header.producer = crate::kinds::producer(&plane);
                     header.host_metadata = plane_stats_json(&plane);
                 }
                 _ => {}

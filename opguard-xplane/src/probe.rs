@@ -28,6 +28,9 @@ pub const PROBE_BYTES: usize = 4096;
 /// assert!(probe(b"\x0a\x05\x0a\x03jit", 7).is_err());
 /// ```
 pub fn probe(prefix: &[u8], file_len: u64) -> Result<(), String> {
+    if is_text(prefix) {
+        return Err("the first bytes are text, not protobuf".into());
+    }
     let mut fields = Fields::new(prefix, 0..prefix.len());
     let first = match fields.next_field() {
         Ok(Some(f)) => f,
@@ -50,6 +53,42 @@ pub fn probe(prefix: &[u8], file_len: u64) -> Result<(), String> {
             "its first field is number {n}, which XSpace does not have"
         )),
     }
+}
+
+/// Whether `prefix` is binary and starts with the key of an XSpace field:
+/// what a door hands to this crate's reader even when [`probe`] refuses
+/// it, so that a protobuf of another type, or an XSpace whose first plane
+/// is corrupt, is refused in the XSpace reader's words (`not_xspace`,
+/// `protobuf_corrupt`, with the byte) rather than as text that is not JSON.
+///
+/// ```
+/// use opguard_xplane::{probe, starts_like_xspace};
+///
+/// let hlo_module = b"\x0a\x05\x0a\x03jit";
+/// assert!(probe(hlo_module, 7).is_err());
+/// assert!(starts_like_xspace(hlo_module));
+/// assert!(!starts_like_xspace(b"\n{\"traceEvents\":[]}"));
+/// ```
+pub fn starts_like_xspace(prefix: &[u8]) -> bool {
+    crate::space::starts_with_xspace_key(prefix) && !is_text(prefix)
+}
+
+/// How many leading bytes [`is_text`] looks at: an XSpace shows a key
+/// below 0x20 within its first dozen bytes.
+const TEXT_WINDOW: usize = 64;
+
+/// Whether the first bytes hold no control byte but tab, newline and
+/// carriage return: text. JSON that starts with a newline (`0x0a`, the key
+/// of `XSpace.planes`) must not read as a plane: an XSpace's first plane
+/// shows a key below 0x20 (XPlane's `id`, `name` and `lines`, or a
+/// metadata entry's or stat's `0x08`) right after its length, and every
+/// other first field of XSpace has a key below 0x20 itself or a length
+/// that is one.
+fn is_text(prefix: &[u8]) -> bool {
+    prefix
+        .iter()
+        .take(TEXT_WINDOW)
+        .all(|&b| b >= 0x20 || matches!(b, b'\t' | b'\n' | b'\r'))
 }
 
 /// The first field runs past the prefix: its key and length must still be
@@ -145,6 +184,8 @@ mod tests {
             b"SQLite format 3\0",
             b"Kind,Agent_Id,Queue_Id\n",
             b"[{\"ph\":\"X\"}]",
+            b"\n{\"traceEvents\":[{\"ph\":\"X\",\"name\":\"a plane of 123 bytes?\"}]}\n",
+            b"\n\n\"hostnames\"",
             b"",
         ] {
             assert!(probe(text, text.len() as u64).is_err(), "{text:?}");

@@ -387,7 +387,7 @@ const XSPACE_FIELDS: [Option<&str>; 5] = [
 
 /// Whether the first bytes are the key of an XSpace field: 1 to 4,
 /// length-delimited (the one wire type XSpace's fields have).
-fn starts_with_xspace_key(input: &[u8]) -> bool {
+pub(crate) fn starts_with_xspace_key(input: &[u8]) -> bool {
     matches!(input.first(), Some(0x0a | 0x12 | 0x1a | 0x22))
 }
 

@@ -43,7 +43,7 @@ fn planes_lines_and_durations_agree_with_the_referee() {
         assert_eq!(g.name, w["name"].as_str().unwrap());
         assert_eq!(g.events, w["events"].as_u64().unwrap(), "{}", g.name);
         let lines = w["lines"].as_array().unwrap();
-        assert_eq!(g.lines, lines.len() as u64);
+        assert_eq!(g.lines.len(), lines.len());
         let plane = space.plane(p).unwrap();
         let mut dur: i128 = 0;
         for (l, wl) in lines.iter().enumerate() {
@@ -67,6 +67,16 @@ fn planes_lines_and_durations_agree_with_the_referee() {
     assert_eq!(info.count(Activity::Kernel), 235);
     assert_eq!(info.count(Activity::RuntimeCall), 234);
     assert_eq!(info.count(Activity::NotModeled), 0);
+    assert_eq!(info.events_not_modeled, 0);
+    // The span of every event, in rounded nanoseconds as the referee
+    // rounds them.
+    let events = want["events"].as_array().unwrap();
+    let ns = |e: &serde_json::Value, i: usize| e[i].as_i64().unwrap();
+    let start = events.iter().map(|e| ns(e, 7)).min().unwrap();
+    let end = events.iter().map(|e| ns(e, 7) + ns(e, 8)).max().unwrap();
+    let span = info.time_span.unwrap();
+    assert_eq!((span.start_ns, span.end_ns), (start, end));
+    assert_eq!(span.timed_events, events.len() as u64);
 }
 
 /// Every device event carries a correlation id that exactly one host
