@@ -34,6 +34,15 @@ impl ReadOptions {
         self.reader = reader;
         self
     }
+    /// The XSpace reader's options: the same limits (an XSpace is not
+    /// compressed: its size is held against both; stats it inflates count
+    /// against the decoded limit).
+    #[cfg(feature = "xplane")]
+    pub(crate) fn xplane(&self) -> opguard_xplane::ReadOptions {
+        opguard_xplane::ReadOptions::default()
+            .max_encoded_bytes(self.reader.max_encoded_bytes)
+            .max_decoded_bytes(self.reader.max_decoded_bytes)
+    }
 }
 
 /// Reads the capture at `path`, whatever its format, into a model.
@@ -79,8 +88,8 @@ pub fn read_reusing(
     if spec.source.is_none() {
         spec.source = Some(path.display().to_string());
     }
-    match detect(path)? {
-        Detected::ChromeJson => opguard_trace::read_model_reusing(
+    let json = |spec, progress: Progress<'_>, storage| {
+        opguard_trace::read_model_reusing(
             path,
             spec,
             &options.model,
@@ -88,14 +97,39 @@ pub fn read_reusing(
             progress,
             storage,
         )
-        .map_err(|e| Error::from(e).in_file(path)),
+        .map_err(|e| Error::from(e).in_file(path))
+    };
+    match detect(path)? {
+        Detected::ChromeJson => json(spec, progress, storage),
+        #[cfg(feature = "xplane")]
+        Detected::Xspace => {
+            let model = opguard_xplane::read_model_reusing(
+                path,
+                spec,
+                &options.model,
+                &options.xplane(),
+                storage,
+            )
+            .map_err(|e| Error::from(e).in_file(path))?;
+            let summary = model.summary();
+            progress(summary.encoded_bytes, summary.decoded_bytes);
+            Ok(model)
+        }
+        // Not detected without the feature.
+        #[cfg(not(feature = "xplane"))]
+        Detected::Xspace => json(spec, progress, storage),
         Detected::NsightReport => Err(Error::new(ErrorKind::NsightReport).in_file(path)),
-        Detected::Sqlite => Err(Error::new(ErrorKind::UnsupportedDatabase {
-            detail: "an SQLite database: this build reads no SQLite capture (Nsight Systems \
-                     exports and rocpd databases are read by builds with the `nsys` and \
-                     `rocprof` features)"
-                .into(),
-        })
-        .in_file(path)),
+        Detected::Sqlite => Err(unsupported_database(path)),
     }
+}
+
+/// An SQLite database no reader of this build claims.
+pub(crate) fn unsupported_database(path: &Path) -> Error {
+    Error::new(ErrorKind::UnsupportedDatabase {
+        detail: "an SQLite database: this build reads no SQLite capture (Nsight Systems \
+                 exports and rocpd databases are read by builds with the `nsys` and \
+                 `rocprof` features)"
+            .into(),
+    })
+    .in_file(path)
 }
