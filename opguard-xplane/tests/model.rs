@@ -96,6 +96,13 @@ fn launches_are_proven_where_the_referee_joins_them() {
         assert_eq!(region.correlated_kernel_count, proven as u64);
         assert_eq!(region.direct_launch_count, launches as u64);
         assert_eq!((region.kernel_count, launches), (235, 234));
+        let coverage = &region.coverage;
+        assert!(coverage.correlation_ids_present && coverage.host_to_device_correlation_proven);
+        assert_eq!(
+            coverage.namespace,
+            "xla:(artifact, host process, correlation_id)"
+        );
+        assert_eq!(coverage.disagreement, None);
         let kernel_ns: i64 = device.iter().map(|d| int(&d[8])).sum();
         assert_eq!(region.kernel_duration_ns, kernel_ns);
     }
