@@ -63,8 +63,10 @@ pub fn detect(path: impl AsRef<Path>) -> Result<Detected, Error> {
 /// What the capture at `path` is when its content says so, `None` when
 /// nothing recognises it: where [`detect`] hands anything to the Chrome
 /// JSON reader, this counts as JSON only what starts like JSON (`{` or `[`
-/// after whitespace) or is gzip. For picking captures out of a directory
-/// that holds other files too (a run's logs, its program).
+/// after whitespace) or is gzip, and as an XSpace only what its probe
+/// accepts (a protobuf of another type is not one). For picking captures
+/// out of a directory that holds other files too (a run's logs, its
+/// program).
 ///
 /// ```
 /// use opguard_formats::{recognize, Detected};
@@ -83,7 +85,9 @@ pub fn recognize(path: impl AsRef<Path>) -> Result<Option<Detected>, Error> {
     let (prefix, len) = read_prefix(path)?;
     Ok(match detect_prefix(&prefix, len) {
         Detected::ChromeJson => starts_like_json(&prefix).then_some(Detected::ChromeJson),
-        Detected::Xspace => is_xspace(&prefix, len).then_some(Detected::Xspace),
+        // Whatever the file's length: a cut XSpace (its first plane longer
+        // than the file) is a capture whose reader says where it was cut.
+        Detected::Xspace => is_xspace(&prefix, u64::MAX).then_some(Detected::Xspace),
         other => Some(other),
     })
 }

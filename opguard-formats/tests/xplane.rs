@@ -78,6 +78,7 @@ fn cut_and_foreign_protobufs_keep_the_xspace_readers_code() {
     let cut = dir.path().join("cut.xplane.pb");
     std::fs::write(&cut, &bytes[..bytes.len() / 2]).unwrap();
     assert_eq!(detect(&cut).unwrap(), Detected::Xspace);
+    assert_eq!(recognize(&cut).unwrap(), Some(Detected::Xspace));
     let err = read(&cut, ArtifactSpec::new(), &ReadOptions::default()).unwrap_err();
     assert_eq!(err.code(), "protobuf_truncated");
     assert!(matches!(err.kind(), ErrorKind::Xplane(_)), "{err:?}");
