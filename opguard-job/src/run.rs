@@ -73,31 +73,65 @@ pub fn run_job(
 }
 
 /// What the arguments of a job name: its ranks, and the files its
-/// directories hold that are not traces.
+/// directories hold that are not read as ranks.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct JobInputs {
-    /// One trace per rank: every argument that is not a directory, and the
-    /// trace files directly inside each directory (by name: `*.json` and
-    /// `*.json.gz`, as Kineto, Perfetto, viztracer and JAX write them),
-    /// sorted by name.
+    /// One capture per rank: every argument that is not a directory, and
+    /// the captures directly inside each directory, recognised by content
+    /// (`opguard_formats::recognize`: Chrome JSON plain or gzip, XSpace,
+    /// ...), sorted by name.
     pub ranks: Vec<PathBuf>,
-    /// The other regular files directly inside the directories (a run's
-    /// logs, JAX's `.xplane.pb`, ...), which the job does not read. Hidden
-    /// files are neither.
-    pub skipped: Vec<PathBuf>,
+    /// The other regular files directly inside the directories, with why
+    /// each is not read. Hidden files are neither.
+    pub skipped: Vec<SkippedFile>,
 }
 
-/// Whether a file in a job's directory is a trace, by its name.
-fn is_trace_name(path: &Path) -> bool {
-    let name = path.file_name().unwrap_or_default().to_string_lossy();
-    name.ends_with(".json") || name.ends_with(".json.gz")
+/// A file of a job's directory that is not read as a rank.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct SkippedFile {
+    /// The file.
+    pub path: PathBuf,
+    /// Why it is not a rank.
+    pub reason: SkipReason,
+}
+
+/// Why a file of a job's directory is not a rank.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SkipReason {
+    /// Its content is no capture opguard reads (a log, a program, ...).
+    NotACapture,
+    /// A JSON view JAX wrote of the run whose XSpace is beside it
+    /// (`<host>.trace.json.gz` of `<host>.xplane.pb`, and the run's
+    /// `perfetto_trace.json.gz`): read as a rank too, the run would count
+    /// twice; the XSpace holds more (launch correlation).
+    ViewOfXspace(PathBuf),
+}
+
+impl SkipReason {
+    /// What to tell the user.
+    pub fn describe(&self) -> String {
+        match self {
+            SkipReason::NotACapture => "not a capture opguard reads (Chrome JSON, plain or gzip, \
+                 or an XSpace .xplane.pb, by content), so not read as a rank; name it on the \
+                 command line to read it"
+                .to_owned(),
+            SkipReason::ViewOfXspace(xspace) => format!(
+                "a JSON view JAX wrote of the run whose XSpace {} is beside it: the XSpace is \
+                 read as the rank (it holds more: launch correlation), not both",
+                xspace.display()
+            ),
+        }
+    }
 }
 
 /// The ranks a job's arguments name ([`JobInputs`]). An argument that is
 /// not a directory is a rank even when it cannot be opened (its summary then
-/// carries the read error) or is not named like a trace: naming a file is
-/// asking for it. A directory that cannot be listed is an error.
+/// carries the read error) or is not a capture: naming a file is asking for
+/// it. A file of a directory that cannot be opened is a rank too, so its
+/// error is reported. A directory that cannot be listed is an error.
 pub fn job_inputs(args: &[PathBuf]) -> Result<JobInputs, Error> {
     let mut out = JobInputs::default();
     for arg in args {
@@ -115,12 +149,59 @@ pub fn job_inputs(args: &[PathBuf]) -> Result<JobInputs, Error> {
             }
         }
         files.sort();
-        let (traces, others): (Vec<PathBuf>, Vec<PathBuf>) =
-            files.into_iter().partition(|p| is_trace_name(p));
-        out.ranks.extend(traces);
-        out.skipped.extend(others);
+        let mut captures = Vec::new();
+        for path in files {
+            match opguard_formats::recognize(&path) {
+                Ok(None) => out.skipped.push(SkippedFile {
+                    path,
+                    reason: SkipReason::NotACapture,
+                }),
+                Ok(Some(format)) => captures.push((path, Some(format))),
+                Err(_) => captures.push((path, None)),
+            }
+        }
+        for (path, format) in &captures {
+            match xspace_viewed(path, *format, &captures) {
+                Some(xspace) => out.skipped.push(SkippedFile {
+                    path: path.clone(),
+                    reason: SkipReason::ViewOfXspace(xspace),
+                }),
+                None => out.ranks.push(path.clone()),
+            }
+        }
     }
     Ok(out)
+}
+
+/// The XSpace a JSON capture of a directory is JAX's view of, if any:
+/// `<host>.xplane.pb` for `<host>.trace.json.gz` (or `.trace.json`), and the
+/// directory's only XSpace for `perfetto_trace.json.gz` (JAX writes one run
+/// per directory).
+fn xspace_viewed(
+    path: &Path,
+    format: Option<opguard_formats::Detected>,
+    captures: &[(PathBuf, Option<opguard_formats::Detected>)],
+) -> Option<PathBuf> {
+    if format != Some(opguard_formats::Detected::ChromeJson) {
+        return None;
+    }
+    let xspaces: Vec<&PathBuf> = captures
+        .iter()
+        .filter(|(_, f)| *f == Some(opguard_formats::Detected::Xspace))
+        .map(|(p, _)| p)
+        .collect();
+    let name = path.file_name()?.to_string_lossy();
+    if name == "perfetto_trace.json.gz" || name == "perfetto_trace.json" {
+        return match xspaces.as_slice() {
+            [only] => Some((*only).clone()),
+            _ => None,
+        };
+    }
+    let host = name
+        .strip_suffix(".trace.json.gz")
+        .or_else(|| name.strip_suffix(".trace.json"))?;
+    let sibling = path.with_file_name(format!("{host}.xplane.pb"));
+    xspaces.into_iter().find(|p| **p == sibling).cloned()
 }
 
 fn is_file(path: &Path) -> bool {

@@ -320,6 +320,14 @@ pub fn unreadable(file: String, error: &opguard_formats::Error) -> RankSummary {
             encoded_offset: json.encoded_offset(),
             json_path: json.path().map(str::to_owned),
         },
+        opguard_formats::ErrorKind::Xplane(x) => RankError {
+            code: format!("trace.{}", x.code()),
+            message: x.message(),
+            offset: x.offset(),
+            event_index: None,
+            encoded_offset: None,
+            json_path: x.message_path().map(str::to_owned),
+        },
         _ => RankError {
             code: format!("trace.{}", error.code()),
             message: error.message(),

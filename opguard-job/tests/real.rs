@@ -3,7 +3,8 @@
 use std::path::PathBuf;
 
 use opguard_job::{
-    job_from_json, job_from_path, job_inputs, run_job, summarize, FrameBasis, Job, SummaryOptions,
+    job_from_json, job_from_path, job_inputs, run_job, summarize, FrameBasis, Job, SkipReason,
+    SummaryOptions,
 };
 use opguard_testdata::{decoded as gunzip, gzip, rank_copy, shared_file};
 use opguard_trace::ReaderOptions;
@@ -260,13 +261,14 @@ fn a_worker_reusing_its_buffers_summarises_like_fresh_reads() {
     );
 }
 
-/// A directory stands for the traces in it: the real ranks of a
-/// torch.distributed job beside what a run directory also holds (the
-/// program, a log, a hidden file, a subdirectory). The other files are
-/// listed as skipped, never read as ranks that fail; a file named on the
-/// command line is a rank whatever its name.
+/// A directory stands for the captures in it, by content: the real ranks
+/// of a torch.distributed job beside what a run directory also holds (the
+/// program, a log, a protobuf that is not an XSpace however it is named, a
+/// hidden file, a subdirectory). The other files are listed as skipped,
+/// never read as ranks that fail; a file named on the command line is a
+/// rank whatever it is.
 #[test]
-fn a_directory_is_its_trace_files_and_the_rest_is_listed() {
+fn a_directory_is_its_captures_and_the_rest_is_listed() {
     let dir = tempfile::tempdir().unwrap();
     let mut traces = Vec::new();
     for r in 0..3 {
@@ -280,8 +282,9 @@ fn a_directory_is_its_trace_files_and_the_rest_is_listed() {
     traces.push(plain);
     let log = dir.path().join("train.log");
     std::fs::write(&log, "step 1 loss 2.3\n").unwrap();
-    let xplane = dir.path().join("vm.xplane.pb");
-    std::fs::write(&xplane, [0x0a, 0x02, 0x08, 0x01]).unwrap();
+    // An HloProto (what XLA dumps beside a run), named like an XSpace.
+    let hlo = dir.path().join("vm.xplane.pb");
+    std::fs::write(&hlo, b"\x0a\x05\x0a\x03jit").unwrap();
     std::fs::write(dir.path().join(".nfs0001"), "").unwrap();
     std::fs::create_dir(dir.path().join("plugins.json")).unwrap();
 
@@ -295,13 +298,80 @@ fn a_directory_is_its_trace_files_and_the_rest_is_listed() {
             traces[2].clone()
         ]
     );
-    assert_eq!(inputs.skipped, [log.clone(), xplane]);
+    let skipped: Vec<_> = inputs.skipped.iter().map(|s| s.path.clone()).collect();
+    assert_eq!(skipped, [log.clone(), hlo]);
+    assert!(inputs
+        .skipped
+        .iter()
+        .all(|s| s.reason == SkipReason::NotACapture));
     let job = run_job(&inputs.ranks, 2, &SummaryOptions::new(), &|_, _| {});
     assert_eq!(job.unreadable().count(), 0);
 
     let named = job_inputs(&[log.clone(), traces[0].clone()]).unwrap();
     assert_eq!(named.ranks, [log, traces[0].clone()]);
     assert!(named.skipped.is_empty());
+}
+
+/// A JAX profile directory holds one run three times: the XSpace and the
+/// two JSON views JAX writes of it. The XSpace is the rank; the views are
+/// listed, each naming the XSpace it views.
+#[test]
+fn a_jax_run_directory_is_one_rank_its_xspace() {
+    let dir = tempfile::tempdir().unwrap();
+    let copy = |from: &str, to: &str| {
+        let to = dir.path().join(to);
+        std::fs::copy(opguard_testdata::producer_trace(from), &to).unwrap();
+        to
+    };
+    let xspace = copy("jax_tensorboard.xplane.pb", "vm.xplane.pb");
+    let tensorboard = copy("jax_tensorboard.trace.json.gz", "vm.trace.json.gz");
+    let perfetto = copy("jax_perfetto_trace.json.gz", "perfetto_trace.json.gz");
+    let inputs = job_inputs(&[dir.path().to_path_buf()]).unwrap();
+    assert_eq!(inputs.ranks, std::slice::from_ref(&xspace));
+    let skipped: Vec<_> = inputs
+        .skipped
+        .iter()
+        .map(|s| (s.path.clone(), s.reason.clone()))
+        .collect();
+    assert_eq!(
+        skipped,
+        [
+            (perfetto, SkipReason::ViewOfXspace(xspace.clone())),
+            (tensorboard, SkipReason::ViewOfXspace(xspace.clone())),
+        ]
+    );
+    let job = run_job(&inputs.ranks, 1, &SummaryOptions::new(), &|_, _| {});
+    assert_eq!(job.unreadable().count(), 0);
+    assert_eq!(job.ranks[0].provider.as_deref(), Some("xla"));
+    assert_eq!(job.ranks[0].frame_basis, Some(FrameBasis::HostOps));
+}
+
+/// Two XSpace ranks, one of them on eight GPUs: read by content, summarised
+/// by device time; a cut copy is an unreadable rank with the XSpace
+/// reader's code and position.
+#[test]
+fn xspace_ranks_are_summarised_and_a_cut_one_is_listed() {
+    let Some(gpu) = shared_file("xplane/tracelens_jax_conv_minimal_08_tw003.xplane.pb") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let bytes = std::fs::read(&gpu).unwrap();
+    for (name, len) in [("a.xplane.pb", bytes.len()), ("b.pb", bytes.len() / 2)] {
+        std::fs::write(dir.path().join(name), &bytes[..len]).unwrap();
+    }
+    let inputs = job_inputs(&[dir.path().to_path_buf()]).unwrap();
+    assert_eq!(inputs.ranks.len(), 2);
+    let job = run_job(&inputs.ranks, 2, &SummaryOptions::new(), &|_, _| {});
+    let (read, cut) = (&job.ranks[0], &job.ranks[1]);
+    assert!(read.error.is_none(), "{:?}", read.error);
+    assert_eq!(read.frame_basis, Some(FrameBasis::Device));
+    assert_eq!(read.launch.as_ref().unwrap().correlated_kernel_count, 235);
+    let error = cut.error.as_ref().unwrap();
+    assert_eq!(error.code, "trace.protobuf_truncated");
+    assert!(
+        error.offset.is_some() && error.json_path.is_some(),
+        "{error:?}"
+    );
 }
 
 /// The names tables and pages print are the JSON's.
