@@ -129,6 +129,15 @@ fn check_exportable(
                  without CPU activity (activities=[ProfilerActivity.CPU])",
                 provider.as_str()
             )
+        } else if provider.is_xla_profiler() {
+            format!(
+                "a profile of XLA's profiler (provider {}): it records no framework \
+                 operators with the shapes of their inputs (its host events are Python \
+                 frames, runtime spans and XLA ops, none with input shapes), so it has no \
+                 operations to pair; export reads PyTorch profiler traces recorded with \
+                 record_shapes=True",
+                provider.as_str()
+            )
         } else {
             format!(
                 "not a PyTorch profiler trace (provider {}): it has no cpu_op events",
