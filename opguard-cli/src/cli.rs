@@ -65,7 +65,8 @@ pub enum Group {
     /// verdict when a request is given. With no TRACE, runs on the shipped default input.
     #[command(after_help = INSPECT_AFTER_HELP)]
     Inspect(InspectArgs),
-    /// Read Chrome Trace Event Format traces (Kineto, Perfetto JSON; plain or gzip).
+    /// Read traces: Chrome Trace Event Format (Kineto, Perfetto JSON; plain or gzip) and XLA's
+    /// XSpace (.xplane.pb), told apart by content.
     #[command(subcommand, arg_required_else_help = true)]
     Trace(TraceCommand),
     /// Canonical kernel identity, display names and the strict matcher (CUDA, ROCm,
@@ -353,7 +354,7 @@ pub struct SelectProfileArgs {
     pub top: usize,
     #[command(flatten)]
     pub provider: ProviderArgs,
-    /// The trace (plain or gzip JSON; `-` for stdin).
+    /// The trace (plain or gzip JSON, or an XSpace .xplane.pb; `-` for stdin, JSON).
     #[arg(value_name = "TRACE")]
     pub trace: PathBuf,
 }
@@ -523,7 +524,8 @@ pub struct OutputArgs {
 #[derive(Debug, Subcommand)]
 pub enum TraceCommand {
     /// What the reader established about each file: digest, sizes, form,
-    /// metadata keys, time span and event counts by (ph, cat).
+    /// metadata keys, time span and event counts by (ph, cat); for an XSpace,
+    /// its planes and lines with their events and what is not modeled.
     #[command(after_help = "\
 Every file is read to the end, validating every event. A file that fails is reported on
 stderr (exit status 2); the other files are still printed. `-` reads stdin. A file cut short
@@ -572,7 +574,7 @@ pub struct TraceLaunchesArgs {
     /// Kernel identities listed per region.
     #[arg(long, default_value_t = 10, value_name = "N")]
     pub top: usize,
-    /// Trace files (plain or gzip JSON; `-` for stdin).
+    /// Trace files (plain or gzip JSON, or XSpace .xplane.pb; `-` for stdin, JSON).
     #[arg(required = true, value_name = "FILE")]
     pub files: Vec<PathBuf>,
 }
@@ -586,7 +588,7 @@ pub struct TraceInfoArgs {
     pub reader: ReaderArgs,
     #[command(flatten)]
     pub provider: ProviderArgs,
-    /// Trace files (plain or gzip JSON; `-` for stdin).
+    /// Trace files (plain or gzip JSON, or XSpace .xplane.pb; `-` for stdin, JSON).
     #[arg(required = true, value_name = "FILE")]
     pub files: Vec<PathBuf>,
 }
@@ -796,8 +798,10 @@ Each worker holds one trace at a time, so memory grows with --jobs, never with t
 ranks; the output is the same for any --jobs. With at least twice as many --jobs as ranks, each
 worker inflates on a second thread (two ranks on a 4-core machine use all 4 cores).
 
-A DIR stands for the trace files directly in it (*.json, *.json.gz); its other files are named
-on stderr (warning job_file_skipped) and not read. A file named on the command line is a rank.
+A DIR stands for the captures directly in it, recognised by content (Chrome JSON, plain or
+gzip; XSpace .xplane.pb); its other files are named on stderr (warning job_file_skipped) and not
+read, and so are the JSON views JAX writes beside an XSpace (<host>.trace.json.gz,
+perfetto_trace.json.gz): the XSpace is the rank. A file named on the command line is a rank.
 A rank that cannot be read (corrupt, cut off, over a limit) is listed with its error and counted
 missing in every frame; the other ranks are still reported and the exit status is 2.
 
@@ -830,7 +834,7 @@ pub struct JobArgs {
     /// Frames shown in the table (the JSON has them all).
     #[arg(long, default_value_t = 20, value_name = "N")]
     pub frames: usize,
-    /// Rank traces (plain or gzip JSON), or directories of them.
+    /// Rank traces (plain or gzip JSON, or XSpace .xplane.pb), or directories of them.
     #[arg(required = true, value_name = "TRACE|DIR")]
     pub inputs: Vec<PathBuf>,
 }

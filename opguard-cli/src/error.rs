@@ -47,7 +47,8 @@ pub struct ErrorData {
     pub encoded_offset: Option<u64>,
     /// Zero-based `traceEvents` index.
     pub event_index: Option<u64>,
-    /// JSON path of the offending value, e.g. `traceEvents[12].ts`.
+    /// JSON path of the offending value, e.g. `traceEvents[12].ts` (in an
+    /// XSpace, the message being read, e.g. `planes[2].lines[0].events[7]`).
     pub json_path: Option<String>,
     /// The input the error is about (a file, `-` for stdin, or a line).
     pub input: Option<String>,
@@ -209,6 +210,20 @@ impl From<&opguard_formats::Error> for CliError {
     fn from(e: &opguard_formats::Error) -> Self {
         match e.kind() {
             opguard_formats::ErrorKind::Json(json) => CliError::from(json),
+            opguard_formats::ErrorKind::Xplane(x) => {
+                let mut message = x.message();
+                if let opguard_xplane::ErrorKind::LimitExceeded { which, .. } = x.kind() {
+                    let flag = match which {
+                        opguard_xplane::Limit::EncodedBytes => "--max-encoded-bytes",
+                        _ => "--max-decoded-bytes",
+                    };
+                    message.push_str(&format!("; raise it with {flag} (e.g. {flag} 1GiB)"));
+                }
+                let mut out = CliError::new(x.code(), message);
+                out.offset = x.offset();
+                out.json_path = x.message_path().map(str::to_owned);
+                out
+            }
             _ => CliError::new(e.code(), e.message()),
         }
     }

@@ -1,15 +1,20 @@
 //! `opguard trace info`: what the reader established about each file.
 //!
-//! Everything printed is computed by [`opguard_trace::trace_info`]:
-//! the summary of the read, the provider, the `(ph, cat)` event counts, the
-//! time span in the file's clock domain and warnings about odd input.
+//! Everything printed is computed by [`opguard_formats::info`], by the
+//! file's format: for a Chrome trace ([`opguard_trace::trace_info`]) the
+//! summary of the read, the provider, the `(ph, cat)` event counts, the
+//! time span in the file's clock domain and warnings about odd input; for
+//! an XSpace ([`opguard_xplane::XSpaceInfo`]) its planes and lines with
+//! their events by what opguard makes of them, and what it does not model.
 
 use std::io::Read;
 use std::path::Path;
 
+use opguard_formats::{Info, ReadOptions};
 use opguard_model::Provider;
-use opguard_trace::{trace_info, TraceInfo};
-use opguard_trace::{Compression, ReaderOptions, TopLevelForm, TraceReader};
+use opguard_trace::trace_info;
+use opguard_trace::{Compression, ReaderOptions, TopLevelForm, TraceInfo, TraceReader};
+use opguard_xplane::XSpaceInfo;
 use serde::Serialize;
 
 use crate::cli::TraceInfoArgs;
@@ -20,7 +25,8 @@ use crate::progress::Progress;
 use crate::style::{facts as facts_block, Align, Style, Table};
 
 /// One file's facts: the `--json` line. The facts are the library's
-/// [`TraceInfo`]; the CLI adds only the path it was given.
+/// [`Info`] (`"format"` says which); the CLI adds only the path it was
+/// given.
 #[derive(Debug, Serialize)]
 pub struct FileInfo {
     /// The path as given (`-` for stdin).
@@ -28,7 +34,7 @@ pub struct FileInfo {
     /// What the read established (its `provider` is `--provider`'s when
     /// given).
     #[serde(flatten)]
-    pub info: TraceInfo,
+    pub info: Info,
     /// The detected provider, when `--provider` overrode it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub provider_detected: Option<Provider>,
@@ -48,8 +54,8 @@ pub fn run(args: &TraceInfoArgs) -> Result<u8, CliError> {
         match info(file, options.clone()) {
             Ok(mut info) => {
                 if let Some(given) = args.provider.provider {
-                    info.provider_detected = Some(info.info.provider);
-                    info.info.provider = given;
+                    info.provider_detected = Some(info.info.provider());
+                    info.info.set_provider(given);
                 }
                 if args.output.json {
                     out.json_line(&info)?;
@@ -72,11 +78,24 @@ pub fn run(args: &TraceInfoArgs) -> Result<u8, CliError> {
     Ok(status)
 }
 
-/// Reads one file (`-` is stdin) to the end.
+/// Reads one file (`-`, stdin, is Chrome JSON) to the end.
 pub fn info(path: &Path, options: ReaderOptions) -> Result<FileInfo, CliError> {
     let label = path.display().to_string();
-    let (reader, total) = crate::read::open(path, options)?;
-    read(reader, label, total)
+    if crate::read::is_stdin(path) {
+        let (reader, total) = crate::read::open(path, options)?;
+        return read(reader, label, total);
+    }
+    let total = std::fs::metadata(path).ok().map(|m| m.len());
+    let mut progress = Progress::new(&label, total);
+    let read = ReadOptions::default().reader(options);
+    let info =
+        opguard_formats::info_with_progress(path, &read, &mut |encoded| progress.update(encoded))?;
+    progress.finish();
+    Ok(FileInfo {
+        file: label,
+        info,
+        provider_detected: None,
+    })
 }
 
 fn read<R: Read>(
@@ -89,13 +108,32 @@ fn read<R: Read>(
     progress.finish();
     Ok(FileInfo {
         file: label,
-        info,
+        info: Info::ChromeJson(info),
         provider_detected: None,
     })
 }
 
+/// The provider line: detected, or given with what was detected.
+fn provider_fact(provider: Provider, detected: Option<Provider>) -> String {
+    match detected {
+        Some(detected) => format!(
+            "{} (given; detected {})",
+            provider.as_str(),
+            detected.as_str()
+        ),
+        None => provider.as_str().to_owned(),
+    }
+}
+
 fn human(file: &FileInfo, style: Style) -> String {
-    let info = &file.info;
+    match &file.info {
+        Info::ChromeJson(info) => human_json(file, info, style),
+        Info::Xspace(info) => human_xspace(file, info, style),
+        _ => String::new(),
+    }
+}
+
+fn human_json(file: &FileInfo, info: &TraceInfo, style: Style) -> String {
     let compression = match info.compression {
         Compression::Gzip => "gzip",
         _ => "none",
@@ -109,14 +147,7 @@ fn human(file: &FileInfo, style: Style) -> String {
         ("sha256", info.sha256.to_hex()),
         (
             "provider",
-            match file.provider_detected {
-                Some(detected) => format!(
-                    "{} (given; detected {})",
-                    info.provider.as_str(),
-                    detected.as_str()
-                ),
-                None => info.provider.as_str().to_owned(),
-            },
+            provider_fact(info.provider, file.provider_detected),
         ),
         ("clock domain", info.clock_domain.clone()),
         ("compression", compression.to_owned()),
@@ -176,6 +207,99 @@ fn human(file: &FileInfo, style: Style) -> String {
     out
 }
 
+/// An XSpace's facts, then one table of its planes and lines: what each
+/// holds, by what opguard makes of it, and what it does not model.
+fn human_xspace(file: &FileInfo, info: &XSpaceInfo, style: Style) -> String {
+    let list = |v: &[String]| {
+        if v.is_empty() {
+            "(none)".to_owned()
+        } else {
+            v.join(", ")
+        }
+    };
+    let mut facts = vec![
+        ("file", file.file.clone()),
+        ("format", "xspace".to_owned()),
+        ("sha256", info.sha256.to_hex()),
+        (
+            "provider",
+            provider_fact(info.provider, file.provider_detected),
+        ),
+        (
+            "producer",
+            info.producer
+                .clone()
+                .unwrap_or_else(|| "(not stated)".into()),
+        ),
+        ("clock domain", info.clock_domain.clone()),
+        ("encoded bytes", info.encoded_bytes.to_string()),
+        ("hostnames", list(&info.hostnames)),
+        ("events", info.events.to_string()),
+        (
+            "not modeled",
+            format!(
+                "{} events (TPU and other planes, lines XLA derives from the GPU streams)",
+                info.events_not_modeled
+            ),
+        ),
+        (
+            "time span",
+            match info.time_span {
+                Some(s) => format!(
+                    "{} .. {} ns ({}, {} timed events)",
+                    s.start_ns,
+                    s.end_ns,
+                    duration(s.duration_ns),
+                    s.timed_events
+                ),
+                None => "(no timed event)".to_owned(),
+            },
+        ),
+    ];
+    for e in &info.errors {
+        facts.push(("profiler error", e.clone()));
+    }
+    for w in &info.warnings {
+        facts.push(("profiler warning", w.clone()));
+    }
+    let mut out = facts_block(&facts, style, "");
+    out.push('\n');
+    let mut table = Table::new(&[
+        ("events", Align::Right),
+        ("plane / line", Align::Left),
+        ("kind", Align::Left),
+        ("what opguard makes of its events", Align::Left),
+    ]);
+    for plane in &info.planes {
+        let activities: Vec<String> = plane
+            .activities
+            .iter()
+            .map(|(a, n)| format!("{n} {}", a.as_str()))
+            .collect();
+        table.row(vec![
+            plane.events.to_string(),
+            plane.name.clone(),
+            plane.kind.as_str().to_owned(),
+            activities.join(", "),
+        ]);
+        for line in &plane.lines {
+            let what = if line.kind.is_modeled() {
+                ""
+            } else {
+                "not modeled"
+            };
+            table.row(vec![
+                line.events.to_string(),
+                format!("  {}", line.name),
+                line.kind.as_str().to_owned(),
+                what.to_owned(),
+            ]);
+        }
+    }
+    out.push_str(&table.render(style, "  "));
+    out
+}
+
 /// A duration in the largest unit that keeps it readable.
 pub(crate) fn duration(ns: i64) -> String {
     let v = ns as f64;
@@ -201,7 +325,9 @@ mod tests {
             {"ph":"M","ts":1e300}
         ],"traceName":"t"}"#;
         let reader = TraceReader::new(&json[..]).unwrap();
-        let info = read(reader, "mem".into(), None).unwrap().info;
+        let Info::ChromeJson(info) = read(reader, "mem".into(), None).unwrap().info else {
+            unreachable!("a reader of JSON gives a Chrome trace's facts")
+        };
         assert_eq!(info.events, 5);
         assert_eq!(info.metadata_keys, ["traceName"]);
         let got: Vec<_> = info
