@@ -266,6 +266,18 @@ impl Error {
     pub(crate) fn capture(e: &opguard_formats::Error) -> Self {
         match e.kind() {
             opguard_formats::ErrorKind::Json(json) => Error::trace(json),
+            opguard_formats::ErrorKind::Xplane(x) => {
+                let mut err = Error::new(format!("trace.{}", x.code()), x.to_string());
+                if let Some(offset) = x.offset() {
+                    err = err.with("byte_offset", offset);
+                }
+                if let Some(path) = x.message_path() {
+                    // The message being read (`planes[2].lines[0].events[7]`), under
+                    // the key a JSON error gives its path.
+                    err = err.with("json_path", path);
+                }
+                err
+            }
             _ => Error::new(format!("trace.{}", e.code()), e.to_string()),
         }
     }

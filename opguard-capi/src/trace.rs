@@ -83,17 +83,19 @@ struct InfoRequest<'a> {
     reader: Reader,
 }
 
-/// `{"path"|"text", "reader"?}` → the trace's facts
-/// (`opguard_trace::TraceInfo`, what `opguard trace info` prints).
+/// `{"path"|"text", "reader"?}` → the capture's facts, by format
+/// (`opguard_formats::Info`, what `opguard trace info` prints): a file of
+/// any format (detected by content), or Chrome JSON text; `"format"` says
+/// which (`chrome_json`, `xspace`).
 pub(crate) fn info(request: &str) -> Result<String, Error> {
     let r: InfoRequest<'_> = parse("trace_info", request)?;
     let options = r.reader.options();
     let info = match source(&r.path, &r.text)? {
-        Source::Path(p) => TraceReader::open_with(p, options)
-            .and_then(|reader| trace_info(reader, &mut |_| {}))
-            .map_err(|e| Error::trace(&e).in_input(p.to_owned()))?,
+        Source::Path(p) => opguard_formats::info(p, &ReadOptions::default().reader(options))
+            .map_err(|e| Error::capture(&e).in_input(p.to_owned()))?,
         Source::Text(t) => TraceReader::with_options(t.as_bytes(), options)
             .and_then(|reader| trace_info(reader, &mut |_| {}))
+            .map(opguard_formats::Info::ChromeJson)
             .map_err(|e| Error::trace(&e).in_input("text"))?,
     };
     Ok(ok(&info))

@@ -441,7 +441,9 @@ fn trace_info_reports_the_readers_summary() {
         &mut |_| {},
     )
     .unwrap();
+    let library = opguard_formats::Info::ChromeJson(library);
     assert_eq!(v, serde_json::to_value(&library).unwrap());
+    assert_eq!(v["format"], "chrome_json");
 
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("t.json");
@@ -471,6 +473,59 @@ fn trace_info_on_real_traces_matches_an_independent_hash() {
         assert_eq!(v["events"], n);
         assert!(v["counts"].is_array() && v["metadata_keys"].is_array());
     }
+}
+
+/// An XSpace by path: its facts by format (planes and lines), its
+/// launches proven by `correlation_id`, and a cut copy refused with the
+/// XSpace reader's code, byte and message path.
+#[test]
+fn an_xspace_is_read_by_path() {
+    let path = opguard_testdata::producer_trace("jax_tensorboard.xplane.pb");
+    let bytes = std::fs::read(&path).unwrap();
+    let v = ok(opguard_trace_info, &json!({ "path": path }).to_string());
+    assert_eq!(v["format"], "xspace");
+    assert_eq!(v["provider"], "xla");
+    assert_eq!(v["producer"], "jax 0.10.2");
+    assert_eq!(v["sha256"], format!("{:x}", Sha256::digest(&bytes)));
+    assert_eq!(v["events"], 72);
+    let planes: Vec<&str> = v["planes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(planes, ["/host:metadata", "/host:CPU", "Task Environment"]);
+
+    let dir = tempfile::tempdir().unwrap();
+    let cut = dir.path().join("cut.xplane.pb");
+    std::fs::write(&cut, &bytes[..bytes.len() / 2]).unwrap();
+    let requests = [
+        (opguard_trace_info as Entry, json!({ "path": cut })),
+        (
+            opguard_trace_launch_regions,
+            json!({ "artifacts": [{ "path": cut }] }),
+        ),
+    ];
+    for (entry, request) in requests {
+        let e = err(entry, &request.to_string());
+        assert_eq!(e["code"], "trace.protobuf_truncated", "{e}");
+        assert_eq!(e["byte_offset"], 0, "{e}");
+        assert_eq!(e["json_path"], "XSpace", "{e}");
+    }
+
+    let Some(gpu) =
+        opguard_testdata::shared_file("xplane/tracelens_jax_conv_minimal_08_tw003.xplane.pb")
+    else {
+        return;
+    };
+    let v = ok(
+        opguard_trace_launch_regions,
+        &json!({ "artifacts": [{ "path": gpu }] }).to_string(),
+    );
+    let region = &v["regions"][0];
+    assert_eq!(region["provider"], "xla");
+    assert_eq!(region["kernel_count"], 235);
+    assert_eq!(region["correlated_kernel_count"], 235);
 }
 
 #[test]
