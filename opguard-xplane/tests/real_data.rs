@@ -102,3 +102,95 @@ fn device_events_and_host_calls_share_correlation_ids() {
         assert!(proven, "{d:?}");
     }
 }
+
+/// Further real XSpace files, read when `OPGUARD_XPLANE_DATA` names a
+/// directory of them (not in CI: the lanes' collection, e.g. TensorFlow 2
+/// on CUDA, TraceLens's JAX variants, a TPU v6 profile): every device event
+/// is proven launched exactly where the referee's join proves it, planes
+/// not modeled are a warning naming them, and a file the referee cannot
+/// decode is refused.
+#[test]
+fn further_real_files_agree_with_the_referee() {
+    use opguard_model::{ArtifactSpec, LaunchProof, ModelOptions};
+    let Some(dir) = std::env::var_os("OPGUARD_XPLANE_DATA") else {
+        eprintln!(
+            "skipping: OPGUARD_XPLANE_DATA is not set (a directory of further real .xplane.pb \
+             files, e.g. the lanes' collection at /work/lanes/data/xplane)"
+        );
+        return;
+    };
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.to_string_lossy().ends_with(".xplane.pb"))
+        .collect();
+    files.sort();
+    assert!(!files.is_empty(), "{dir:?} holds no .xplane.pb");
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/referee.py");
+    for file in files {
+        let out = std::process::Command::new("python3")
+            .arg(&script)
+            .arg(&file)
+            .output()
+            .unwrap();
+        let read = opguard_xplane::read_model(
+            &file,
+            ArtifactSpec::new(),
+            &ModelOptions::launches_only(),
+            &ReadOptions::default(),
+        );
+        if !out.status.success() {
+            let e = read.expect_err(&format!("{}: the referee cannot decode it", file.display()));
+            assert!(e.code().starts_with("protobuf_"), "{}: {e}", file.display());
+            continue;
+        }
+        let want: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let model = read.unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+        let proven: HashMap<u64, bool> = want["device"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| (d[0].as_u64().unwrap(), d[9].as_bool().unwrap()))
+            .collect();
+        let mut device = 0;
+        for (i, s) in model.slices().iter().enumerate() {
+            if !s.class.is_device() {
+                continue;
+            }
+            device += 1;
+            let got = matches!(model.launch_proof(i), LaunchProof::Proven(_));
+            assert_eq!(
+                Some(&got),
+                proven.get(&s.index),
+                "{}: {s:?}",
+                file.display()
+            );
+        }
+        assert_eq!(device, proven.len(), "{}", file.display());
+        let tpu: Vec<String> = want["planes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|p| p["name"].as_str().unwrap().starts_with("/device:TPU:"))
+            .map(|p| format!("{} ({})", p["name"].as_str().unwrap(), p["events"]))
+            .collect();
+        let warning = model
+            .summary()
+            .warnings
+            .iter()
+            .find(|w| w.code == "not_modeled");
+        match warning {
+            Some(w) => assert!(
+                tpu.iter().all(|t| w.message.contains(t.as_str())) && !tpu.is_empty(),
+                "{}: {w:?} vs {tpu:?}",
+                file.display()
+            ),
+            None => assert!(tpu.is_empty(), "{}: {tpu:?}", file.display()),
+        }
+        eprintln!(
+            "{}: {device} device events, {} proven",
+            file.display(),
+            proven.values().filter(|p| **p).count()
+        );
+    }
+}
