@@ -23,6 +23,11 @@ holds on a shared, loaded machine); peak RSS the whole process's
 * ``opguard``         ``target/release/xspace_summary FILE``: opguard-xplane reads the
   file and visits every event (names resolved, exact times, correlation ids
   looked up), then joins device events to host calls.
+* ``opguard-model``   ``target/release/xspace_summary --model FILE``: what
+  ``opguard trace launches`` and ``opguard job`` do: the file read into
+  opguard-model (runtime calls and device events as slices) and its launch
+  region. It reports device events and proven launches, held against the
+  others' counters.
 * ``protobuf``        the ``protobuf`` package (upb): ``XSpace.ParseFromString`` of
   the whole file with a message class built at run time from xplane.proto's
   descriptor, then a walk of every event resolving names, times and
@@ -60,7 +65,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-READERS = ("opguard", "protobuf", "protobuf-parse", "xprof")
+READERS = ("opguard", "opguard-model", "protobuf", "protobuf-parse", "xprof")
 
 
 WORKER = r'''
@@ -191,6 +196,8 @@ def run(cmd):
 def command(reader, path, python):
     if reader == "opguard":
         return [os.path.join(ROOT, "target", "release", "xspace_summary"), path]
+    if reader == "opguard-model":
+        return [os.path.join(ROOT, "target", "release", "xspace_summary"), "--model", path]
     return [python, "-c", WORKER, reader, path]
 
 
@@ -243,6 +250,15 @@ def main():
             if c != first:
                 print(f"!!!!!!!! MISMATCH {r}: {json.dumps(c)[:300]} vs {json.dumps(first)[:300]}")
                 status = max(status, 1)
+        # Readers that report only the join (the model) agree on it too.
+        for r in readers:
+            runs = results[r]
+            if first and runs and "events" not in runs[0] and "proven" in runs[0]:
+                got = {k: runs[0][k] for k in ("device_events", "proven")}
+                want = {k: first[k] for k in ("device_events", "proven")}
+                if got != want:
+                    print(f"!!!!!!!! MISMATCH {r}: {got} vs {want}")
+                    status = max(status, 1)
         if first:
             print("counters:", json.dumps({k: v for k, v in first.items() if k != "planes"}))
         xprof = results.get("xprof") or []

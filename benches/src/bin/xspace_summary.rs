@@ -6,7 +6,12 @@
 //! runtime calls, and device events whose `correlation_id` exactly one host
 //! call carries.
 //!
-//! Usage: xspace_summary FILE
+//! With `--model`, what `opguard trace launches` and `opguard job` do
+//! instead: the file read into opguard-model (runtime calls and device
+//! events kept, `ModelOptions::launches_only`) and its launch region; it
+//! prints the device events and the proven launches.
+//!
+//! Usage: xspace_summary [--model] FILE
 
 use std::collections::HashMap;
 
@@ -58,11 +63,55 @@ impl Visitor for Summary {
     }
 }
 
-fn main() {
-    let Some(path) = std::env::args().nth(1) else {
-        eprintln!("usage: xspace_summary FILE");
-        std::process::exit(64);
+/// The launch region of the file read into the model.
+fn model(path: &str) {
+    use opguard_model::{analysis::launch_region, ArtifactSpec, ModelOptions};
+    let started = std::time::Instant::now();
+    let read = opguard_xplane::read_model(
+        path,
+        ArtifactSpec::new(),
+        &ModelOptions::launches_only(),
+        &ReadOptions::default(),
+    );
+    let model = match read {
+        Ok(m) => m,
+        Err(e) => {
+            eprintln!("error[{}]: {e}", e.code());
+            std::process::exit(2);
+        }
     };
+    let region = launch_region(&model, 10);
+    let out = serde_json::json!({
+        "seconds": started.elapsed().as_secs_f64(),
+        "device_events": region.kernel_count + region.memory_op_count,
+        "proven": model
+            .slices()
+            .iter()
+            .enumerate()
+            .filter(|(i, s)| {
+                s.class.is_device()
+                    && matches!(model.launch_proof(*i), opguard_model::LaunchProof::Proven(_))
+            })
+            .count(),
+        "slices": model.slices().len(),
+    });
+    println!("{out}");
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let (path, as_model) = match args.as_slice() {
+        [flag, path] if flag == "--model" => (path.clone(), true),
+        [path] => (path.clone(), false),
+        _ => {
+            eprintln!("usage: xspace_summary [--model] FILE");
+            std::process::exit(64);
+        }
+    };
+    if as_model {
+        model(&path);
+        return;
+    }
     let started = std::time::Instant::now();
     let result = XSpaceFile::open(path.as_ref(), &ReadOptions::default()).and_then(|space| {
         let mut summary = Summary::default();
