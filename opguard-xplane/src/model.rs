@@ -296,7 +296,10 @@ impl Visitor for Events<'_> {
             Activity::RuntimeCall => (classify::runtime_call(name), "runtime_call"),
             Activity::XlaOp | Activity::HostEvent => (SliceClass::Other, ""),
             Activity::Aggregate => {
-                self.found.aggregates += 1;
+                // Those of lines not modeled are counted with their planes.
+                if event.line().kind.is_modeled() {
+                    self.found.aggregates += 1;
+                }
                 return Ok(());
             }
             _ => return Ok(()),
