@@ -93,6 +93,11 @@ pub const LIBRARY_CODES: &[LibraryCodes] = &[
     },
     LibraryCodes {
         prefix: "trace",
+        codes: opguard_xplane::ERROR_CODES,
+        reported_as_capi: &[],
+    },
+    LibraryCodes {
+        prefix: "trace",
         codes: opguard_model::ERROR_CODES,
         reported_as_capi: &["out_of_order"],
     },
