@@ -1,0 +1,7 @@
+//! opguard-rocprof's integration tests, compiled once.
+
+mod common;
+mod csv_capture;
+mod detection;
+mod json_document;
+mod rocpd_database;
