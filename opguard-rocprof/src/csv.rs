@@ -21,7 +21,7 @@
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 
-use opguard_trace::{input::DecodedInput, ReaderOptions};
+use opguard_trace::input::DecodedInput;
 
 use crate::digest::FileSet;
 use crate::error::{Error, ErrorKind, Limit};
@@ -491,9 +491,7 @@ fn read_file(
         .options
         .max_decoded_bytes
         .saturating_sub(state.decoded);
-    let pipeline = ReaderOptions::new()
-        .max_encoded_bytes(state.options.max_encoded_bytes)
-        .max_decoded_bytes(remaining);
+    let pipeline = state.options.pipeline(remaining);
     let configured = state.options.max_decoded_bytes;
     let over_budget = |e: Error| match e.kind() {
         ErrorKind::Input(inner) if inner.code() == "limit_exceeded" => {
@@ -541,7 +539,7 @@ fn read_file(
     let agents_end = state.agents.len();
     let rows = Rows {
         layout,
-        columns,
+        f: Fields::of(&columns),
         expected_fields: header.len() as u64,
         group_agents: agents_from..agents_end,
         process: process.pid,
@@ -704,14 +702,15 @@ impl Columns {
 /// Reading the rows of one file.
 struct Rows {
     layout: Layout,
-    columns: Columns,
+    f: Fields,
     expected_fields: u64,
     /// This group's agents in the capture's agent list.
     group_agents: std::ops::Range<usize>,
     process: Option<i64>,
 }
 
-/// Indexes of the fields a row kind uses, looked up once per file.
+/// Where one column is in a file's rows.
+#[derive(Debug, Clone, Copy)]
 struct Field {
     index: usize,
     name: &'static str,
@@ -767,44 +766,100 @@ pub(crate) fn parse_u64(bytes: &[u8]) -> Option<u64> {
     Some(value)
 }
 
-impl Rows {
-    fn need(&self, name: &'static str) -> Field {
-        // Required columns were checked with the header.
-        Field {
-            index: self.columns.get(name).unwrap_or(usize::MAX),
+/// The columns the rows of a file are read from, looked up once per file
+/// (a required column a header lacks was refused with the header).
+struct Fields {
+    agent_type: Field,
+    product_name: Option<Field>,
+    node_id: Field,
+    logical_node_id: Field,
+    name: Field,
+    start: Field,
+    end: Field,
+    process: Field,
+    thread: Option<Field>,
+    correlation: Field,
+    domain: Field,
+    function: Field,
+    kernel_name: Field,
+    kernel_id: Option<Field>,
+    dispatch_id: Option<Field>,
+    agent: Field,
+    queue: Field,
+    stream: Option<Field>,
+    grid: [Option<Field>; 3],
+    workgroup: [Option<Field>; 3],
+    direction: Field,
+    source: Field,
+    destination: Field,
+}
+
+impl Fields {
+    fn of(columns: &Columns) -> Fields {
+        let optional = |name: &'static str| columns.get(name).map(|index| Field { index, name });
+        let need = |name: &'static str| Field {
+            index: columns.get(name).unwrap_or(usize::MAX),
             name,
+        };
+        Fields {
+            agent_type: need("Agent_Type"),
+            product_name: optional("Product_Name"),
+            node_id: need("Node_Id"),
+            logical_node_id: need("Logical_Node_Id"),
+            name: need("Name"),
+            start: need("Start_Timestamp"),
+            end: need("End_Timestamp"),
+            process: need("Process_Id"),
+            thread: optional("Thread_Id"),
+            correlation: need("Correlation_Id"),
+            domain: need("Domain"),
+            function: need("Function"),
+            kernel_name: need("Kernel_Name"),
+            kernel_id: optional("Kernel_Id"),
+            dispatch_id: optional("Dispatch_Id"),
+            agent: need("Agent_Id"),
+            queue: need("Queue_Id"),
+            stream: optional("Stream_Id"),
+            grid: ["Grid_Size_X", "Grid_Size_Y", "Grid_Size_Z"].map(optional),
+            workgroup: ["Workgroup_Size_X", "Workgroup_Size_Y", "Workgroup_Size_Z"].map(optional),
+            direction: need("Direction"),
+            source: need("Source_Agent_Id"),
+            destination: need("Destination_Agent_Id"),
         }
     }
+}
 
-    fn optional(&self, name: &'static str) -> Option<Field> {
-        self.columns.get(name).map(|index| Field { index, name })
-    }
+fn optional_unsigned(row: &csv::ByteRecord, f: Option<Field>) -> Result<Option<u64>, Error> {
+    f.map(|f| unsigned(row, &f)).transpose()
+}
 
+impl Rows {
     fn agent(&self, row: &csv::ByteRecord) -> Result<Agent, Error> {
-        let kind = match field(row, &self.need("Agent_Type"))? {
+        let f = &self.f;
+        let kind = match field(row, &f.agent_type)? {
             b"GPU" => AgentKind::Gpu,
             b"CPU" => AgentKind::Cpu,
             _ => AgentKind::Other,
         };
-        let product = match self.optional("Product_Name") {
-            Some(f) => text(row, &f)?.to_owned(),
+        let product = match &f.product_name {
+            Some(p) => text(row, p)?.to_owned(),
             None => String::new(),
         };
         Ok(Agent {
             handle: None,
             kind,
-            node_id: Some(unsigned(row, &self.need("Node_Id"))?),
-            logical_node_id: Some(unsigned(row, &self.need("Logical_Node_Id"))?),
+            node_id: Some(unsigned(row, &f.node_id)?),
+            logical_node_id: Some(unsigned(row, &f.logical_node_id)?),
             type_index: None,
-            name: text(row, &self.need("Name"))?.to_owned(),
+            name: text(row, &f.name)?.to_owned(),
             product_name: product,
         })
     }
 
     fn span(&self, row: &csv::ByteRecord) -> Result<Span, Error> {
         Ok(Span {
-            start_ns: timestamp(row, &self.need("Start_Timestamp"))?,
-            end_ns: timestamp(row, &self.need("End_Timestamp"))?,
+            start_ns: timestamp(row, &self.f.start)?,
+            end_ns: timestamp(row, &self.f.end)?,
         })
     }
 
@@ -816,17 +871,18 @@ impl Rows {
         counts: &mut RecordCounts,
         sink: &mut dyn Sink,
     ) -> Result<(), Error> {
-        let pid = signed(row, &self.need("Process_Id"))?;
+        let f = &self.f;
+        let pid = signed(row, &f.process)?;
         process.saw(pid);
         let base = RecordBase {
             index,
             process: Some(pid),
-            thread: Some(signed(row, &self.need("Thread_Id"))?),
-            correlation: Some(unsigned(row, &self.need("Correlation_Id"))?),
+            thread: f.thread.map(|t| signed(row, &t)).transpose()?,
+            correlation: Some(unsigned(row, &f.correlation)?),
             span: self.span(row)?,
         };
-        let domain = text(row, &self.need("Domain"))?;
-        let function = text(row, &self.need("Function"))?;
+        let domain = text(row, &f.domain)?;
+        let function = text(row, &f.function)?;
         let record = if is_marker_domain(domain) {
             Record::Marker(Marker {
                 base,
@@ -853,55 +909,48 @@ impl Rows {
         counts: &mut RecordCounts,
         sink: &mut dyn Sink,
     ) -> Result<(), Error> {
+        let f = &self.f;
         let group_agents = &agents[self.group_agents.clone()];
-        let device = |name: &'static str| -> Result<DeviceRef<'_>, Error> {
-            let label = text(row, &self.need(name))?;
+        let device = |column: &Field| -> Result<DeviceRef<'_>, Error> {
+            let label = text(row, column)?;
             Ok(DeviceRef {
                 label,
                 agent: resolve_agent(group_agents, label),
             })
         };
-        let optional = |name: &'static str| -> Result<Option<u64>, Error> {
-            self.optional(name).map(|f| unsigned(row, &f)).transpose()
+        let dim = |axis: &[Option<Field>; 3]| -> Result<[u64; 3], Error> {
+            Ok([
+                optional_unsigned(row, axis[0])?.unwrap_or(0),
+                optional_unsigned(row, axis[1])?.unwrap_or(0),
+                optional_unsigned(row, axis[2])?.unwrap_or(0),
+            ])
         };
         let base = RecordBase {
             index,
             process: self.process,
-            thread: self
-                .optional("Thread_Id")
-                .map(|f| signed(row, &f))
-                .transpose()?,
-            correlation: Some(unsigned(row, &self.need("Correlation_Id"))?),
+            thread: f.thread.map(|t| signed(row, &t)).transpose()?,
+            correlation: Some(unsigned(row, &f.correlation)?),
             span: self.span(row)?,
         };
         let record = match self.layout {
-            Layout::KernelTrace => {
-                let dim = |axis: [&'static str; 3]| -> Result<[u64; 3], Error> {
-                    Ok([
-                        optional(axis[0])?.unwrap_or(0),
-                        optional(axis[1])?.unwrap_or(0),
-                        optional(axis[2])?.unwrap_or(0),
-                    ])
-                };
-                Record::Dispatch(KernelDispatch {
-                    base,
-                    kernel_name: text(row, &self.need("Kernel_Name"))?,
-                    kernel_id: optional("Kernel_Id")?,
-                    dispatch_id: optional("Dispatch_Id")?,
-                    device: device("Agent_Id")?,
-                    queue: Some(unsigned(row, &self.need("Queue_Id"))?),
-                    stream: optional("Stream_Id")?,
-                    grid: dim(["Grid_Size_X", "Grid_Size_Y", "Grid_Size_Z"])?,
-                    workgroup: dim(["Workgroup_Size_X", "Workgroup_Size_Y", "Workgroup_Size_Z"])?,
-                })
-            }
+            Layout::KernelTrace => Record::Dispatch(KernelDispatch {
+                base,
+                kernel_name: text(row, &f.kernel_name)?,
+                kernel_id: optional_unsigned(row, f.kernel_id)?,
+                dispatch_id: optional_unsigned(row, f.dispatch_id)?,
+                device: device(&f.agent)?,
+                queue: Some(unsigned(row, &f.queue)?),
+                stream: optional_unsigned(row, f.stream)?,
+                grid: dim(&f.grid)?,
+                workgroup: dim(&f.workgroup)?,
+            }),
             _ => Record::MemoryCopy(MemoryCopy {
                 base,
-                direction: text(row, &self.need("Direction"))?,
-                source: device("Source_Agent_Id")?,
-                destination: device("Destination_Agent_Id")?,
+                direction: text(row, &f.direction)?,
+                source: device(&f.source)?,
+                destination: device(&f.destination)?,
                 bytes: None,
-                stream: optional("Stream_Id")?,
+                stream: optional_unsigned(row, f.stream)?,
             }),
         };
         counts.count(&record);

@@ -336,6 +336,10 @@ pub struct ReadOptions {
     /// Bytes of one JSON value read whole (a record, a kernel symbol, a
     /// metadata object).
     pub max_value_bytes: u64,
+    /// Read, hash and decompress files on a second thread (opguard-trace's
+    /// `decode_thread`), so parsing and SHA-256 use two cores. Off by
+    /// default: a library starts no thread its host did not ask for.
+    pub decode_thread: bool,
 }
 
 /// The limit on one JSON value read whole: 64 MiB, as opguard-trace's.
@@ -347,6 +351,7 @@ impl Default for ReadOptions {
             max_encoded_bytes: opguard_trace::DEFAULT_MAX_ENCODED_BYTES,
             max_decoded_bytes: opguard_trace::DEFAULT_MAX_DECODED_BYTES,
             max_value_bytes: DEFAULT_MAX_VALUE_BYTES,
+            decode_thread: false,
         }
     }
 }
@@ -365,6 +370,19 @@ impl ReadOptions {
     pub fn max_decoded_bytes(mut self, limit: u64) -> Self {
         self.max_decoded_bytes = limit;
         self
+    }
+    /// Sets whether a second thread reads, hashes and decompresses.
+    pub fn decode_thread(mut self, on: bool) -> Self {
+        self.decode_thread = on;
+        self
+    }
+    /// The byte pipeline's options for one file with `decoded` bytes of
+    /// budget left.
+    pub(crate) fn pipeline(&self, decoded: u64) -> opguard_trace::ReaderOptions {
+        opguard_trace::ReaderOptions::new()
+            .max_encoded_bytes(self.max_encoded_bytes)
+            .max_decoded_bytes(decoded)
+            .decode_thread(self.decode_thread)
     }
     /// Refuses a capture of `size` encoded bytes over the limit, before it
     /// is opened.

@@ -24,7 +24,7 @@ use std::path::Path;
 
 use serde::Deserialize;
 
-use opguard_trace::{input::DecodedInput, ReaderOptions};
+use opguard_trace::input::DecodedInput;
 
 use crate::digest::FileSet;
 use crate::error::{Error, ErrorKind};
@@ -249,9 +249,7 @@ impl DocumentReader<'_> {
         options: &ReadOptions,
         pass: Pass,
     ) -> Result<opguard_trace::InputSummary, Error> {
-        let pipeline = ReaderOptions::new()
-            .max_encoded_bytes(options.max_encoded_bytes)
-            .max_decoded_bytes(options.max_decoded_bytes);
+        let pipeline = options.pipeline(options.max_decoded_bytes);
         let input = DecodedInput::open(path, &pipeline)?;
         let mut scanner = Scanner::new(input, options.max_value_bytes);
         let mut place = Place::default();
