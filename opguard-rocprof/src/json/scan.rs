@@ -300,7 +300,9 @@ impl ValueState {
                     i += 1;
                     continue;
                 }
-                match memchr::memchr2(b'"', b'\\', &bytes[i..]) {
+                // Strings in records are short keys: a byte loop beats a
+                // vectorised search that starts over for every one.
+                match bytes[i..].iter().position(|&c| c == b'"' || c == b'\\') {
                     Some(j) => {
                         i += j;
                         if bytes[i] == b'\\' {
