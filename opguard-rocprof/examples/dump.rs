@@ -14,7 +14,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 "dispatch {} on {} ({})",
                 d.kernel_name,
                 d.device.label,
-                d.device.agent.map_or("no agent record", |a| a.display_name())
+                d.device
+                    .agent
+                    .map_or("no agent record", |a| a.display_name())
             ),
             Record::Api(a) => format!("api {}::{}", a.domain, a.function),
             Record::Marker(m) => format!(
@@ -24,7 +26,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 m.domain
             ),
             Record::MemoryCopy(c) => {
-                format!("copy {} {} -> {}", c.direction, c.source.label, c.destination.label)
+                format!(
+                    "copy {} {} -> {}",
+                    c.direction, c.source.label, c.destination.label
+                )
             }
             _ => "other".to_owned(),
         };
