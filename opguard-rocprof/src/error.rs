@@ -285,6 +285,15 @@ impl Error {
         self.inner.kind.code()
     }
 
+    /// The message and position, without the file (for a front end that
+    /// names the file itself).
+    pub fn located_message(&self) -> String {
+        match &self.inner.position {
+            Some(p) => format!("{} at {p}", self.message()),
+            None => self.message(),
+        }
+    }
+
     /// The message without file or position.
     pub fn message(&self) -> String {
         match &self.inner.kind {

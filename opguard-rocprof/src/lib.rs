@@ -55,6 +55,10 @@ mod csv;
 mod json;
 // Reader: the rocpd database.
 mod rocpd;
+// Analysis: `trace info`'s facts of a capture, streamed.
+mod info;
+// Model: the records pushed into opguard-model's provider-neutral model.
+mod model;
 // Model: the rows a capture holds and the sink that receives them.
 mod record;
 // Identity: the SHA-256 of a capture of one file or several.
@@ -65,7 +69,9 @@ mod error;
 pub use crate::csv::read_csv;
 pub use detect::{detect, read_capture};
 pub use error::{Error, ErrorKind, Limit, Position, ERROR_CODES};
+pub use info::{capture_info, CaptureInfo, CaptureSpan, KindCount};
 pub use json::{read_json, TOOL_KEY};
+pub use model::{read_model, read_model_reusing, DISPATCH_CATEGORY, MEMORY_COPY_CATEGORY};
 pub use record::{
     Agent, AgentKind, ApiCall, CaptureFile, CaptureFormat, CaptureSummary, DeviceRef,
     KernelDispatch, Marker, MemoryCopy, ProcessInfo, ReadOptions, Record, RecordBase, RecordCounts,

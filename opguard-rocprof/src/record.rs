@@ -401,3 +401,11 @@ impl ReadOptions {
         self
     }
 }
+
+/// A kernel symbol as rocprofv3 formats it for display (what its CSV writes
+/// as `Kernel_Name`): without the `.kd` that names an AMDGPU kernel
+/// descriptor, for a name taken from a symbol when the capture has no
+/// formatted name.
+pub(crate) fn formatted_kernel_name(symbol: &str) -> &str {
+    symbol.strip_suffix(".kd").unwrap_or(symbol)
+}

@@ -465,7 +465,7 @@ impl DbReader<'_> {
         // writes as Kernel_Name), the symbol as kernel_name.
         let name = match (display, symbol) {
             (Some(d), _) if !d.is_empty() => d,
-            (_, Some(s)) => s,
+            (_, Some(s)) => crate::record::formatted_kernel_name(s),
             (Some(d), None) => d,
             (None, None) => {
                 return Err(Error::new(ErrorKind::DanglingReference {

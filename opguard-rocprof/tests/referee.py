@@ -93,8 +93,11 @@ def from_json(path):
         messages = {m["key"]: m["value"] for m in proc["strings"].get("marker_api", [])}
         names = {}
         for k in proc["kernel_symbols"]:
-            names[k["kernel_id"]] = (k.get("formatted_kernel_name") or k.get("demangled_kernel_name")
-                                     or k["kernel_name"])
+            # rocprofv3's formatted name; else the symbol without its
+            # kernel-descriptor suffix, as rocprofv3 formats it.
+            name = k.get("formatted_kernel_name") or (
+                (k.get("demangled_kernel_name") or k["kernel_name"]).removesuffix(".kd"))
+            names[k["kernel_id"]] = name
         records = proc["buffer_records"]
         for r in records.get("kernel_dispatch", []):
             info = r["dispatch_info"]

@@ -4,4 +4,5 @@ mod common;
 mod csv_capture;
 mod detection;
 mod json_document;
+mod model;
 mod rocpd_database;

@@ -546,15 +546,15 @@ fn read_kernel_symbols<R: Read>(
         |symbol: KernelSymbolJson| {
             // rocprofv3 names a dispatch by the formatted name (what its CSV
             // writes as Kernel_Name): demangled, `.kd` dropped.
-            let name = [
-                symbol.formatted_kernel_name,
-                symbol.demangled_kernel_name,
-                Some(symbol.kernel_name),
-            ]
-            .into_iter()
-            .flatten()
-            .find(|n| !n.is_empty())
-            .unwrap_or_default();
+            let name = match symbol.formatted_kernel_name.filter(|n| !n.is_empty()) {
+                Some(formatted) => formatted,
+                None => [symbol.demangled_kernel_name, Some(symbol.kernel_name)]
+                    .into_iter()
+                    .flatten()
+                    .find(|n| !n.is_empty())
+                    .map(|n| crate::record::formatted_kernel_name(&n).to_owned())
+                    .unwrap_or_default(),
+            };
             kernels.insert(symbol.kernel_id, name);
         },
     )
