@@ -83,20 +83,28 @@ struct InfoRequest<'a> {
     reader: Reader,
 }
 
-/// `{"path"|"text", "reader"?}` → the trace's facts
-/// (`opguard_trace::TraceInfo`, what `opguard trace info` prints).
+/// `{"path"|"text", "reader"?}` → the trace's facts, what `opguard trace
+/// info` prints (`opguard_trace::TraceInfo`; for a rocprofv3 capture,
+/// `opguard_rocprof::CaptureInfo`).
 pub(crate) fn info(request: &str) -> Result<String, Error> {
     let r: InfoRequest<'_> = parse("trace_info", request)?;
     let options = r.reader.options();
-    let info = match source(&r.path, &r.text)? {
-        Source::Path(p) => TraceReader::open_with(p, options)
-            .and_then(|reader| trace_info(reader, &mut |_| {}))
-            .map_err(|e| Error::trace(&e).in_input(p.to_owned()))?,
-        Source::Text(t) => TraceReader::with_options(t.as_bytes(), options)
-            .and_then(|reader| trace_info(reader, &mut |_| {}))
-            .map_err(|e| Error::trace(&e).in_input("text"))?,
-    };
-    Ok(ok(&info))
+    match source(&r.path, &r.text)? {
+        // A file of any format opguard-formats reads (a rocprofv3 capture
+        // gives its own facts).
+        Source::Path(p) => {
+            let options = ReadOptions::default().reader(options);
+            let info = opguard_formats::info(p, &options)
+                .map_err(|e| Error::capture(&e).in_input(p.to_owned()))?;
+            Ok(ok(&info))
+        }
+        Source::Text(t) => {
+            let info = TraceReader::with_options(t.as_bytes(), options)
+                .and_then(|reader| trace_info(reader, &mut |_| {}))
+                .map_err(|e| Error::trace(&e).in_input("text"))?;
+            Ok(ok(&info))
+        }
+    }
 }
 
 #[derive(Deserialize)]

@@ -45,19 +45,28 @@ pub fn run(args: &TraceInfoArgs) -> Result<u8, CliError> {
     let options = args.reader.options().decode_thread(true);
     crate::read::at_most_one_stdin(args.files.iter().map(|p| p.as_path()))?;
     for (i, file) in args.files.iter().enumerate() {
-        match info(file, options.clone()) {
-            Ok(mut info) => {
+        let facts = match native_info(file, &options) {
+            Some(native) => native.map(Facts::Native),
+            None => info(file, options.clone()).map(|mut info| {
                 if let Some(given) = args.provider.provider {
                     info.provider_detected = Some(info.info.provider);
                     info.info.provider = given;
                 }
+                Facts::Chrome(info)
+            }),
+        };
+        match facts {
+            Ok(facts) => {
                 if args.output.json {
-                    out.json_line(&info)?;
+                    out.json_line(&facts)?;
                 } else {
                     if i > 0 {
                         out.text("\n")?;
                     }
-                    out.text(&human(&info, style))?;
+                    out.text(&match &facts {
+                        Facts::Chrome(info) => human(info, style),
+                        Facts::Native(native) => native_human(native, style),
+                    })?;
                 }
                 out.flush()?;
             }
@@ -70,6 +79,138 @@ pub fn run(args: &TraceInfoArgs) -> Result<u8, CliError> {
         }
     }
     Ok(status)
+}
+
+/// One file's facts, whichever reader established them.
+#[derive(Debug, Serialize)]
+#[serde(untagged)]
+enum Facts {
+    Chrome(FileInfo),
+    Native(NativeInfo),
+}
+
+/// A native capture's facts (rocprofv3 CSV, JSON or rocpd), from its
+/// format's reader through opguard-formats: the `--json` line.
+#[derive(Debug, Serialize)]
+pub struct NativeInfo {
+    /// The path as given.
+    pub file: String,
+    /// What the read established.
+    #[serde(flatten)]
+    pub info: opguard_formats::Info,
+}
+
+/// `Some` when `path` is a native capture opguard-formats reads (not a
+/// Chrome trace, not stdin): its facts, or why it cannot be read.
+fn native_info(path: &Path, reader: &ReaderOptions) -> Option<Result<NativeInfo, CliError>> {
+    use opguard_formats::Detected;
+    if path.as_os_str() == "-" {
+        return None;
+    }
+    let named_csv = path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("csv"));
+    match opguard_formats::detect(path) {
+        Ok(Detected::RocprofCsv | Detected::RocprofJson | Detected::Sqlite) => {}
+        Ok(Detected::ChromeJson) if named_csv => {}
+        _ => return None,
+    }
+    let options = opguard_formats::ReadOptions::default().reader(reader.clone());
+    match opguard_formats::info(path, &options) {
+        Ok(opguard_formats::Info::ChromeJson(_)) => None,
+        Ok(info) => Some(Ok(NativeInfo {
+            file: path.display().to_string(),
+            info,
+        })),
+        Err(e) => Some(Err(CliError::from(&e))),
+    }
+}
+
+fn native_human(file: &NativeInfo, style: Style) -> String {
+    let opguard_formats::Info::Rocprof(info) = &file.info else {
+        return String::new();
+    };
+    let mut facts = vec![
+        ("file", file.file.clone()),
+        ("sha256", info.sha256.clone()),
+        (
+            "provider",
+            if info.producer == info.provider {
+                info.provider.to_owned()
+            } else {
+                format!("{} ({})", info.provider, info.producer)
+            },
+        ),
+        ("format", format!("rocprofv3 {}", info.format)),
+        ("clock domain", info.clock_domain.clone()),
+        ("encoded bytes", info.encoded_bytes.to_string()),
+        ("decoded bytes", info.decoded_bytes.to_string()),
+        (
+            "records",
+            format!(
+                "{} dispatches, {} API calls, {} roctx markers, {} memory copies",
+                info.records.dispatches,
+                info.records.api_calls,
+                info.records.markers,
+                info.records.memory_copies
+            ),
+        ),
+        (
+            "time span",
+            match info.time_span {
+                Some(s) => format!(
+                    "{} .. {} ns ({}, {} records)",
+                    s.start_ns,
+                    s.end_ns,
+                    duration(s.duration_ns),
+                    s.records
+                ),
+                None => "(no records)".to_owned(),
+            },
+        ),
+    ];
+    for f in &info.files {
+        facts.push((
+            "file read",
+            format!("{} ({}, {} bytes)", f.path, f.kind, f.bytes),
+        ));
+    }
+    for p in &info.processes {
+        let pid = p.pid.map_or("(not stated)".to_owned(), |p| p.to_string());
+        facts.push(("process", pid));
+    }
+    for a in &info.agents {
+        let label = a.device_label().unwrap_or_else(|| "agent".to_owned());
+        facts.push(("agent", format!("{label}: {}", a.display_name())));
+    }
+    if info.negative_duration_records > 0 {
+        facts.push((
+            "negative",
+            format!(
+                "{} records end before they start",
+                info.negative_duration_records
+            ),
+        ));
+    }
+    for w in &info.warnings {
+        facts.push(("warning", w.clone()));
+    }
+    let mut out = facts_block(&facts, style, "");
+    out.push('\n');
+    let mut table = Table::new(&[
+        ("count", Align::Right),
+        ("kind", Align::Left),
+        ("category", Align::Left),
+    ]);
+    for c in &info.counts {
+        table.row(vec![
+            c.count.to_string(),
+            c.kind.to_owned(),
+            c.category.clone(),
+        ]);
+    }
+    out.push_str(&table.render(style, "  "));
+    out
 }
 
 /// Reads one file (`-` is stdin) to the end.

@@ -12,6 +12,7 @@ mod job;
 mod kernel_name;
 mod reader_flags;
 mod report;
+mod rocprof;
 mod scaling;
 mod select;
 mod trace_info;

@@ -33,6 +33,12 @@ pub enum Detected {
     Sqlite,
     /// Nsight Systems' binary report, which must be exported first.
     NsightReport,
+    /// A rocprofv3 CSV capture: a directory holding a `*_kernel_trace.csv`,
+    /// or a file whose first line is a rocprofv3 CSV header.
+    RocprofCsv,
+    /// A rocprofv3 JSON document (plain or gzip): an object whose first key
+    /// is `rocprofiler-sdk-tool`.
+    RocprofJson,
 }
 
 /// Detects what the capture at `path` is from its first bytes.
@@ -48,11 +54,27 @@ pub enum Detected {
 /// ```
 pub fn detect(path: impl AsRef<Path>) -> Result<Detected, Error> {
     let path = path.as_ref();
+    // A rocprofv3 CSV capture may be the directory of its files.
+    #[cfg(feature = "rocprof")]
+    if path.is_dir() && opguard_rocprof::detect(path).is_some() {
+        return Ok(Detected::RocprofCsv);
+    }
     let mut prefix = Vec::with_capacity(PROBE_BYTES);
     File::open(path)
         .and_then(|f| f.take(PROBE_BYTES as u64).read_to_end(&mut prefix))
         .map_err(|e| Error::new(ErrorKind::Io(e)).in_file(path))?;
-    Ok(detect_bytes(&prefix))
+    let detected = detect_bytes(&prefix);
+    // rocprofv3's CSV header and JSON key need more than the prefix (and
+    // gzip inflated): its reader looks.
+    #[cfg(feature = "rocprof")]
+    if detected == Detected::ChromeJson {
+        match opguard_rocprof::detect(path) {
+            Some(opguard_rocprof::CaptureFormat::Csv) => return Ok(Detected::RocprofCsv),
+            Some(opguard_rocprof::CaptureFormat::Json) => return Ok(Detected::RocprofJson),
+            _ => {}
+        }
+    }
+    Ok(detected)
 }
 
 /// [`detect`] on a capture's first bytes (at least 64 of them when the

@@ -26,6 +26,10 @@ struct ErrorImpl {
 pub enum ErrorKind {
     /// The Chrome JSON reader's error, with its position.
     Json(opguard_trace::Error),
+    /// The rocprofv3 reader's error (CSV, JSON or rocpd), with the file of
+    /// the capture it is in and its position.
+    #[cfg(feature = "rocprof")]
+    Rocprof(opguard_rocprof::Error),
     /// The capture cannot be opened or read.
     Io(io::Error),
     /// Nsight Systems' binary report: it must be exported to SQLite first.
@@ -47,6 +51,8 @@ opguard_document::error_codes! {
     }
     passthrough {
         ErrorKind::Json(e) => e.code(),
+        #[cfg(feature = "rocprof")]
+        ErrorKind::Rocprof(e) => e.code(),
     }
     codes {
         ErrorKind::Io(_) => "io": "a capture cannot be opened or read",
@@ -86,6 +92,13 @@ impl Error {
     pub fn message(&self) -> String {
         match &self.inner.kind {
             ErrorKind::Json(e) => e.to_string(),
+            // A CSV capture is several files: name the one at fault when it
+            // is not the one the front end names.
+            #[cfg(feature = "rocprof")]
+            ErrorKind::Rocprof(e) => match e.file() {
+                Some(f) if Some(f) != self.inner.file.as_deref() => e.to_string(),
+                _ => e.located_message(),
+            },
             ErrorKind::Io(e) => format!("I/O error: {e}"),
             ErrorKind::NsightReport => "this is an Nsight Systems report (.nsys-rep/.qdrep), \
                  the binary file nsys writes; export it to SQLite first: \
@@ -93,6 +106,13 @@ impl Error {
                 .into(),
             ErrorKind::UnsupportedDatabase { detail } => detail.clone(),
         }
+    }
+}
+
+#[cfg(feature = "rocprof")]
+impl From<opguard_rocprof::Error> for Error {
+    fn from(e: opguard_rocprof::Error) -> Self {
+        Error::new(ErrorKind::Rocprof(e))
     }
 }
 
@@ -124,6 +144,8 @@ impl std::error::Error for Error {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match &self.inner.kind {
             ErrorKind::Json(e) => Some(e),
+            #[cfg(feature = "rocprof")]
+            ErrorKind::Rocprof(e) => Some(e),
             ErrorKind::Io(e) => Some(e),
             _ => None,
         }

@@ -10,6 +10,7 @@
 //! | format | reader |
 //! |---|---|
 //! | Chrome trace JSON, plain or gzip (PyTorch profiler, Perfetto JSON, viztracer, JAX, opguard's export) | `opguard-trace` |
+//! | rocprofv3: CSV capture (a `*_kernel_trace.csv`, any file of its set, or their directory), JSON document (plain or gzip), rocpd database | `opguard-rocprof` (feature `rocprof`, default) |
 //!
 //! A program that reads only Chrome JSON can depend on `opguard-trace`
 //! alone and never compile a native format's library.
@@ -37,11 +38,14 @@
 mod detect;
 // Reader: a capture of any format into the model.
 mod read;
+// Analysis: what `trace info` says of a capture, whatever its format.
+mod info;
 // The crate's one error type: readers' errors pass through.
 mod error;
 
 pub use detect::{detect, detect_bytes, Detected};
 pub use error::{Error, ErrorKind, ERROR_CODES};
+pub use info::{info, Info};
 pub use read::{read, read_reusing, ReadOptions};
 
 /// The README's examples are compiled and run as doctests.

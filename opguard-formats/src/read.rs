@@ -79,7 +79,12 @@ pub fn read_reusing(
     if spec.source.is_none() {
         spec.source = Some(path.display().to_string());
     }
-    match detect(path)? {
+    let detected = detect(path)?;
+    #[cfg(feature = "rocprof")]
+    if rocprof_reads(path, detected) {
+        return rocprof::read(path, spec, options, storage);
+    }
+    match detected {
         Detected::ChromeJson => opguard_trace::read_model_reusing(
             path,
             spec,
@@ -90,6 +95,14 @@ pub fn read_reusing(
         )
         .map_err(|e| Error::from(e).in_file(path)),
         Detected::NsightReport => Err(Error::new(ErrorKind::NsightReport).in_file(path)),
+        Detected::RocprofCsv | Detected::RocprofJson => {
+            Err(Error::new(ErrorKind::UnsupportedDatabase {
+                detail: "rocprofv3 output: this build does not read it (builds with the `rocprof` \
+                     feature do)"
+                    .into(),
+            })
+            .in_file(path))
+        }
         Detected::Sqlite => Err(Error::new(ErrorKind::UnsupportedDatabase {
             detail: "an SQLite database: this build reads no SQLite capture (Nsight Systems \
                      exports and rocpd databases are read by builds with the `nsys` and \
@@ -97,5 +110,48 @@ pub fn read_reusing(
                 .into(),
         })
         .in_file(path)),
+    }
+}
+
+#[cfg(feature = "rocprof")]
+pub(crate) use rocprof::reads as rocprof_reads;
+
+/// rocprofv3's three outputs, read by opguard-rocprof.
+#[cfg(feature = "rocprof")]
+mod rocprof {
+    use std::path::Path;
+
+    use opguard_model::{ArtifactSpec, ModelStorage, TraceModel};
+
+    use super::ReadOptions;
+    use crate::detect::Detected;
+    use crate::error::Error;
+
+    /// Whether the capture is rocprofv3's: its CSV or JSON by content, an
+    /// SQLite database with rocpd's tables, or a `.csv` the content does not
+    /// name (then the CSV reader says which column is not rocprofv3's,
+    /// instead of the JSON reader saying it is not JSON).
+    pub(crate) fn reads(path: &Path, detected: Detected) -> bool {
+        match detected {
+            Detected::RocprofCsv | Detected::RocprofJson => true,
+            Detected::Sqlite => {
+                opguard_rocprof::detect(path) == Some(opguard_rocprof::CaptureFormat::Rocpd)
+            }
+            Detected::ChromeJson => path
+                .extension()
+                .is_some_and(|e| e.eq_ignore_ascii_case("csv")),
+            _ => false,
+        }
+    }
+
+    pub(super) fn read(
+        path: &Path,
+        spec: ArtifactSpec,
+        options: &ReadOptions,
+        storage: &mut ModelStorage,
+    ) -> Result<TraceModel, Error> {
+        let limits = opguard_rocprof::ReadOptions::from_reader(&options.reader);
+        opguard_rocprof::read_model_reusing(path, spec, &options.model, &limits, storage)
+            .map_err(|e| Error::from(e).in_file(path))
     }
 }
