@@ -1,10 +1,15 @@
 """The marker installer under real torch (CPU): markers appear in the trace
 torch's profiler writes, nested as the calls were; the library's own seam
 verdict sees the same nesting; refusals carry reasons; uninstall restores.
+Real objects: nn.Linear and nn.Module instances (their forward is wrapped
+per instance and keeps its self), and real Triton JIT, autotuner and
+heuristics objects (created and inspected on CPU, never launched: refused
+with their members, left as they were).
 
 torch is large: without it this test skips loudly, except where
 OPGUARD_REQUIRE_TORCH=1 (bindings/test.sh's torch step, which CI always
-runs): there a missing torch is a failure."""
+runs): there a missing torch, or a missing triton (torch's own dependency
+on Linux), is a failure."""
 
 import contextlib
 import copy
