@@ -91,10 +91,12 @@ export function traceInfo(file?: string | null, options?: { text?: string; reade
 /** Launch regions, one per artifact, and their aggregate. */
 export function traceLaunchRegions(artifacts: Artifact[], options?: { top?: number; reader?: ReaderOptions }): JsonObject;
 
-/** The census of one capture. */
+/** The census of one capture. An operator no family claims throws
+ * `census.unclassified_operators` unless `requireClassified` is `false`. */
 export function census(capture: DocOrPath, options?: {
   families?: DocOrPath;
   declaredHostResolutions?: DocOrPath;
+  /** Default true: an incomplete census is not a pass (seed 004). */
   requireClassified?: boolean;
   requireHostResolutions?: boolean;
 }): JsonObject;

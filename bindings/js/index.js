@@ -225,7 +225,8 @@ const api = {
       ...doc('capture', capture),
       ...doc('families', families),
       ...doc('declared_host_resolutions', declaredHostResolutions),
-      ...(requireClassified ? { require_classified: true } : {}),
+      // An incomplete census is not a pass (seed 004): only false opts out.
+      ...(requireClassified === false ? { require_classified: false } : {}),
       ...(requireHostResolutions ? { require_host_resolutions: true } : {}),
     }),
   censusCompareWidths: (first, second, control, { families } = {}) => call('opguard_census_compare_widths', {

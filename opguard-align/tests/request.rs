@@ -89,6 +89,15 @@ fn bad_requests_fail_with_codes_and_write_nothing() {
             r#"{"protocol_version":"1","artifact":"view.json","alignment_map":"m.json","output":"o.json"}"#,
             "unsupported_protocol_version",
         ),
+        // #30: one rule with the Python request path: 1 is the integer 1.
+        (
+            r#"{"protocol_version":1.0,"artifact":"view.json","alignment_map":"m.json","output":"o.json"}"#,
+            "unsupported_protocol_version",
+        ),
+        (
+            r#"{"protocol_version":true,"artifact":"view.json","alignment_map":"m.json","output":"o.json"}"#,
+            "unsupported_protocol_version",
+        ),
         (
             r#"{"artifact":"view.json","alignment_map":"m.json","output":"o.json"}"#,
             "invalid_request",
@@ -114,6 +123,9 @@ fn bad_requests_fail_with_codes_and_write_nothing() {
         assert_eq!(listing(dir.path()), ["req.json", "view.json"]);
     }
     assert!(parse_request("{}", dir.path()).is_err());
+    let float = r#"{"protocol_version":1.0,"artifact":"view.json","alignment_map":"m.json","output":"o.json"}"#;
+    let message = parse_request(float, dir.path()).unwrap_err().to_string();
+    assert!(message.contains("protocol_version 1.0"), "{message}");
 }
 
 #[test]

@@ -93,8 +93,9 @@ char *opguard_trace_launch_regions(const char *request);
 
 /* {"capture": {...} | "capture_path": file, "families"?, "families_path"?,
  *  "declared_host_resolutions"?, "declared_host_resolutions_path"?,
- *  "require_classified"?: bool, "require_host_resolutions"?: bool}
- * -> {"census": ..., "host_resolution_diff": ... | null} */
+ *  "require_classified"?: bool (default true), "require_host_resolutions"?: bool}
+ * -> {"census": ..., "host_resolution_diff": ... | null}; an operator no family
+ * claims is census.unclassified_operators unless "require_classified": false */
 char *opguard_census(const char *request);
 
 /* {"first"|"first_path", "second"|"second_path", "control"?|"control_path"?}

@@ -51,10 +51,16 @@ struct CensusRequest<'a> {
     declared_host_resolutions: Option<&'a RawValue>,
     #[serde(borrow, default)]
     declared_host_resolutions_path: Option<Cow<'a, str>>,
-    #[serde(default)]
+    /// Seed 004: an incomplete census is not a pass. On unless the request
+    /// says `false`.
+    #[serde(default = "on")]
     require_classified: bool,
     #[serde(default)]
     require_host_resolutions: bool,
+}
+
+fn on() -> bool {
+    true
 }
 
 #[derive(Serialize)]
@@ -65,8 +71,10 @@ struct CensusReply {
 
 /// `{"capture"|"capture_path", "families"|"families_path"?,
 /// "declared_host_resolutions"|"declared_host_resolutions_path"?,
-/// "require_classified"?, "require_host_resolutions"?}` →
-/// `{"census": …, "host_resolution_diff": … | null}`.
+/// "require_classified"? (default true), "require_host_resolutions"?}` →
+/// `{"census": …, "host_resolution_diff": … | null}`; an operator no family
+/// claims is `census.unclassified_operators` unless `require_classified` is
+/// `false`.
 pub(crate) fn census(request: &str) -> Result<String, Error> {
     let r: CensusRequest<'_> = parse("census", request)?;
     let capture_doc = one_of("capture", r.capture, r.capture_path.as_deref(), true)?;

@@ -303,13 +303,24 @@ fn step_axis_report(capture: &Capture, s: &Structure) -> StepAxisReport {
                 s.non_numeric
             ),
         ),
-        Some(axis) if !st.solved.is_empty() || !st.pinned.is_empty() => {
+        Some(axis)
+            if !st.solved.is_empty() || !st.pinned.is_empty() || !st.admits_nothing.is_empty() =>
+        {
             let mut why: Vec<String> = st
                 .solved
                 .iter()
                 .map(|(k, n)| format!("replacement {k} → {n}"))
                 .collect();
-            why.extend(st.pinned.iter().map(|(g, _)| format!("guard {g}")));
+            why.extend(
+                st.pinned
+                    .iter()
+                    .map(|(g, n)| format!("guard {g} (admits only {n})")),
+            );
+            why.extend(
+                st.admits_nothing
+                    .iter()
+                    .map(|g| format!("guard {g} (admits no value at all)")),
+            );
             (
                 StepAxisStatus::Specialised,
                 format!(

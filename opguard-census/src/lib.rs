@@ -87,6 +87,9 @@ mod families;
 // Model: the sympy-printed size, guard and replacement expressions torch
 // writes: symbols, linear forms, relations, canonical rendering.
 mod expr;
+// Analysis: what a capture's guards admit for one size symbol (pins decided
+// by the admitted values, not by the spelling).
+mod admitted;
 // Analysis: one pass over a capture's shapes (digest, concrete dimensions,
 // per-operator counts, the step axis).
 mod analysis;

@@ -431,9 +431,10 @@ const CENSUS_AFTER_HELP: &str = "\
 Everything is read before anything is printed: a refused capture (a width torch specialises,
 error code step_axis_not_symbolic) exits 2 with no record on stdout.
 
-Exit status: 0 ok; 1 when a verdict asked for is negative (--compare: the step axis is not a
-free symbol, an operator no family claims included; --declared-host-resolutions: the log
-differs from the declared set); 2 on error.
+Exit status: 0 ok; 1 when a verdict is negative: an operator no family claims in any capture
+(an incomplete census is not a pass; --allow-unclassified reports it without failing),
+--compare: the step axis is not a free symbol, --declared-host-resolutions: the log differs
+from the declared set; 2 on error.
 
 Examples:
   opguard census clean_sym_w2.json
@@ -698,6 +699,10 @@ pub struct CensusArgs {
     /// CAPTURE (and --compare) must equal, as a multiset.
     #[arg(long, value_name = "D")]
     pub declared_host_resolutions: Option<PathBuf>,
+    /// Report operators no family claims without failing: by default an incomplete
+    /// census exits 1 (seed 004: unclassified must be empty).
+    #[arg(long)]
+    pub allow_unclassified: bool,
 }
 
 const REPORT_AFTER_HELP: &str = "\

@@ -239,3 +239,16 @@ fn every_code_is_listed_once_with_a_meaning() {
     assert!(opguard_document::check_error_codes(&[("a", "x"), ("a", "y")]).is_err());
     assert!(opguard_document::check_error_codes(&[("kernel_name.degenerate", "x")]).is_err());
 }
+
+#[test]
+fn a_value_quoted_in_a_message_keeps_its_json_number_form() {
+    let v: Value = from_slice(
+        br#"{"a": 1.0, "b": 1, "c": 0.5, "d": 1e300, "e": true}"#,
+        1024,
+    )
+    .expect("reads");
+    assert_eq!(
+        v.to_string(),
+        r#"{"a":1.0,"b":1,"c":0.5,"d":1e300,"e":true}"#
+    );
+}

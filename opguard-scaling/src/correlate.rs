@@ -106,7 +106,8 @@ fn identity_split(
     Some(format!(
         "identity differs across trials: {:?} here is {} ({}), in other trials {}; \
          the source paths or lines differ after normalization, so the frames cannot be \
-         joined (give the trials one source root, or profile one checkout)",
+         joined (give each trial the checkout it ran from as `source_root` in the trials \
+         document, or profile one checkout)",
         frame.name,
         frame.semantic_frame_id,
         place(frame),

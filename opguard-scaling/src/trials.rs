@@ -5,17 +5,24 @@
 //!   "format": "opguard.scaling/trials-v1",
 //!   "metric": "inclusive_ns",
 //!   "unit": "ns",
+//!   "source_root": "/srv/ci/proj",
 //!   "trials": [
 //!     {"id": "t1", "input": 1, "variant": "base", "traces": ["t1.json.gz"],
-//!      "build_id": "abc123", "source_state": "git:4f2c", "metric": "inclusive_ns", "unit": "ns"}
+//!      "build_id": "abc123", "source_state": "git:4f2c", "metric": "inclusive_ns", "unit": "ns",
+//!      "source_root": "/home/u1/src/proj"}
 //!   ]
 //! }
 //! ```
 //!
 //! Only `trials` and, per trial, `id`, `input`, `variant` and `traces` are
-//! required. Trace paths are relative to the document's folder. Unknown
-//! fields and repeated keys are refused, so a misspelt field is never
-//! silently ignored.
+//! required. Trace paths are relative to the document's folder. A
+//! `source_root` (per trial, or for every trial that names none) is the
+//! checkout the trial's traces were captured from, as the traces print it
+//! (so never resolved against the document's folder): absolute Python frame
+//! paths under it become relative, and one function in two checkouts is one
+//! frame (opguard-trace's `ArtifactSpec::source_root`; without one, the
+//! entry script's directory is used). Unknown fields and repeated keys are
+//! refused, so a misspelt field is never silently ignored.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -42,6 +49,8 @@ pub struct TrialsDocument {
     pub metric: Option<Metric>,
     /// The unit it declares; must be the metric's unit.
     pub unit: Option<Unit>,
+    /// The source root of every trial that names none of its own.
+    pub source_root: Option<String>,
     /// The trials, in document order.
     pub trials: Vec<TrialSpec>,
 }
@@ -66,6 +75,9 @@ pub struct TrialSpec {
     pub metric: Option<Metric>,
     /// The unit this trial declares, if any.
     pub unit: Option<Unit>,
+    /// The checkout its traces were captured from, as they print it: its
+    /// own, or the document's (see the module docs).
+    pub source_root: Option<String>,
 }
 
 impl TrialSpec {
@@ -85,6 +97,7 @@ impl TrialSpec {
             source_state: None,
             metric: None,
             unit: None,
+            source_root: None,
         }
     }
     /// Declares the build id.
@@ -95,6 +108,11 @@ impl TrialSpec {
     /// Declares the source state.
     pub fn source_state(mut self, source_state: impl Into<String>) -> Self {
         self.source_state = Some(source_state.into());
+        self
+    }
+    /// Declares the checkout its traces were captured from.
+    pub fn source_root(mut self, source_root: impl Into<String>) -> Self {
+        self.source_root = Some(source_root.into());
         self
     }
 }
@@ -218,7 +236,7 @@ struct Parser<'a> {
     what: &'a str,
 }
 
-const DOCUMENT_FIELDS: &[&str] = &["format", "metric", "unit", "trials"];
+const DOCUMENT_FIELDS: &[&str] = &["format", "metric", "unit", "source_root", "trials"];
 const TRIAL_FIELDS: &[&str] = &[
     "id",
     "input",
@@ -228,6 +246,7 @@ const TRIAL_FIELDS: &[&str] = &[
     "source_state",
     "metric",
     "unit",
+    "source_root",
 ];
 
 impl Parser<'_> {
@@ -327,6 +346,7 @@ impl Parser<'_> {
         }
         let metric = self.metric(map, "$")?;
         let unit = self.unit(map, "$")?;
+        let source_root = self.string(map, "$", "source_root")?;
         let trials_value = map
             .get("trials")
             .ok_or_else(|| invalid(self.what, "$.trials", "missing", "an array of trials"))?;
@@ -345,7 +365,10 @@ impl Parser<'_> {
         let mut trials = Vec::with_capacity(items.len());
         for (i, item) in items.iter().enumerate() {
             let path = format!("trials[{i}]");
-            let trial = self.trial(item, &path, base)?;
+            let mut trial = self.trial(item, &path, base)?;
+            if trial.source_root.is_none() {
+                trial.source_root.clone_from(&source_root);
+            }
             if let Some(first) = seen.get(trial.id.as_str()) {
                 return Err(invalid(
                     self.what,
@@ -361,6 +384,7 @@ impl Parser<'_> {
             source: self.what.to_owned(),
             metric,
             unit,
+            source_root,
             trials,
         })
     }
@@ -426,6 +450,7 @@ impl Parser<'_> {
             source_state: self.string(map, path, "source_state")?,
             metric: self.metric(map, path)?,
             unit: self.unit(map, path)?,
+            source_root: self.string(map, path, "source_root")?,
         })
     }
 }
@@ -451,6 +476,28 @@ mod tests {
             vec![PathBuf::from("/data/t1.json.gz")]
         );
         assert_eq!(doc.trials[0].input, 1.0);
+    }
+
+    #[test]
+    fn a_trial_takes_its_own_source_root_or_the_documents() {
+        let doc = parse(
+            r#"{"source_root": "/srv/ci/proj", "trials": [
+              {"id": "a", "input": 1, "variant": "v", "traces": ["x"]},
+              {"id": "b", "input": 2, "variant": "v", "traces": ["y"], "source_root": "/home/u1/proj"}]}"#,
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        let roots: Vec<_> = doc
+            .trials
+            .iter()
+            .map(|t| t.source_root.as_deref())
+            .collect();
+        assert_eq!(roots, [Some("/srv/ci/proj"), Some("/home/u1/proj")]);
+        // As the traces print it: never resolved against the document's folder.
+        let doc = parse(
+            r#"{"trials": [{"id": "a", "input": 1, "variant": "v", "traces": ["x"], "source_root": "proj"}]}"#,
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(doc.trials[0].source_root.as_deref(), Some("proj"));
     }
 
     #[test]
@@ -484,6 +531,14 @@ mod tests {
             (
                 r#"{"format": "other/v2", "trials": [{"id": "a", "input": 1, "variant": "v", "traces": ["x"]}]}"#,
                 "$.format",
+            ),
+            (
+                r#"{"source_root": "", "trials": [{"id": "a", "input": 1, "variant": "v", "traces": ["x"]}]}"#,
+                "$.source_root",
+            ),
+            (
+                r#"{"trials": [{"id": "a", "input": 1, "variant": "v", "traces": ["x"], "source_root": 3}]}"#,
+                "trials[0].source_root",
             ),
         ];
         for (text, location) in cases {

@@ -34,7 +34,10 @@ pub const DEFAULT_MARKER_PREFIX: &str = "opguard.seam::";
 /// ```
 ///
 /// Unknown fields and repeated keys are refused, never ignored. Paths are
-/// relative to the request file.
+/// relative to the request file. Seed 001's names are read too, so a
+/// request written against the seed works: `target_callable` for `target`,
+/// `depth` for a candidate's `declared_depth` (a field given under both
+/// names is refused as given twice).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 #[non_exhaustive]
@@ -42,7 +45,8 @@ pub struct Request {
     /// Must be [`PROTOCOL_VERSION`].
     pub protocol_version: u64,
     /// The selected callable, `module:attr` (dotted class methods such as
-    /// `pkg.mod:Runner.run` included).
+    /// `pkg.mod:Runner.run` included). Also read as `target_callable`.
+    #[serde(alias = "target_callable")]
     pub target: String,
     /// The profiled device kernel symbol. A request without one is refused
     /// at admission ([`Error::NoDeviceSymbol`]).
@@ -73,8 +77,8 @@ pub struct CandidateSpec {
     /// The callable, `module:attr`.
     pub spec: String,
     /// A self-reported call depth (larger is deeper). It can add a
-    /// rejection, never buy a pass.
-    #[serde(default)]
+    /// rejection, never buy a pass. Also read as `depth`.
+    #[serde(default, alias = "depth")]
     pub declared_depth: Option<i64>,
     /// The exact marker name, when the markers are existing
     /// `record_function` annotations rather than `marker_prefix + spec`.

@@ -346,3 +346,44 @@ fn errors_say_what_where_and_what_was_expected() {
     assert_eq!(e.code(), "invalid_value");
     assert_eq!(e.trace_code(), None);
 }
+
+/// #30: a request written against seed 001 (`target_callable`, a
+/// candidate's `depth`) gets the same verdict as one with this crate's
+/// names; the same field under both names is refused.
+#[test]
+fn the_seeds_field_names_are_read_where_a_request_is() {
+    let c = Capture::new();
+    let ours = good(&c);
+    let mut ours_deep = ours.clone();
+    ours_deep["candidates"][0]["declared_depth"] = json!(999);
+    let seed_names = |r: &serde_json::Value| {
+        let mut r = r.clone();
+        let target = r.as_object_mut().unwrap().remove("target").unwrap();
+        r["target_callable"] = target;
+        for candidate in r["candidates"].as_array_mut().unwrap() {
+            let obj = candidate.as_object_mut().unwrap();
+            if let Some(depth) = obj.remove("declared_depth") {
+                obj.insert("depth".into(), depth);
+            }
+        }
+        r
+    };
+    for r in [&ours, &ours_deep] {
+        let theirs = seed_names(r);
+        assert!(theirs.get("target").is_none() && theirs.get("target_callable").is_some());
+        let a = verdict_from_request_file(c.request(r)).unwrap();
+        let b = verdict_from_request_file(c.request(&theirs)).unwrap();
+        assert_eq!(
+            serde_json::to_value(&a).unwrap(),
+            serde_json::to_value(&b).unwrap()
+        );
+    }
+    // The depth read as `depth` is the candidate's declared depth.
+    let deep = verdict_from_request_file(c.request(&seed_names(&ours_deep))).unwrap();
+    let text = serde_json::to_string(&deep).unwrap();
+    assert!(text.contains("\"declared_depth\":999"), "{text}");
+
+    let mut both = seed_names(&ours);
+    both["target"] = ours["target"].clone();
+    assert_eq!(error_of(&c, &both).code(), "request_invalid");
+}

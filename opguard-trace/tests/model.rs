@@ -418,7 +418,7 @@ fn one_operator_in_three_files_has_one_semantic_id_and_three_occurrences() {
     assert_eq!(frames[1].0, frames[2].0);
     assert_ne!(frames[0].1, frames[1].1);
     assert_ne!(frames[1].1, frames[2].1);
-    assert!(frames[0].0.as_str().starts_with("sf2:"));
+    assert!(frames[0].0.as_str().starts_with("sf3:"));
 }
 
 #[test]

@@ -56,6 +56,17 @@ test('library errors are typed by family', () => {
     (e) => e instanceof opguard.ScalingError && e.code === 'scaling.unknown_metric');
 });
 
+test('an incomplete census is not a pass unless asked for by name (seed 004)', () => {
+  const capture = path.join(FIXTURES, 'census', 'prefix_traps.capture.json');
+  const families = path.join(FIXTURES, 'census', 'seed004_families.json');
+  const declaredHostResolutions = path.join(FIXTURES, 'census', 'seed004_host_resolutions.declared.json');
+  for (const extra of [{}, { declaredHostResolutions }, { requireClassified: true }]) {
+    assert.throws(() => opguard.census(capture, { families, ...extra }),
+      (e) => e instanceof opguard.CensusError && e.code === 'census.unclassified_operators');
+  }
+  assert.equal(opguard.census(capture, { families, requireClassified: false }).census.unclassified.ops, 4);
+});
+
 test('every entry point answers', () => {
   assert.equal(opguard.kernelShortName('main_kernel[prefill]'), 'main_kernel');
   assert.equal(opguard.kernelMatch('clamp_position_kernel',

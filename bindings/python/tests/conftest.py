@@ -1,3 +1,5 @@
+import contextlib
+import importlib
 import json
 import sys
 from pathlib import Path
@@ -91,3 +93,20 @@ def case_params(file_label, cases, known_failures):
             marks.append(pytest.mark.xfail(strict=True, reason=known_failures[case["id"]]))
         out.append(pytest.param(case, id=f"{file_label}::{case['id']}", marks=marks))
     return out
+
+
+@contextlib.contextmanager
+def source_module(tmp_path, monkeypatch, name, source):
+    """``source`` imported as module ``name`` from a real file (the marker
+    installer's tests: Triton reads a kernel's source from its file); on the
+    way out every installed marker is removed and the module forgotten."""
+    from opguard import seam
+
+    (tmp_path / f"{name}.py").write_text(source, encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    sys.modules.pop(name, None)
+    try:
+        yield importlib.import_module(name)
+    finally:
+        seam.uninstall()
+        sys.modules.pop(name, None)

@@ -73,6 +73,21 @@ def test_library_errors_are_typed_by_family():
     assert e.value.code == "scaling.unknown_metric"
 
 
+def test_an_incomplete_census_is_not_a_pass_unless_asked_for_by_name():
+    """Seed 004: unclassified must be empty. The census once returned its
+    unclassified operators with no error unless require_classified=True."""
+    capture = FIXTURES / "census" / "prefix_traps.capture.json"
+    families = FIXTURES / "census" / "seed004_families.json"
+    declared = FIXTURES / "census" / "seed004_host_resolutions.declared.json"
+    for extra in ({}, {"declared_host_resolutions": declared}):
+        with pytest.raises(opguard.CensusError) as e:
+            opguard.census(capture, families=families, **extra)
+        assert e.value.code == "census.unclassified_operators"
+        assert "aten.addmm.default" in e.value.message
+    c = opguard.census(capture, families=families, require_classified=False)
+    assert c["census"]["unclassified"]["ops"] == 4
+
+
 def test_every_entry_point_answers():
     assert opguard.kernel_short_name("main_kernel[prefill]") == "main_kernel"
     assert opguard.kernel_match("clamp_position_kernel",

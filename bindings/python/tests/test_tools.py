@@ -53,6 +53,13 @@ def test_a_bad_request_is_an_error_and_writes_nothing(tmp_path):
         '{"protocol_version": 1, "artifact": "view.json", "artifact": "view.json", '
         '"alignment_map": "map.json", "output": "o.json"}': "capi.invalid_request",
         '{"protocol_version": 2, "artifact": "view.json", "alignment_map": "map.json", '
+        '"output": "o.json"}': "align.unsupported_protocol_version",
+        # One rule with the CLI (#30): 1.0 and true are not the integer 1.
+        '{"protocol_version": 1.0, "artifact": "view.json", "alignment_map": "map.json", '
+        '"output": "o.json"}': "align.unsupported_protocol_version",
+        '{"protocol_version": true, "artifact": "view.json", "alignment_map": "map.json", '
+        '"output": "o.json"}': "align.unsupported_protocol_version",
+        '{"artifact": "view.json", "alignment_map": "map.json", '
         '"output": "o.json"}': "capi.invalid_request",
         '{"protocol_version": 1, "artifact": "view.json", "alignment_map": "map.json", '
         '"output": "o.json", "extra": 1}': "capi.invalid_request",

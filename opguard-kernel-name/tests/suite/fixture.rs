@@ -266,13 +266,14 @@ fn fixture_lint() {
         let base = e["base"].as_str().unwrap_or_default();
         let special = !e["memory_op"].is_null() || e["mangling"] == "opaque";
         let short_or_bare_keyword =
-            base.len() < opguard_kernel_name::MIN_TOKEN_LEN || base == "operator";
+            base.chars().count() < opguard_kernel_name::MIN_TOKEN_LEN || base == "operator";
         check(
             e["degenerate"] == (!special && short_or_bare_keyword),
             format!("{FILE}::{id} degenerate follows from base"),
         );
         check(
-            e["truncated"] == (!special && base.len() == opguard_kernel_name::SHORT_NAME_LIMIT),
+            e["truncated"]
+                == (!special && base.chars().count() == opguard_kernel_name::SHORT_NAME_LIMIT),
             format!("{FILE}::{id} truncated follows from base"),
         );
         check(

@@ -2,7 +2,7 @@
 //! what it holds: records by kind, summed dispatch time, and the dispatches
 //! whose correlation id one API call of their process has.
 //!
-//! `cargo run --release -p opguard-rocprof --example count -- CAPTURE [MAX_BYTES]`
+//! `cargo run --release -p opguard-rocprof --example rocprof_count -- CAPTURE [MAX_BYTES]`
 
 use std::collections::HashMap;
 

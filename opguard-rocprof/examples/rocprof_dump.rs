@@ -1,7 +1,7 @@
 //! Prints every record of a rocprofv3 capture, one line each (for looking
 //! at a capture, not for parsing).
 //!
-//! `cargo run -p opguard-rocprof --example dump -- CAPTURE`
+//! `cargo run -p opguard-rocprof --example rocprof_dump -- CAPTURE`
 
 use opguard_rocprof::{read_capture, ReadOptions, Record};
 
