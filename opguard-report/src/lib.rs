@@ -75,11 +75,9 @@ pub use report::{
     MAX_JOB_FRAMES, MAX_LIST_ROWS, MAX_SCATTERS,
 };
 
-pub use timeline::{Lane, LaneKind, Timeline, MAX_LANES, TIMELINE_BINS};
+pub use timeline::{Lane, LaneKind, Timeline};
 
-pub use escape::escape;
-
-pub use html::{render, BAR_PLOT_WIDTH};
+pub use html::render;
 
 pub use output::write_new;
 

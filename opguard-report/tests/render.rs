@@ -4,11 +4,14 @@
 use std::path::{Path, PathBuf};
 
 use opguard_report::{
-    render, write_new, ArtifactReport, LaneKind, Report, ScalingView, BAR_PLOT_WIDTH,
-    MAX_JOB_FRAMES, TIMELINE_BINS,
+    render, write_new, ArtifactReport, LaneKind, Report, ScalingView, MAX_JOB_FRAMES,
 };
 use opguard_testdata::kineto_writer::KinetoTrace;
 use opguard_trace::model::{ArtifactSpec, ModelOptions, TraceModel};
+
+/// The width of a Top-N bar at 100 % of the device time, in pixels, as the
+/// page draws it.
+const BAR_PLOT_WIDTH: f64 = 480.0;
 
 fn model_of(t: &KinetoTrace, dir: &Path) -> TraceModel {
     let path = dir.join("trace.json.gz");
@@ -71,7 +74,8 @@ fn timeline_lanes_are_proportional_within_the_artifacts_own_span() {
     assert_eq!(host.busy, vec![(0, 100)]);
     let stream = &tl.lanes[1];
     assert_eq!(stream.kind, LaneKind::Stream);
-    assert_eq!(stream.busy, vec![(360, TIMELINE_BINS)]);
+    assert_eq!(tl.bins, 720);
+    assert_eq!(stream.busy, vec![(360, tl.bins)]);
     // The same events later in another clock land on the same columns.
     let mut later = KinetoTrace::new();
     later
