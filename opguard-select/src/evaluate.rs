@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use opguard_trace::model::{ArtifactSpec, ModelOptions, Provider, TraceModel};
 use opguard_trace::TraceReader;
 
-use crate::error::Error;
+use crate::error::{Error, ErrorKind};
 use crate::request::{resolve, Admitted, ProcessSpec, Request};
 use crate::seam::{analyse, PidFilter};
 use crate::verdict::{
@@ -105,7 +105,7 @@ pub fn verdict_with(
                 slots.push(Some(slot));
                 continue;
             }
-            let unreadable = |source| Error::TraceUnreadable {
+            let unreadable = |source| ErrorKind::TraceUnreadable {
                 path: key.clone(),
                 source,
             };
@@ -113,7 +113,8 @@ pub fn verdict_with(
                 return Err(unreadable(opguard_trace::Error::from(std::io::Error::new(
                     std::io::ErrorKind::NotFound,
                     "the trace `-` names a stream and none was given",
-                ))));
+                )))
+                .into());
             };
             let model = TraceReader::with_thread(stream, options.model.reader.clone())
                 .and_then(|reader| {
@@ -132,10 +133,11 @@ pub fn verdict_with(
                 continue;
             }
             Err(e) => {
-                return Err(Error::TraceUnreadable {
+                return Err(ErrorKind::TraceUnreadable {
                     path,
                     source: opguard_trace::Error::from(e),
-                })
+                }
+                .into())
             }
             Ok(_) => {}
         }
@@ -145,7 +147,7 @@ pub fn verdict_with(
             continue;
         }
         let model = TraceModel::read(&path, spec, &options.model).map_err(|source| {
-            Error::TraceUnreadable {
+            ErrorKind::TraceUnreadable {
                 path: path.clone(),
                 source,
             }

@@ -84,7 +84,7 @@
 //!   so correlation ids of different processes never meet; inside one merged
 //!   trace a correlation naming several launches draws no edge.
 //! * A head naming no device symbol is refused at admission
-//!   ([`Error::NoDeviceSymbol`]); a kernel name without template arguments
+//!   ([`ErrorKind::NoDeviceSymbol`]); a kernel name without template arguments
 //!   that meets several instantiations fails with `device_kernel_ambiguous`.
 //!   Kernel names are compared with [`opguard_kernel_name::matches`].
 #![deny(missing_docs)]
@@ -131,7 +131,7 @@ pub use profile::{
     ShapeTime, ENTITY_KIND_CONTRACT, PROFILE_FORMAT, SELF_TIME_RULE,
 };
 
-pub use error::{Error, ERROR_CODES};
+pub use error::{Error, ErrorKind, ERROR_CODES};
 
 /// This crate's version (its Cargo.toml `version`), for tools that report what
 /// they were built with (`opguard --version`).
