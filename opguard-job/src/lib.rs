@@ -87,7 +87,7 @@ pub use merge::{Job, JobFrame, RankCost, RankRef, JOB_FORMAT};
 
 pub use document::{job_from_json, job_from_path, MAX_DOCUMENT_BYTES};
 
-pub use error::{Error, ERROR_CODES};
+pub use error::{Error, ErrorKind, ERROR_CODES};
 
 /// This crate's version (`Cargo.toml`'s), for tools that report what they
 /// were built with (`opguard --version`).
