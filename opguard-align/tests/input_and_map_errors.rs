@@ -184,7 +184,7 @@ fn a_map_review_or_evidence_written_as_an_array_is_refused_at_its_path() {
         let map = dir.path().join("map.json");
         std::fs::write(&map, &doc).unwrap();
         let err = apply(&view, &map, &out).unwrap_err();
-        assert_eq!(err.code(), "invalid_map", "{doc}");
+        assert_eq!(err.code(), "wrong_type", "{doc}");
         assert!(err.to_string().contains(expected), "{doc}: {err}");
         assert!(!out.exists());
     }
