@@ -304,3 +304,18 @@ fn a_line_of_a_larger_file_reports_the_file_line() {
         (Some(41), alone.column())
     );
 }
+
+#[test]
+fn a_string_that_is_not_utf8_is_a_syntax_error_in_the_tree_and_in_a_type() {
+    #[derive(Debug, Deserialize)]
+    #[allow(dead_code)]
+    struct Op {
+        name: String,
+    }
+    let bytes = b"{\"name\": \"a\xffb\"}";
+    let typed = from_slice::<Op>(bytes, BIG).unwrap_err();
+    let tree = opguard_document::tree_from_slice(bytes, BIG).unwrap_err();
+    for e in [typed, tree] {
+        assert_eq!((e.code(), e.path().as_str()), ("json_syntax", "name"), "{e}");
+    }
+}
