@@ -5,7 +5,7 @@
 //! The core types:
 //!
 //! - [`Capture`]: an `opguard.census/capture-v1` record, parsed and validated (typed
-//!   errors with a JSON path and a stable [`CensusError::code`]). A capture whose step
+//!   errors with a JSON path and a stable [`Error::code`]). A capture whose step
 //!   axis is not a symbol — torch specialises sizes 0 and 1 — is refused
 //!   (`step_axis_not_symbolic`), never read as a symbolic capture.
 //! - [`FamilyTable`]: operator families, matched on the whole operator name with
@@ -125,7 +125,7 @@ pub use compare::{
 
 pub use host::{DeclaredHostResolutions, HostResolutionDiff, LineDiff};
 
-pub use error::{CensusError, ERROR_CODES};
+pub use error::{Error, ErrorKind, ERROR_CODES};
 
 /// This crate's version (its Cargo.toml `version`), for tools that report what
 /// they were built with (`opguard --version`).
