@@ -219,9 +219,13 @@ pub fn parse_request(text: &str, base: &Path) -> Result<Request, Error> {
             )))
         }
         (_, None) => {
-            return Err(Error::new(ErrorKind::InvalidRequest(
-                "missing \"protocol_version\": 1".into(),
-            )))
+            return Err(Error::document(
+                "the request",
+                opguard_document::Error::missing_field(
+                    &opguard_document::JsonPath::Root,
+                    "protocol_version",
+                ),
+            ))
         }
     }
     let mut r = typed.map_err(|e| Error::document("the request", e))?;

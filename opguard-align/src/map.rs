@@ -202,7 +202,13 @@ pub(crate) fn parse_map(bytes: &[u8], limit: u64) -> Result<ParsedMap, Error> {
             return Err(match doc.get("version") {
                 Some(opguard_document::Value::Int(1)) => Error::document("the alignment map", e),
                 Some(v) => invalid(format!("version is {v}; this library reads version 1")),
-                None => invalid("missing \"version\": 1".into()),
+                None => Error::document(
+                    "the alignment map",
+                    opguard_document::Error::missing_field(
+                        &opguard_document::JsonPath::Root,
+                        "version",
+                    ),
+                ),
             });
         }
     };

@@ -91,7 +91,7 @@ fn bad_requests_fail_with_codes_and_write_nothing() {
         ),
         (
             r#"{"artifact":"view.json","alignment_map":"m.json","output":"o.json"}"#,
-            "invalid_request",
+            "missing_field",
         ),
         (
             r#"{"protocol_version":1,"artifact":"view.json","output":"o.json"}"#,
