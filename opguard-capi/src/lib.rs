@@ -29,7 +29,8 @@
 //!
 //! let refused = opguard_capi::call("opguard_kernel_canonicalize", r#"{"sym": "x"}"#).unwrap();
 //! let refused: serde_json::Value = serde_json::from_str(&refused)?;
-//! assert_eq!(refused["error"]["code"], "capi.invalid_request");
+//! assert_eq!(refused["error"]["code"], "document.unknown_field");
+//! assert_eq!(refused["error"]["json_path"], "sym");
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 #![deny(missing_docs)]
