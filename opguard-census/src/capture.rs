@@ -5,8 +5,11 @@ use std::path::Path;
 
 use crate::error::{Error, ErrorKind};
 use crate::expr::{self, Tok};
-use crate::fxhash::FxMap;
 use crate::json::{self, Ctx, Document, JPath, DEFAULT_MAX_BYTES, J};
+
+/// The crate's internal maps, keyed by short strings and integers of one
+/// capture: foldhash (the workspace's fast hasher), seeded per map.
+pub(crate) type FastMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::RandomState>;
 
 /// The one capture format this crate reads.
 pub const CAPTURE_FORMAT: &str = "opguard.census/capture-v1";
@@ -534,8 +537,8 @@ fn read_ops(ctx: &Ctx, v: &J, capture: &mut Capture) -> Result<(), Error> {
     let root = JPath::Root;
     let ops_path = root.key("ops");
     let items = ctx.array(&ops_path, v, "an array of operator calls")?;
-    let mut intern: FxMap<&str, u32> = FxMap::default();
-    let mut expr_ids: FxMap<&str, u32> = FxMap::default();
+    let mut intern: FastMap<&str, u32> = FastMap::default();
+    let mut expr_ids: FastMap<&str, u32> = FastMap::default();
     let mut toks: Vec<Tok> = Vec::new();
     capture.ops.reserve(items.len());
     for (i, item) in items.iter().enumerate() {

@@ -99,8 +99,6 @@ mod compare;
 mod host;
 // The crate's one error type and its codes.
 mod error;
-// Support: the hasher of the crate's internal maps.
-mod fxhash;
 
 pub use json::DEFAULT_MAX_BYTES;
 
