@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from . import alignment_map_apply
-from .errors import OpguardError, RequestError
+from .errors import AlignError, DocumentError, OpguardError
 
 __all__ = ["main", "align_request"]
 
@@ -33,7 +33,8 @@ def _refuse_repeated_keys(pairs: List[Tuple[str, Any]]) -> Dict[str, Any]:
     seen: Dict[str, Any] = {}
     for key, value in pairs:
         if key in seen:
-            raise RequestError("capi.invalid_request", f"key {key!r} is given twice")
+            raise DocumentError("document.duplicate_key", f"key {key!r} is given twice",
+                                {"json_path": key})
         seen[key] = value
     return seen
 
@@ -43,27 +44,42 @@ def align_request(request_file: Path) -> Dict[str, Any]:
     try:
         text = Path(request_file).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as e:
-        raise RequestError("capi.invalid_request", f"cannot read {request_file}: {e}") from e
+        raise DocumentError("document.io", f"cannot read {request_file}: {e}") from e
     try:
         request = json.loads(text, object_pairs_hook=_refuse_repeated_keys)
     except ValueError as e:
-        raise RequestError("capi.invalid_json", f"{request_file}: {e}") from e
+        raise DocumentError("document.json_syntax", f"{request_file}: {e}",
+                            {"line": e.lineno, "column": e.colno}) from e
     if not isinstance(request, dict):
-        raise RequestError("capi.invalid_request", f"{request_file}: the request is not an object")
-    if request.get("protocol_version") != 1:
-        raise RequestError("capi.invalid_request",
-                           f"{request_file}: protocol_version must be 1, "
-                           f"not {request.get('protocol_version')!r}")
+        raise DocumentError("document.wrong_type",
+                            f"{request_file}: the request is not an object", {"json_path": "$"})
+    if "protocol_version" not in request:
+        raise DocumentError("document.missing_field",
+                            f"{request_file}: missing field `protocol_version`",
+                            {"json_path": "protocol_version"})
+    if request["protocol_version"] != 1:
+        raise AlignError("align.unsupported_protocol_version",
+                         f"{request_file}: protocol_version must be 1, "
+                         f"not {request['protocol_version']!r}")
     extra = sorted(set(request) - {"protocol_version", *_PATH_FIELDS})
     if extra:
-        raise RequestError("capi.invalid_request", f"{request_file}: unknown field {extra[0]!r}")
+        raise DocumentError("document.unknown_field", f"{request_file}: unknown field {extra[0]!r}",
+                            {"json_path": extra[0]})
     base = Path(request_file).resolve().parent
     paths = []
     for field in _PATH_FIELDS:
         value = request.get(field)
-        if not isinstance(value, str) or not value:
-            raise RequestError("capi.invalid_request",
-                               f"{request_file}: {field} must be a non-empty path string")
+        if value is None:
+            raise DocumentError("document.missing_field",
+                                f"{request_file}: missing field `{field}`", {"json_path": field})
+        if not isinstance(value, str):
+            raise DocumentError("document.wrong_type",
+                                f"{request_file}: {field} must be a path string",
+                                {"json_path": field})
+        if not value:
+            raise DocumentError("document.invalid_value",
+                                f"{request_file}: {field} must be a non-empty path string",
+                                {"json_path": field})
         paths.append(base / value)
     return alignment_map_apply(*paths)
 
