@@ -19,7 +19,7 @@ use std::fmt::Write as _;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use opguard_kernel_name::{canonicalize, matches, short_name, IDENTITY_SCHEME};
+use opguard_kernel_name::{canonicalize, matches, short_name, Field, IDENTITY_SCHEME};
 use opguard_scaling::Metric;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -69,19 +69,6 @@ const ALIGN: CaseFile = CaseFile {
     schema: "opguard.align.fixture",
     versions: &[2],
 };
-/// The ten fields of a symbol case's `expected`.
-const SYMBOL_FIELDS: &[&str] = &[
-    "base",
-    "qualification",
-    "template",
-    "annotation",
-    "memory_op",
-    "mangling",
-    "degenerate",
-    "truncated",
-    "short_name",
-    "identity",
-];
 /// Scaling fields compared with a relative tolerance of 1e-12 (its README).
 const FLOAT_FIELDS: &[&str] = &["spearman_rho", "p_value", "adjusted_p_value"];
 /// Per-operation expectations of an align case.
@@ -421,8 +408,8 @@ fn load_kernel_name(path: &Path) -> Result<KernelNameFile, CliError> {
         .in_input(path.display().to_string()));
     }
     for c in &f.symbol_cases {
-        for field in SYMBOL_FIELDS {
-            require(path, c.expected.contains_key(*field), || {
+        for field in Field::FIXTURE.map(Field::name) {
+            require(path, c.expected.contains_key(field), || {
                 format!("symbol case {}: expected.{field} is missing", c.id)
             })?;
         }
