@@ -1,15 +1,20 @@
 //! `opguard fixtures run`: the language-neutral parity fixtures through this
 //! build.
 //!
-//! This module is test-harness code, not contract logic: it reads each case
+//! A user feature, not a test of the workspace: whoever builds or packages
+//! `opguard` (or patches a crate) proves the binary they ship agrees with the
+//! fixtures every other implementation runs, and sees which case does not.
+//! Its contract (output lines, `--json` objects, exit status, the header
+//! check) is README.md's "`opguard fixtures run`"; `tests/fixtures.rs` holds
+//! it to that. It holds no contract logic of its own: it reads each case
 //! file, calls the library function the case is about
 //! ([`opguard_kernel_name::canonicalize`] / [`opguard_kernel_name::matches`],
 //! [`opguard_select::verdict_from_request_file`],
 //! [`opguard_scaling::run_trials_file`], [`opguard_align::export_records`] /
 //! [`opguard_align::apply`]) and compares the JSON it answers with what the
 //! case expects, the way the Python runner (`bindings/python/tests/`) does:
-//! the same fields compared, the same error codes (without the C API's
-//! `<module>.` prefix), the same case names `<file>::<id>`.
+//! the same fields compared, the same error codes (without the C ABI's
+//! `<crate>.` or `document.` prefix), the same case names `<file>::<id>`.
 //!
 //! Every file is read and checked before any case runs, so a malformed file
 //! stops the run with status 2 and nothing on stdout.
