@@ -316,6 +316,10 @@ fn a_string_that_is_not_utf8_is_a_syntax_error_in_the_tree_and_in_a_type() {
     let typed = from_slice::<Op>(bytes, BIG).unwrap_err();
     let tree = opguard_document::tree_from_slice(bytes, BIG).unwrap_err();
     for e in [typed, tree] {
-        assert_eq!((e.code(), e.path().as_str()), ("json_syntax", "name"), "{e}");
+        assert_eq!(
+            (e.code(), e.path().as_str()),
+            ("json_syntax", "name"),
+            "{e}"
+        );
     }
 }
