@@ -85,3 +85,8 @@ pub fn call(entry_point: &str, request: &str) -> Option<String> {
         Err(e) => boundary::error(&e),
     })
 }
+
+/// The README's examples are compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

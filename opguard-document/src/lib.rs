@@ -87,3 +87,8 @@ pub use error::{Error, ErrorKind, ERROR_CODES};
 pub use path::JsonPath;
 
 pub use codes::check_error_codes;
+
+/// The README's examples are compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
