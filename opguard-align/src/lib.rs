@@ -76,8 +76,6 @@
 //! assert!(validate_export(&reviewed)?.is_valid());
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
-#![deny(missing_docs)]
-#![forbid(unsafe_code)]
 
 // Data flow: records (from a records file or from profiler traces) →
 // candidates by order-aware alignment → recorded-field comparison → an

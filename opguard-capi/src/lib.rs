@@ -33,10 +33,6 @@
 //! assert_eq!(refused["error"]["json_path"], "sym");
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
-#![deny(missing_docs)]
-// The one crate of the workspace allowed `unsafe`: every use is in
-// `boundary` and `ffi` and carries a SAFETY comment.
-#![deny(unsafe_op_in_unsafe_fn)]
 
 // Data flow: a C call → the boundary (arguments, panic guard, owned
 // strings) → the request document → one contract crate → a JSON envelope.

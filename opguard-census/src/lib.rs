@@ -69,8 +69,6 @@
 //! same expression, or the arguments of a non-linear expression (`Max(s1, s0)`),
 //! kept as written — equal structures can digest differently (a false "not free");
 //! a different structure never digests equal.
-#![deny(missing_docs)]
-#![forbid(unsafe_code)]
 
 // Data flow: capture document → its shapes and expressions → one pass of
 // analysis → the census of one capture; two censuses → the width

@@ -57,8 +57,6 @@
 //! assert_eq!((err.code(), err.limit()), ("limit_exceeded", Some(text.len() as u64 - 1)));
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
-#![deny(missing_docs)]
-#![forbid(unsafe_code)]
 
 // Data flow: bytes read bounded → deserialized strictly into the caller's
 // type or a tree; every error carries a JSON path and a code.

@@ -56,8 +56,6 @@
 //! assert_eq!(frame.slowest_rank, Some(1));
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
-#![deny(missing_docs)]
-#![forbid(unsafe_code)]
 
 // Data flow: one rank's trace (trace model) → its summary (map) → summaries
 // and partial jobs merged (reduce) → the job document.

@@ -49,8 +49,6 @@
 //! assert!(write_new(&out, &html).is_err(), "an existing file is never replaced");
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
-#![deny(missing_docs)]
-#![forbid(unsafe_code)]
 
 // Data flow: trace models and analysis results → what the report shows →
 // one HTML document → one file created exclusively.

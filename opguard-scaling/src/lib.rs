@@ -49,8 +49,6 @@
 //! assert_eq!(report.not_correlatable[0].series.name, "aten::zeros");
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
-#![deny(missing_docs)]
-#![forbid(unsafe_code)]
 
 // Data flow: trials document → each trial's traces (trace models) → cost
 // per semantic frame → series across trials and their statistics → the

@@ -87,8 +87,6 @@
 //!   ([`ErrorKind::NoDeviceSymbol`]); a kernel name without template arguments
 //!   that meets several instantiations fails with `device_kernel_ambiguous`.
 //!   Kernel names are compared with [`opguard_kernel_name::matches`].
-#![deny(missing_docs)]
-#![forbid(unsafe_code)]
 
 // Data flow, seam verdict: request → each process's trace model → seam
 // analysis per process → the verdict over all of them → verdict document.

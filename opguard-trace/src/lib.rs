@@ -38,8 +38,6 @@
 //! assert_eq!(first.to_string().len(), 64 + 2);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
-#![deny(missing_docs)]
-#![forbid(unsafe_code)]
 
 // Data flow: file → decoded input (SHA-256, limits, gzip) → scanned and
 // read events → one artifact's model → analyses; and a deterministic writer
