@@ -71,7 +71,7 @@ pub struct LibraryCodes {
 /// request, a capture, a map, a trials or job document); `trace.*` is
 /// `opguard_trace::Error::code()` (also when the reader failed inside align
 /// or behind a selection or scaling error's `trace_code`), `census.*`
-/// `opguard_census::CensusError::code()`, `select.*`, `align.*` (its
+/// `opguard_census::Error::code()`, `select.*`, `align.*` (its
 /// `invalid_request` is reported as `capi.invalid_request`) and `scaling.*`
 /// likewise. The crates promise those strings are stable; see
 /// [`library_codes`] for the flat list ABI version 1 can return.
