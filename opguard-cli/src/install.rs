@@ -11,6 +11,7 @@ use crate::out::Out;
 /// The library crates this build of the command links, with their versions
 /// (each crate's own `VERSION`, so a version bump in one shows here).
 pub const BUILT_WITH: &[(&str, &str)] = &[
+    ("opguard-document", opguard_document::VERSION),
     ("opguard-trace", opguard_trace::VERSION),
     ("opguard-kernel-name", opguard_kernel_name::VERSION),
     ("opguard-select", opguard_select::VERSION),

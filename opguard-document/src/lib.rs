@@ -86,6 +86,10 @@ pub use path::JsonPath;
 
 pub use codes::check_error_codes;
 
+/// This crate's version (its Cargo.toml `version`), for tools that report what
+/// they were built with (`opguard --version`).
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
 /// The README's examples are compiled and run as doctests.
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
