@@ -241,7 +241,7 @@ impl Capture {
     }
 
     /// Parse a capture from a reader, reading at most `limit` bytes (one more is
-    /// [`ErrorKind::TooLarge`], never a truncated parse).
+    /// a `limit_exceeded` document error, never a truncated parse).
     pub fn from_reader<R: Read>(reader: R, limit: u64) -> Result<Capture, Error> {
         json::load_reader(reader, limit)
     }

@@ -45,7 +45,7 @@ pub struct Request {
     /// `pkg.mod:Runner.run` included).
     pub target: String,
     /// The profiled device kernel symbol. A request without one is refused
-    /// at admission ([`Error::NoDeviceSymbol`]).
+    /// at admission ([`ErrorKind::NoDeviceSymbol`](crate::ErrorKind::NoDeviceSymbol)).
     #[serde(default)]
     pub device_kernel: Option<String>,
     /// The target the capture recorded (its meta). `null` fails the verdict
