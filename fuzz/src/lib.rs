@@ -232,9 +232,6 @@ fn check_micros(
             );
         }
         Ok(None) => panic!("{text} present but read as absent"),
-        // Open bug (tests/open_bugs.rs): an exponent too long for i64 is
-        // refused even when the value is 0 or rounds to 0.
-        Err(_) if TOLERATE_OPEN_HUGE_EXPONENT_BUG && huge_exponent(text) => {}
         Err(err) => assert!(
             !approx.is_finite() || approx.abs() >= 9.223e18,
             "{text} us refused ({err}) though f64 puts it at {approx} ns"
@@ -242,33 +239,8 @@ fn check_micros(
     }
 }
 
-/// While the reader bugs "an error's code depends on read boundaries"
-/// (`tests/fuzz_findings.rs`: metadata values and events) are open, two reads
-/// that yield the same events and then both fail, with different codes, are
-/// not reported again, so a run keeps searching for other bugs (a success
-/// against a failure, or different events, still fails). Set to `false`
-/// once fixed.
-pub const TOLERATE_OPEN_READ_BOUNDARY_BUG: bool = false;
-
-/// While the reader refuses `0e<20+ digits>` as out of range
-/// (`tests/fuzz_findings.rs`), the `f64` cross-check skips such exponents.
-pub const TOLERATE_OPEN_HUGE_EXPONENT_BUG: bool = false;
-
-/// While `launch_region`/`aggregate` overflow on times near the `i64`
-/// limits (`tests/fuzz_findings.rs`), the analysis is skipped for such traces.
-pub const TOLERATE_OPEN_OVERFLOW_BUG: bool = false;
-
-/// While the census tokenizer panic on multi-byte UTF-8
-/// (`tests/fuzz_findings.rs`) is open, census requests holding non-ASCII text
-/// are not sent through the C ABI (libFuzzer aborts on the caught panic).
-pub const TOLERATE_OPEN_CENSUS_TOKENIZER_BUG: bool = false;
-
 fn assert_same(a: &Outcome, b: &Outcome, what: &str) {
-    let known =
-        TOLERATE_OPEN_READ_BOUNDARY_BUG && a.events == b.events && a.end.is_err() && b.end.is_err();
-    if !known {
-        assert_eq!(a, b, "{what}");
-    }
+    assert_eq!(a, b, "{what}");
 }
 
 /// A reader that returns one byte per `read` call.
@@ -285,17 +257,6 @@ impl Read for OneByte<'_> {
             _ => Ok(0),
         }
     }
-}
-
-/// Whether a JSON number's exponent has more digits than an `i64` holds.
-fn huge_exponent(text: &str) -> bool {
-    text.find(['e', 'E']).is_some_and(|at| {
-        text[at + 1..]
-            .trim_start_matches(['+', '-'])
-            .trim_start_matches('0')
-            .len()
-            > 18
-    })
 }
 
 fn gzip_members(bytes: &[u8], cuts: &[usize], level: u32) -> Vec<u8> {
@@ -636,14 +597,6 @@ pub fn model_of(bytes: &[u8]) {
         }
         let _ = s.end_ns();
     }
-    if TOLERATE_OPEN_OVERFLOW_BUG
-        && model
-            .slices()
-            .iter()
-            .any(|s| s.ts_ns.unsigned_abs() > 1 << 60 || s.dur_ns.unsigned_abs() > 1 << 60)
-    {
-        return;
-    }
     let region = launch_region(&model, 3);
     assert!(region.correlated_kernel_count <= region.kernel_count);
     assert!(region.top_kernels.len() <= 3);
@@ -941,12 +894,6 @@ pub fn capi_json(data: &[u8]) {
         return;
     }
     let (name, entry) = CAPI_ENTRIES[selector as usize % CAPI_ENTRIES.len()];
-    if TOLERATE_OPEN_CENSUS_TOKENIZER_BUG
-        && name.starts_with("opguard_census")
-        && (!body.is_ascii() || body.windows(2).any(|w| w == b"\\u"))
-    {
-        return;
-    }
     let Ok(request) = CString::new(body) else {
         return;
     };

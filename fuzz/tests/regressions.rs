@@ -59,13 +59,5 @@ fn seeds_pass_every_oracle() {
 
 #[test]
 fn regressions_stay_fixed() {
-    // Known-open bugs live in `regressions-open/` and are run by the
-    // `open_bugs_still_reproduce` test (ignored) until their owner fixes them.
     run("regressions");
-}
-
-#[test]
-#[ignore = "open bugs reported to their owners; see README.md"]
-fn open_bugs_are_fixed() {
-    run("regressions-open");
 }

@@ -281,12 +281,8 @@ pub fn export(request: &ExportRequest) -> Result<ExportSummary, Error> {
 pub fn export_request_file(path: &Path) -> Result<ExportSummary, Error> {
     let bytes = crate::apply::read_request_bytes(path)?;
     let mut request: ExportRequest =
-        opguard_document::from_slice(&bytes, crate::apply::MAX_REQUEST_BYTES).map_err(|e| {
-            Error::document(e, "the export request", |m| {
-                ErrorKind::InvalidRequest(format!("not an export request: {m}"))
-            })
-            .with_path(path)
-        })?;
+        opguard_document::from_slice(&bytes, crate::apply::MAX_REQUEST_BYTES)
+            .map_err(|e| Error::document("the export request", e).with_path(path))?;
     let base = path.parent().unwrap_or(Path::new(""));
     request.records = request.records.map(|p| base.join(p));
     for p in &mut request.from_profile {

@@ -3,8 +3,7 @@
 use std::borrow::Cow;
 
 use opguard_census::{
-    Capture, Census, CensusError, DeclaredHostResolutions, FamilyTable, HostResolutionDiff,
-    WidthComparison,
+    Capture, Census, DeclaredHostResolutions, FamilyTable, HostResolutionDiff, WidthComparison,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
@@ -19,8 +18,8 @@ use crate::request::{one_of, parse, Doc};
 fn load<T>(
     name: &str,
     doc: Option<Doc<'_>>,
-    from_slice: fn(&[u8]) -> Result<T, CensusError>,
-    from_path: fn(&str) -> Result<T, CensusError>,
+    from_slice: fn(&[u8]) -> Result<T, opguard_census::Error>,
+    from_path: fn(&str) -> Result<T, opguard_census::Error>,
 ) -> Result<Option<T>, Error> {
     let result = match doc {
         None => return Ok(None),

@@ -17,7 +17,11 @@ pub struct CodeInfo {
 /// The codes the boundary itself produces (`capi.*`).
 ///
 /// Library errors pass through with their own crate's stable code under the
-/// crate's prefix (`trace.*`, `census.*`); see [`library_codes`].
+/// crate's prefix (`trace.*`, `census.*`); a JSON document that cannot be
+/// read, the request itself or one it names, is `document.*` from every
+/// entry point; see [`library_codes`]. Retired, never reused:
+/// `capi.invalid_json` and `capi.limit_exceeded` (now `document.json_syntax`
+/// and `document.limit_exceeded`).
 pub const CAPI_CODES: &[CodeInfo] = &[
     CodeInfo {
         code: "capi.null_argument",
@@ -35,20 +39,11 @@ pub const CAPI_CODES: &[CodeInfo] = &[
         meaning: "a bug: the library panicked and the panic was stopped at the boundary",
     },
     CodeInfo {
-        code: "capi.invalid_json",
-        status: None,
-        meaning: "the request is not JSON (fields `line`, `column`)",
-    },
-    CodeInfo {
         code: "capi.invalid_request",
         status: None,
-        meaning: "the request is JSON but not the entry point's request: a missing, unknown or \
-                  repeated field, a wrong type, or two fields that exclude each other",
-    },
-    CodeInfo {
-        code: "capi.limit_exceeded",
-        status: None,
-        meaning: "the request is larger than its limit (field `limit`)",
+        meaning: "the request does not fit the entry point although its document reads: two \
+                  fields that exclude each other, neither of two that one is needed, a value \
+                  out of its set",
     },
     CodeInfo {
         code: "capi.internal_error",
@@ -71,14 +66,21 @@ pub struct LibraryCodes {
 }
 
 /// The library codes that reach the boundary, built from each crate's
-/// published list (nothing is copied here): `trace.*` is
+/// published list (nothing is copied here): `document.*` is
+/// `opguard_document::Error::code()`, wherever the document was read (a
+/// request, a capture, a map, a trials or job document); `trace.*` is
 /// `opguard_trace::Error::code()` (also when the reader failed inside align
 /// or behind a selection or scaling error's `trace_code`), `census.*`
-/// `opguard_census::CensusError::code()`, `select.*`, `align.*` (its
+/// `opguard_census::Error::code()`, `select.*`, `align.*` (its
 /// `invalid_request` is reported as `capi.invalid_request`) and `scaling.*`
 /// likewise. The crates promise those strings are stable; see
 /// [`library_codes`] for the flat list ABI version 1 can return.
 pub const LIBRARY_CODES: &[LibraryCodes] = &[
+    LibraryCodes {
+        prefix: "document",
+        codes: opguard_document::ERROR_CODES,
+        reported_as_capi: &[],
+    },
     LibraryCodes {
         prefix: "trace",
         codes: opguard_trace::ERROR_CODES,
@@ -225,23 +227,28 @@ impl Error {
         Error::new("capi.invalid_request", message)
     }
 
-    /// Maps a request parse failure: syntax to `capi.invalid_json`, size to
-    /// `capi.limit_exceeded`, shape to `capi.invalid_request`; the JSON path,
-    /// line and column go with it.
-    pub(crate) fn request(entry: &str, e: &opguard_document::Error) -> Self {
-        let code = match e.code() {
-            "json_syntax" => "capi.invalid_json",
-            "limit_exceeded" => "capi.limit_exceeded",
-            _ => "capi.invalid_request",
-        };
-        let mut err = Error::new(code, format!("{entry} request: {e}"));
+    /// A JSON document that could not be read, wherever it was read (the
+    /// request, or a document inside or named by it): `document.<code>` with
+    /// the JSON path, line and column, or the limit. `message` is the
+    /// library's, which names the document.
+    pub(crate) fn document(message: String, e: &opguard_document::Error) -> Self {
+        let err = Error::new(format!("document.{}", e.code()), message);
         if let Some(limit) = e.limit() {
             return err.with("limit", limit);
         }
-        if let (Some(line), Some(column)) = (e.line(), e.column()) {
-            err = err.with("line", line).with("column", column);
+        if matches!(e.kind(), opguard_document::ErrorKind::Io(_)) {
+            return err;
         }
+        let err = match (e.line(), e.column()) {
+            (Some(line), Some(column)) => err.with("line", line).with("column", column),
+            _ => err,
+        };
         err.with("json_path", e.path())
+    }
+
+    /// A request that could not be read as the entry point's request.
+    pub(crate) fn request(entry: &str, e: &opguard_document::Error) -> Self {
+        Error::document(format!("{entry} request: {e}"), e)
     }
 
     pub(crate) fn trace(e: &opguard_trace::Error) -> Self {
@@ -270,8 +277,13 @@ impl Error {
         }
     }
 
-    pub(crate) fn census(e: &opguard_census::CensusError) -> Self {
-        Error::new(format!("census.{}", e.code()), e.to_string())
+    pub(crate) fn census(e: &opguard_census::Error) -> Self {
+        match e.kind() {
+            opguard_census::ErrorKind::Document { source, .. } => {
+                Error::document(e.to_string(), source)
+            }
+            _ => Error::new(format!("census.{}", e.code()), e.to_string()),
+        }
     }
 
     /// Says which input of a request the error is about (`capture`, `artifacts[1]`).

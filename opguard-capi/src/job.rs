@@ -14,7 +14,12 @@ use crate::request::parse;
 use crate::trace::Reader;
 
 fn job_error(e: &opguard_job::Error) -> Error {
-    Error::new(format!("job.{}", e.code()), e.to_string())
+    match e.kind() {
+        opguard_job::ErrorKind::Document { what, source, .. } => {
+            Error::document(e.to_string(), source).in_input(what.clone())
+        }
+        _ => Error::new(format!("job.{}", e.code()), e.to_string()),
+    }
 }
 
 #[derive(Deserialize)]

@@ -17,6 +17,9 @@ use crate::trace::Reader;
 fn scaling_error(e: &opguard_scaling::Error) -> Error {
     let err = Error::new(format!("scaling.{}", e.code()), e.to_string());
     match e.kind() {
+        ErrorKind::Document { what, source } => {
+            Error::document(e.to_string(), source).in_input(what.clone())
+        }
         ErrorKind::TraceUnreadable { source, .. } => err.with("trace_code", source.code()),
         _ => err,
     }

@@ -6,9 +6,8 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use sha2::{Digest as _, Sha256};
 
 use crate::admitted::{admitted, Admitted, Constraint};
-use crate::capture::{Capture, Entry, Replacement};
+use crate::capture::{Capture, Entry, FastMap, Replacement};
 use crate::expr::{self, RelOp, Tok};
-use crate::fxhash::FxMap;
 
 /// The digest's domain tag; bump it if the byte stream below ever changes.
 pub(crate) const DIGEST_TAG: &[u8] = b"opguard.census/digest-v1\0";
@@ -175,13 +174,13 @@ fn push_i64(buf: &mut Vec<u8>, v: i64) {
 /// Returns whether the entry mentions a symbol of `class`.
 fn canonical_entry<'a>(
     text: &'a str,
-    ids: &mut FxMap<&'a str, u32>,
+    ids: &mut FastMap<&'a str, u32>,
     class: &HashSet<String>,
     toks: &mut Vec<Tok<'a>>,
     out: &mut String,
 ) -> bool {
     out.clear();
-    let assign = |s: &'a str, ids: &mut FxMap<&'a str, u32>| -> u32 {
+    let assign = |s: &'a str, ids: &mut FastMap<&'a str, u32>| -> u32 {
         let next = ids.len() as u32;
         *ids.entry(s).or_insert(next)
     };
@@ -239,14 +238,14 @@ pub(crate) fn analyse(capture: &Capture) -> Structure {
     let mut hasher = Sha256::new();
     let mut buf: Vec<u8> = Vec::with_capacity(1 << 16);
     buf.extend_from_slice(DIGEST_TAG);
-    let mut ids: FxMap<&str, u32> = FxMap::default();
+    let mut ids: FastMap<&str, u32> = FastMap::default();
     let mut toks: Vec<Tok> = Vec::new();
     let mut text = String::new();
     // Canonical bytes of each interned expression, computed where it first appears:
     // from then on its symbols all have ids, so its canonical form is fixed.
     let exprs = capture.exprs();
     let mut canon: Vec<Option<(Box<[u8]>, bool)>> = vec![None; exprs.len()];
-    let mut concrete: FxMap<i64, u64> = FxMap::default();
+    let mut concrete: FastMap<i64, u64> = FastMap::default();
     let (mut entries_total, mut unknown, mut step_entries) = (0u64, 0u64, 0u64);
     let names = capture.interned_names();
     let mut per_name = vec![NameStats::default(); names.len()];

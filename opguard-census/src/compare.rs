@@ -8,9 +8,9 @@ use crate::admitted::SIZE_SYMBOL_MIN;
 use crate::analysis::{self, SetKey, Structure};
 use crate::capture::Capture;
 use crate::census::Census;
+use crate::error::{Error, ErrorKind};
 use crate::expr::{self, Linear, RelOp, Tok};
 use crate::families::FamilyTable;
-use crate::CensusError;
 
 /// The format tag written into every serialised [`WidthComparison`].
 pub const COMPARISON_FORMAT: &str = "opguard.census/width-comparison-v1";
@@ -246,7 +246,7 @@ impl WidthComparison {
         first: &Capture,
         second: &Capture,
         control: Option<&Capture>,
-    ) -> Result<WidthComparison, CensusError> {
+    ) -> Result<WidthComparison, Error> {
         static DEFAULT: std::sync::OnceLock<FamilyTable> = std::sync::OnceLock::new();
         Self::compare_with_families(
             first,
@@ -265,10 +265,10 @@ impl WidthComparison {
         second: &Capture,
         control: Option<&Capture>,
         families: &FamilyTable,
-    ) -> Result<WidthComparison, CensusError> {
+    ) -> Result<WidthComparison, Error> {
         for c in [first, second] {
             if c.step_axis().is_none() {
-                return Err(CensusError::StepAxisNotSymbolic {
+                return Err(ErrorKind::StepAxisNotSymbolic {
                     label: c.label().to_string(),
                     step_axis: "null".into(),
                     step_hint: c.step_hint(),
@@ -278,22 +278,25 @@ impl WidthComparison {
                          the width is an integer in every shape; pass it as the control",
                         c.step_hint()
                     ),
-                });
+                }
+                .into());
             }
         }
         if first.step_hint() == second.step_hint() {
-            return Err(CensusError::SameWidth {
+            return Err(ErrorKind::SameWidth {
                 first: first.label().to_string(),
                 second: second.label().to_string(),
                 hint: first.step_hint(),
-            });
+            }
+            .into());
         }
         if let Some(c) = control {
             if let Some(axis) = c.step_axis() {
-                return Err(CensusError::ControlNotConcrete {
+                return Err(ErrorKind::ControlNotConcrete {
                     label: c.label().to_string(),
                     step_axis: axis.to_string(),
-                });
+                }
+                .into());
             }
         }
         let a = analysis::analyse(first);

@@ -8,8 +8,7 @@
 use std::path::{Path, PathBuf};
 
 use opguard_census::{
-    Capture, Census, CensusError, DeclaredHostResolutions, FamilyTable, HostResolutionDiff,
-    WidthComparison,
+    Capture, Census, DeclaredHostResolutions, FamilyTable, HostResolutionDiff, WidthComparison,
 };
 use serde::Serialize;
 
@@ -110,8 +109,12 @@ impl Report {
     }
 }
 
-fn census_error(e: CensusError, input: &Path) -> CliError {
-    CliError::new(e.code(), e.to_string()).in_input(input.display().to_string())
+fn census_error(e: opguard_census::Error, input: &Path) -> CliError {
+    let out = CliError::new(e.code(), e.to_string()).in_input(input.display().to_string());
+    match e.kind() {
+        opguard_census::ErrorKind::Document { source, .. } => out.at_document(source),
+        _ => out,
+    }
 }
 
 fn load(path: &Path) -> Result<Capture, CliError> {

@@ -51,8 +51,11 @@ pub struct ErrorData {
     pub json_path: Option<String>,
     /// The input the error is about (a file, `-` for stdin, or a line).
     pub input: Option<String>,
-    /// 1-based line of a line-oriented input (`--stdin`).
+    /// 1-based line of a line-oriented input (`--stdin`) or of a JSON
+    /// document.
     pub line: Option<u64>,
+    /// 1-based column in that line of a JSON document.
+    pub column: Option<u64>,
     /// The exit status: [`exit::ERROR`] or [`exit::USAGE`].
     pub status: u8,
 }
@@ -70,6 +73,7 @@ impl CliError {
                 json_path: None,
                 input: None,
                 line: None,
+                column: None,
                 status: exit::ERROR,
             }),
         }
@@ -85,6 +89,20 @@ impl CliError {
     /// Names the input the error is about.
     pub fn in_input(mut self, input: impl Into<String>) -> Self {
         self.input = Some(input.into());
+        self
+    }
+
+    /// Places the error where a JSON document reader put it: the JSON path,
+    /// line and column (a file that cannot be read, or is over its limit,
+    /// has no place inside it).
+    pub fn at_document(mut self, e: &opguard_document::Error) -> Self {
+        use opguard_document::ErrorKind;
+        if matches!(e.kind(), ErrorKind::Io(_) | ErrorKind::LimitExceeded { .. }) {
+            return self;
+        }
+        self.json_path = Some(e.path());
+        self.line = e.line().map(|l| l as u64);
+        self.column = e.column().map(|c| c as u64);
         self
     }
 
@@ -113,8 +131,10 @@ impl CliError {
             (None, Some(i)) => place.push(format!("traceEvents[{i}]")),
             (None, None) => {}
         }
-        if let Some(l) = self.line {
-            place.push(format!("line {l}"));
+        match (self.line, self.column) {
+            (Some(l), Some(c)) => place.push(format!("line {l}, column {c}")),
+            (Some(l), None) => place.push(format!("line {l}")),
+            _ => {}
         }
         if !place.is_empty() {
             out.push_str(&format!(" ({})", place.join(", ")));
@@ -137,6 +157,7 @@ impl CliError {
             json_path: Option<&'a str>,
             input: Option<&'a str>,
             line: Option<u64>,
+            column: Option<u64>,
         }
         #[derive(Serialize)]
         struct Wrapper<'a> {
@@ -152,6 +173,7 @@ impl CliError {
                 json_path: self.json_path.as_deref(),
                 input: self.input.as_deref(),
                 line: self.line,
+                column: self.column,
             },
         };
         // Serializing plain strings and integers cannot fail; fall back to a

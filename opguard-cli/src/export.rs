@@ -19,6 +19,9 @@ impl From<opguard_align::Error> for CliError {
         // so it reads the same here as in `opguard trace info`.
         let mut out = match e.kind() {
             opguard_align::ErrorKind::Trace(t) => CliError::from(t),
+            opguard_align::ErrorKind::Document { source, .. } => {
+                CliError::new(e.code(), e.kind().to_string()).at_document(source)
+            }
             kind @ opguard_align::ErrorKind::LimitExceeded { what, .. }
                 if what.starts_with("the output view") =>
             {

@@ -16,7 +16,11 @@ use crate::trace_info::duration;
 
 impl From<opguard_job::Error> for CliError {
     fn from(e: opguard_job::Error) -> Self {
-        CliError::new(e.code(), e.to_string())
+        let out = CliError::new(e.code(), e.to_string());
+        match e.kind() {
+            opguard_job::ErrorKind::Document { source, .. } => out.at_document(source),
+            _ => out,
+        }
     }
 }
 

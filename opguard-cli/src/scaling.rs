@@ -13,7 +13,11 @@ use crate::style::{facts, Align, Style, Table};
 
 impl From<opguard_scaling::Error> for CliError {
     fn from(e: opguard_scaling::Error) -> Self {
-        CliError::new(e.code(), e.to_string())
+        let out = CliError::new(e.code(), e.to_string());
+        match e.kind() {
+            opguard_scaling::ErrorKind::Document { source, .. } => out.at_document(source),
+            _ => out,
+        }
     }
 }
 

@@ -20,7 +20,11 @@ impl From<opguard_select::Error> for CliError {
         // An unreadable trace keeps the reader's own code, so a truncated
         // gzip reads the same here as in `opguard trace info`.
         let code = e.trace_code().unwrap_or(e.code());
-        CliError::new(code, e.to_string())
+        let out = CliError::new(code, e.to_string());
+        match e.kind() {
+            opguard_select::ErrorKind::Document { source, .. } => out.at_document(source),
+            _ => out,
+        }
     }
 }
 

@@ -31,8 +31,6 @@
 //! assert_eq!((region.kernel_count, region.correlated_kernel_count), (1, 1));
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
-#![deny(missing_docs)]
-#![forbid(unsafe_code)]
 
 // Reader, first step: what a capture is, from its first bytes.
 mod detect;

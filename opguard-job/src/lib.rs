@@ -56,8 +56,6 @@
 //! assert_eq!(frame.slowest_rank, Some(1));
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
-#![deny(missing_docs)]
-#![forbid(unsafe_code)]
 
 // Data flow: one rank's trace (trace model) → its summary (map) → summaries
 // and partial jobs merged (reduce) → the job document.
@@ -87,8 +85,13 @@ pub use merge::{Job, JobFrame, RankCost, RankRef, JOB_FORMAT};
 
 pub use document::{job_from_json, job_from_path, MAX_DOCUMENT_BYTES};
 
-pub use error::{Error, ERROR_CODES};
+pub use error::{Error, ErrorKind, ERROR_CODES};
 
 /// This crate's version (`Cargo.toml`'s), for tools that report what they
 /// were built with (`opguard --version`).
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// The README's examples are compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

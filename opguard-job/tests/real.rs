@@ -328,7 +328,7 @@ fn a_cut_job_document_is_refused_at_its_position() {
     let cut = dir.path().join("job.json");
     std::fs::write(&cut, &text[..5000]).unwrap();
     let e = job_from_path(&cut).unwrap_err();
-    assert_eq!(e.code(), "invalid_document");
+    assert_eq!(e.code(), "json_syntax");
     let message = e.to_string();
     assert_eq!(
         message.matches("(line 1, column 5000)").count(),

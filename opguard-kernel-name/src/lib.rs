@@ -99,8 +99,6 @@
 //! libraries' copies of one template must stay apart.
 //! The language-neutral parity fixture is `fixtures/kernel-name/` in the
 //! repository.
-#![deny(missing_docs)]
-#![forbid(unsafe_code)]
 
 // Data flow: symbol text → demangling and the top-level scan → canonical
 // form → strict verdict between two forms; answers serialized per field.

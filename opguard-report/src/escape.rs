@@ -5,7 +5,7 @@ use std::borrow::Cow;
 
 /// Escapes text for HTML element content and quoted attribute values
 /// (`&`, `<`, `>`, `"`, `'`), so a kernel named `<script>` renders as text.
-pub fn escape(s: &str) -> Cow<'_, str> {
+pub(crate) fn escape(s: &str) -> Cow<'_, str> {
     if !s.contains(['&', '<', '>', '"', '\'']) {
         return Cow::Borrowed(s);
     }

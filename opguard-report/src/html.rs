@@ -20,7 +20,7 @@ use crate::timeline::{LaneKind, Timeline};
 /// Width of a timeline's plot, px (one column per pixel).
 pub(crate) const TIMELINE_PLOT_WIDTH: f64 = crate::timeline::TIMELINE_BINS as f64;
 /// Width of a Top-N bar at 100 % of the device time, px.
-pub const BAR_PLOT_WIDTH: f64 = 480.0;
+pub(crate) const BAR_PLOT_WIDTH: f64 = 480.0;
 
 const LABEL_WIDTH: f64 = 240.0;
 const LANE_HEIGHT: f64 = 14.0;

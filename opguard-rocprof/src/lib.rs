@@ -41,8 +41,6 @@
 //! assert_eq!(summary.records.dispatches, 1);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
-#![deny(missing_docs)]
-#![forbid(unsafe_code)]
 
 // Data flow: a path → detected format → that format's reader (bounded,
 // hashed) → typed records to the caller's sink, and a summary.

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::Error;
+use crate::error::{Error, ErrorKind};
 
 /// The one request protocol this crate implements.
 pub const PROTOCOL_VERSION: u64 = 1;
@@ -49,7 +49,7 @@ pub struct Request {
     #[serde(alias = "target_callable")]
     pub target: String,
     /// The profiled device kernel symbol. A request without one is refused
-    /// at admission ([`Error::NoDeviceSymbol`]).
+    /// at admission ([`ErrorKind::NoDeviceSymbol`](crate::ErrorKind::NoDeviceSymbol)).
     #[serde(default)]
     pub device_kernel: Option<String>,
     /// The target the capture recorded (its meta). `null` fails the verdict
@@ -162,15 +162,14 @@ impl Request {
     /// Parses a request from JSON bytes (not yet admitted: see
     /// [`crate::verdict`]).
     pub fn from_json(bytes: &[u8], what: &str) -> Result<Request, Error> {
-        opguard_document::from_slice(bytes, MAX_REQUEST_BYTES)
-            .map_err(|e| Error::from_document(e, what, None))
+        opguard_document::from_slice(bytes, MAX_REQUEST_BYTES).map_err(|e| Error::document(what, e))
     }
 
     /// Reads and parses a request file (at most [`MAX_REQUEST_BYTES`]).
     pub fn read(path: &Path) -> Result<Request, Error> {
         let what = path.display().to_string();
         let bytes = opguard_document::read_path_bounded(path, MAX_REQUEST_BYTES)
-            .map_err(|e| Error::from_document(e, &what, Some(path)))?;
+            .map_err(|e| Error::document(&what, e))?;
         Request::from_json(&bytes, &what)
     }
 
@@ -192,10 +191,11 @@ impl Request {
 
     pub(crate) fn admit(self) -> Result<Admitted, Error> {
         if self.protocol_version != PROTOCOL_VERSION {
-            return Err(Error::UnsupportedProtocol {
+            return Err(ErrorKind::UnsupportedProtocol {
                 found: self.protocol_version,
                 expected: PROTOCOL_VERSION,
-            });
+            }
+            .into());
         }
         check_spec("target", &self.target)?;
         let device_kernel = admit_device_kernel(self.device_kernel.as_deref())?;
@@ -311,9 +311,12 @@ pub(crate) fn resolve(base: &Path, relative: &str) -> PathBuf {
 }
 
 fn admit_device_kernel(found: Option<&str>) -> Result<String, Error> {
-    let refuse = |found: &str, problem: &str| Error::NoDeviceSymbol {
-        found: found.to_owned(),
-        problem: problem.to_owned(),
+    let refuse = |found: &str, problem: &str| -> Error {
+        ErrorKind::NoDeviceSymbol {
+            found: found.to_owned(),
+            problem: problem.to_owned(),
+        }
+        .into()
     };
     let Some(symbol) = found else {
         return Err(refuse("", "the request has no device_kernel"));
@@ -345,11 +348,12 @@ fn admit_device_kernel(found: Option<&str>) -> Result<String, Error> {
 fn check_spec(path: &str, spec: &str) -> Result<(), Error> {
     match spec_problem(spec) {
         None => Ok(()),
-        Some(problem) => Err(Error::InvalidSpec {
+        Some(problem) => Err(ErrorKind::InvalidSpec {
             path: path.to_owned(),
             spec: spec.to_owned(),
             problem,
-        }),
+        }
+        .into()),
     }
 }
 

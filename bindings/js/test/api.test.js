@@ -36,11 +36,12 @@ test('every JSON entry point of the header is wrapped', () => {
 
 test('request errors are typed', () => {
   assert.throws(() => opguard.call('opguard_kernel_canonicalize', '{'),
-    (e) => e instanceof opguard.RequestError && e.code === 'capi.invalid_json' && e.details.line === 1);
+    (e) => e instanceof opguard.RequestError && e.code === 'document.json_syntax' && e.details.line === 1);
   assert.throws(() => opguard.call('opguard_kernel_canonicalize', { sym: 'x' }),
-    (e) => e instanceof opguard.RequestError && e.code === 'capi.invalid_request');
+    (e) => e instanceof opguard.DocumentError && e.code === 'document.unknown_field'
+      && e.details.json_path === 'sym');
   assert.throws(() => opguard.call('opguard_kernel_canonicalize', '{"symbol": "a\0b"}'),
-    (e) => e instanceof opguard.OpguardError && e.code === 'capi.invalid_json');
+    (e) => e instanceof opguard.OpguardError && e.code === 'document.json_syntax');
 });
 
 test('library errors are typed by family', () => {

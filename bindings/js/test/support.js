@@ -77,6 +77,18 @@ function caseTests(fileLabel, cases, knownFailures, run) {
   }
 }
 
+// The document reader's codes (opguard-document's ERROR_CODES): a fixture's
+// expected code that is one of these arose reading a JSON document and comes
+// through the C ABI as document.<code>; any other as <crate>.<code>.
+const DOCUMENT_CODES = new Set([
+  'io', 'limit_exceeded', 'json_syntax', 'duplicate_key', 'wrong_type',
+  'missing_field', 'unknown_field', 'invalid_value',
+]);
+
+/** The C ABI's code for a library code a fixture expects. */
+const abiCode = (crate, code) => `${DOCUMENT_CODES.has(code) ? 'document' : crate}.${code}`;
+
 module.exports = {
   ROOT, FIXTURES, loadJson, FixtureHeaderError, checkFixtureHeader, loadFixture, caseTests,
+  abiCode,
 };

@@ -20,11 +20,12 @@ import os
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 from . import _native
-from .errors import (AlignError, CensusError, InternalError, JobError, LibraryNotFoundError,
-                     OpguardError, RequestError, ScalingError, SelectError, TraceError)
+from .errors import (AlignError, CensusError, DocumentError, InternalError, JobError,
+                     LibraryNotFoundError, OpguardError, RequestError, ScalingError, SelectError,
+                     TraceError)
 
 __all__ = [
-    "AlignError", "CensusError", "InternalError", "LibraryNotFoundError", "OpguardError",
+    "AlignError", "CensusError", "DocumentError", "InternalError", "LibraryNotFoundError", "OpguardError",
     "RequestError", "ScalingError", "SelectError", "TraceError", "JobError",
     "Json", "PathLike", "version", "abi_version", "library_path", "call",
     "kernel_canonicalize", "kernel_canonicalize_batch", "kernel_short_name", "kernel_match",

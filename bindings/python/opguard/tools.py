@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from . import call
-from .errors import OpguardError, RequestError
+from .errors import DocumentError, OpguardError
 
 __all__ = ["main", "align_request"]
 
@@ -33,7 +33,8 @@ def _refuse_repeated_keys(pairs: List[Tuple[str, Any]]) -> Dict[str, Any]:
     seen: Dict[str, Any] = {}
     for key, value in pairs:
         if key in seen:
-            raise RequestError("capi.invalid_request", f"key {key!r} is given twice")
+            raise DocumentError("document.duplicate_key", f"key {key!r} is given twice",
+                                {"json_path": key})
         seen[key] = value
     return seen
 
@@ -49,13 +50,15 @@ def align_request(request_file: Path) -> Dict[str, Any]:
     try:
         text = Path(request_file).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as e:
-        raise RequestError("capi.invalid_request", f"cannot read {request_file}: {e}") from e
+        raise DocumentError("document.io", f"cannot read {request_file}: {e}") from e
     try:
         request = json.loads(text, object_pairs_hook=_refuse_repeated_keys)
     except ValueError as e:
-        raise RequestError("capi.invalid_json", f"{request_file}: {e}") from e
+        raise DocumentError("document.json_syntax", f"{request_file}: {e}",
+                            {"line": e.lineno, "column": e.colno}) from e
     if not isinstance(request, dict):
-        raise RequestError("capi.invalid_request", f"{request_file}: the request is not an object")
+        raise DocumentError("document.wrong_type",
+                            f"{request_file}: the request is not an object", {"json_path": "$"})
     base = Path(request_file).resolve().parent
     for field in _PATH_FIELDS:
         if isinstance(request.get(field), str):

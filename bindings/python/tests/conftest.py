@@ -10,6 +10,19 @@ ROOT = Path(__file__).resolve().parents[3]
 FIXTURES = ROOT / "fixtures"
 SOURCE = Path(__file__).resolve().parents[1]
 
+# The document reader's codes (opguard-document's ERROR_CODES): a fixture's
+# expected code that is one of these arose reading a JSON document and comes
+# through the C ABI as document.<code>; any other as <crate>.<code>.
+DOCUMENT_CODES = frozenset({
+    "io", "limit_exceeded", "json_syntax", "duplicate_key", "wrong_type",
+    "missing_field", "unknown_field", "invalid_value",
+})
+
+
+def abi_code(crate, code):
+    """The C ABI's code for a library code a fixture expects."""
+    return ("document." if code in DOCUMENT_CODES else crate + ".") + code
+
 
 def pytest_addoption(parser):
     parser.addoption(

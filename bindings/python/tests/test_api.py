@@ -39,17 +39,18 @@ def test_every_json_entry_point_is_declared():
 def test_request_errors_are_typed():
     with pytest.raises(opguard.RequestError) as e:
         opguard.call("opguard_kernel_canonicalize", "{")
-    assert e.value.code == "capi.invalid_json"
+    assert e.value.code == "document.json_syntax"
     assert e.value.details["line"] == 1
-    with pytest.raises(opguard.RequestError) as e:
+    with pytest.raises(opguard.DocumentError) as e:
         opguard.call("opguard_kernel_canonicalize", {"sym": "x"})
-    assert e.value.code == "capi.invalid_request"
+    assert e.value.code == "document.unknown_field"
+    assert e.value.details["json_path"] == "sym"
     with pytest.raises(opguard.RequestError) as e:
         opguard.call("opguard_kernel_canonicalize", '{"symbol": "\ud800"}')
     assert e.value.code == "capi.invalid_utf8"
     with pytest.raises(opguard.RequestError) as e:
         opguard.call("opguard_kernel_canonicalize", '{"symbol": "a\0b"}')
-    assert e.value.code == "capi.invalid_json"
+    assert e.value.code == "document.json_syntax"
     assert isinstance(e.value, opguard.OpguardError)
 
 

@@ -67,17 +67,22 @@ fn invalid_utf8_is_an_error_envelope_everywhere() {
 fn malformed_requests_are_refused_with_stable_codes_everywhere() {
     for (name, entry) in ENTRIES {
         for (request, code) in [
-            ("", "capi.invalid_json"),
-            ("{", "capi.invalid_json"),
-            ("{,}", "capi.invalid_json"),
-            ("nul", "capi.invalid_json"),
-            ("[]", "capi.invalid_request"),
-            ("[\"not\", \"an\", \"object\"]", "capi.invalid_request"),
-            (" 5", "capi.invalid_request"),
-            ("null", "capi.invalid_request"),
-            ("[1,", "capi.invalid_json"),
-            ("\"x\"", "capi.invalid_request"),
-            ("{\"no_such_field\": 1}", "capi.invalid_request"),
+            ("", "document.json_syntax"),
+            ("{", "document.json_syntax"),
+            ("{,}", "document.json_syntax"),
+            ("nul", "document.json_syntax"),
+            ("[]", "document.wrong_type"),
+            ("[\"not\", \"an\", \"object\"]", "document.wrong_type"),
+            (" 5", "document.wrong_type"),
+            ("null", "document.wrong_type"),
+            ("[1,", "document.json_syntax"),
+            ("\"x\"", "document.wrong_type"),
+            // With the apply protocol's version, so that the apply request
+            // too is refused for the field rather than for a missing version.
+            (
+                "{\"no_such_field\": 1, \"protocol_version\": 1}",
+                "document.unknown_field",
+            ),
         ] {
             let e = err(*entry, request);
             assert_eq!(e["code"], code, "{name} {request:?}: {e}");
@@ -96,7 +101,7 @@ fn a_request_is_an_object_never_fields_by_position() {
         (opguard_kernel_match_batch, r#"[[["a", "a"]]]"#),
     ] {
         let e = err(entry, request);
-        assert_eq!(e["code"], "capi.invalid_request", "{request}: {e}");
+        assert_eq!(e["code"], "document.wrong_type", "{request}: {e}");
         assert!(
             e["message"]
                 .as_str()
@@ -136,7 +141,7 @@ fn a_nested_request_is_an_object_too() {
         ),
     ] {
         let e = err(entry, &request.to_string());
-        assert_eq!(e["code"], "capi.invalid_request", "{request}: {e}");
+        assert_eq!(e["code"], "document.wrong_type", "{request}: {e}");
         assert_eq!(e["json_path"], path, "{request}: {e}");
         assert!(
             e["message"]
@@ -165,7 +170,7 @@ fn repeated_request_fields_are_refused() {
         opguard_kernel_canonicalize,
         r#"{"symbol": "a", "symbol": "b"}"#,
     );
-    assert_eq!(e["code"], "capi.invalid_request");
+    assert_eq!(e["code"], "document.duplicate_key");
     assert!(
         e["message"].as_str().unwrap().contains("duplicate key"),
         "{e}"
@@ -175,7 +180,7 @@ fn repeated_request_fields_are_refused() {
         opguard_trace_info,
         r#"{"text": "{}", "reader": {"max_depth": 4, "max_depth": 5}}"#,
     );
-    assert_eq!(e["code"], "capi.invalid_request", "{e}");
+    assert_eq!(e["code"], "document.duplicate_key", "{e}");
     assert_eq!(e["json_path"], "reader.max_depth", "{e}");
 }
 
@@ -301,16 +306,18 @@ fn a_projection_keeps_only_the_named_fields_in_request_order() {
         ),
         json!({})
     );
-    for fields in [
-        json!(["identity", "nope"]),
-        json!(["base", "base"]),
-        json!("base"),
+    for (fields, code) in [
+        // Names the list does not have, or has twice, are the entry point's
+        // own refusal; a list that is not one is the document's.
+        (json!(["identity", "nope"]), "capi.invalid_request"),
+        (json!(["base", "base"]), "capi.invalid_request"),
+        (json!("base"), "document.wrong_type"),
     ] {
         let e = err(
             opguard_kernel_canonicalize_batch,
             &json!({ "symbols": [s], "fields": fields }).to_string(),
         );
-        assert_eq!(e["code"], "capi.invalid_request", "{fields}: {e}");
+        assert_eq!(e["code"], code, "{fields}: {e}");
     }
 }
 
@@ -395,7 +402,7 @@ fn batch_requests_keep_order_and_accept_empty_lists() {
         json!([])
     );
     let e = err(opguard_kernel_match_batch, r#"{"pairs": [["only one"]]}"#);
-    assert_eq!(e["code"], "capi.invalid_request");
+    assert_eq!(e["code"], "document.invalid_value");
     let v = ok(
         opguard_kernel_match_batch,
         r#"{"pairs": [["void", "void"], ["gemm_kernel", "void gemm_kernel<float>(float*)"]]}"#,
@@ -506,7 +513,7 @@ fn trace_errors_keep_the_readers_code_and_position() {
         opguard_trace_info,
         r#"{"text": "[]", "reader": {"max_bytes": 1}}"#,
     );
-    assert_eq!(e["code"], "capi.invalid_request");
+    assert_eq!(e["code"], "document.unknown_field");
 }
 
 #[test]
@@ -699,22 +706,24 @@ fn census_refusals_pass_through_with_their_codes() {
         "step_axis": "s0", "step_hint": 2, "ops": [], "guards": [], "replacements": {},
         "host_resolutions": []}}"#;
     let e = err(opguard_census, dup);
-    assert_eq!(e["code"], "census.duplicate_key", "{e}");
+    assert_eq!(e["code"], "document.duplicate_key", "{e}");
+    assert_eq!(e["json_path"], "label", "{e}");
     // The message names the input once, however many layers report it.
     let e = err(
         opguard_census,
         r#"{"capture": {"format": "opguard.census/capture-v1"}}"#,
     );
-    assert_eq!(e["code"], "census.missing_field", "{e}");
+    assert_eq!(e["code"], "document.missing_field", "{e}");
     assert_eq!(e["input"], "capture", "{e}");
+    assert_eq!(e["json_path"], "label", "{e}");
     assert_eq!(
-        e["message"], "capture: label is missing; expected a string",
+        e["message"], "capture: missing field `label` at label",
         "{e}"
     );
     let e = err(opguard_census, r#"{"capture": {}, "capture_path": "x"}"#);
     assert_eq!(e["code"], "capi.invalid_request");
     let e = err(opguard_census, r#"{"capture_path": "/nonexistent/c.json"}"#);
-    assert_eq!(e["code"], "census.io");
+    assert_eq!(e["code"], "document.io");
     let e = err(
         opguard_census,
         r#"{"capture": {"format": "x"}, "require_host_resolutions": true}"#,
@@ -901,10 +910,13 @@ fn alignment_refusals_keep_their_codes_and_write_nothing() {
         apply(json!({ "protocol_version": 2 }))["code"],
         "align.unsupported_protocol_version"
     );
-    assert_eq!(apply(json!({ "extra": 1 }))["code"], "capi.invalid_request");
+    assert_eq!(
+        apply(json!({ "extra": 1 }))["code"],
+        "document.unknown_field"
+    );
     assert!(!out.exists(), "a refused apply wrote its output");
     let e = err(opguard_alignment_map_apply, r#"{"artifact": "a"}"#);
-    assert_eq!(e["code"], "capi.invalid_request", "{e}");
+    assert_eq!(e["code"], "document.missing_field", "{e}");
 
     let e = err(
         opguard_export_build,
@@ -920,7 +932,7 @@ fn alignment_refusals_keep_their_codes_and_write_nothing() {
         opguard_export_build,
         r#"{"output": "x.json", "record": "r"}"#,
     );
-    assert_eq!(e["code"], "capi.invalid_request");
+    assert_eq!(e["code"], "document.unknown_field");
 }
 
 // ---- scaling --------------------------------------------------------------
@@ -947,9 +959,18 @@ fn scaling_runs_the_fixture_cases() {
         }
         let reply = call(opguard_scaling_correlate, &request.to_string());
         if let Some(code) = case["expect"]["error"].as_str() {
+            // A refused trials document is the document reader's code.
+            let origin = if opguard_document::ERROR_CODES
+                .iter()
+                .any(|(c, _)| *c == code)
+            {
+                "document"
+            } else {
+                "scaling"
+            };
             assert_eq!(
                 reply["error"]["code"],
-                format!("scaling.{code}"),
+                format!("{origin}.{code}"),
                 "{id}: {reply}"
             );
         } else {
@@ -1054,7 +1075,8 @@ fn seam_verdict_refusals() {
         opguard_seam_verdict,
         r#"{"request": {"protocol_version": 1}}"#,
     );
-    assert_eq!(e["code"], "select.request_invalid", "{e}");
+    assert_eq!(e["code"], "document.missing_field", "{e}");
+    assert_eq!(e["input"], "request", "{e}");
     let e = err(
         opguard_seam_verdict,
         r#"{"request": {"protocol_version": 2, "target": "a:b", "processes": []}}"#,
@@ -1064,7 +1086,7 @@ fn seam_verdict_refusals() {
         opguard_seam_verdict,
         r#"{"request_path": "/nonexistent/r.json"}"#,
     );
-    assert_eq!(e["code"], "select.io", "{e}");
+    assert_eq!(e["code"], "document.io", "{e}");
     let e = err(
         opguard_seam_verdict,
         &json!({ "request_path": select_file("0720_inner_launcher.request.json"), "base": "/" })
@@ -1088,7 +1110,7 @@ fn profile_top_n_is_the_library_answer() {
         assert!(row["entity_kind"].is_string(), "{row}");
     }
     let e = err(opguard_profile_top_n, &json!({ "path": trace }).to_string());
-    assert_eq!(e["code"], "capi.invalid_request");
+    assert_eq!(e["code"], "document.missing_field");
     let e = err(
         opguard_profile_top_n,
         r#"{"path": "/nonexistent/t.json", "top": 3}"#,
@@ -1173,7 +1195,8 @@ fn job_merge_refuses_what_is_not_a_summary() {
         opguard_job_merge,
         r#"{"summaries": [{"format": "opguard.job/v1", "ranks": [], "frames": [], "extra": 1}]}"#,
     );
-    assert_eq!(e["code"], "job.invalid_document", "{e}");
+    assert_eq!(e["code"], "document.unknown_field", "{e}");
+    assert_eq!(e["json_path"], "extra", "{e}");
     let empty = ok(opguard_job_merge, r#"{"summaries": []}"#);
     assert_eq!(
         empty,
