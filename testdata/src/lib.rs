@@ -18,10 +18,9 @@ pub use fixture::{check_fixture_header, fixtures_dir, load_fixture, FixtureHeade
 
 /// Where the real data comes from, for a skip message: the folder, what it
 /// holds and its description.
-pub const SHARED_DATA_ORIGIN: &str = "the shared/data folder beside the checkout \
-(../shared/data), kept outside the repository: real profiler traces and captures \
-(HolisticTraceAnalysis's test traces, PyTorch CPU captures, Nsight Systems, rocprofv3 \
-and XLA exports), each file's source in that folder's README.md";
+pub const SHARED_DATA_ORIGIN: &str = "the shared/data folder beside the checkout: real \
+profiler traces (HolisticTraceAnalysis's test data, PyTorch captures, ...) kept outside \
+the repository, each file's source in its README.md";
 
 /// `../shared/data` relative to the workspace root, if it exists.
 ///
@@ -35,7 +34,15 @@ and XLA exports), each file's source in that folder's README.md";
 /// When the folder is missing and the environment has `CI=true`.
 #[track_caller]
 pub fn shared_data() -> Option<PathBuf> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/data");
+    // The workspace is this crate's parent; the folder sits beside it.
+    let workspace = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map(PathBuf::from)
+        .unwrap_or_default();
+    let dir = workspace.parent().map_or_else(
+        || PathBuf::from("../shared/data"),
+        |p| p.join("shared/data"),
+    );
     if dir.is_dir() {
         return dir.canonicalize().ok();
     }
@@ -46,7 +53,7 @@ pub fn shared_data() -> Option<PathBuf> {
         );
     }
     skipped(&format!(
-        "needs {SHARED_DATA_ORIGIN}; not found at {}",
+        "needs {SHARED_DATA_ORIGIN}; {} is not there",
         dir.display()
     ));
     None

@@ -14,10 +14,9 @@ const loadJson = (file) => JSON.parse(fs.readFileSync(file, 'utf8'));
 // The real data the tests read, and where it comes from (the same words as
 // opguard-testdata's).
 const SHARED_DATA = path.join(ROOT, '..', 'shared', 'data');
-const SHARED_DATA_ORIGIN = 'the shared/data folder beside the checkout (../shared/data), kept '
-  + 'outside the repository: real profiler traces and captures (HolisticTraceAnalysis\'s test '
-  + 'traces, PyTorch CPU captures, Nsight Systems, rocprofv3 and XLA exports), each file\'s source '
-  + 'in that folder\'s README.md';
+const SHARED_DATA_ORIGIN = 'the shared/data folder beside the checkout: real profiler traces '
+  + '(HolisticTraceAnalysis\'s test data, PyTorch captures, ...) kept outside the repository, each '
+  + 'file\'s source in its README.md';
 
 /**
  * A file of the shared data folder, or null when the folder is missing; then
@@ -31,7 +30,7 @@ function sharedData(...parts) {
     return { file, skip: false };
   }
   if (process.env.CI === 'true') throw new Error(`CI=true but the shared data folder ${SHARED_DATA} is missing`);
-  const skip = `needs ${SHARED_DATA_ORIGIN}; not found at ${SHARED_DATA}`;
+  const skip = `needs ${SHARED_DATA_ORIGIN}; ${SHARED_DATA} is not there`;
   return { file: null, skip };
 }
 

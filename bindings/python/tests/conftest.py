@@ -11,10 +11,9 @@ SOURCE = Path(__file__).resolve().parents[1]
 SHARED_DATA = ROOT.parent / "shared" / "data"
 #: Where the real data comes from (the same words as opguard-testdata's).
 SHARED_DATA_ORIGIN = (
-    "the shared/data folder beside the checkout (../shared/data), kept outside the "
-    "repository: real profiler traces and captures (HolisticTraceAnalysis's test traces, "
-    "PyTorch CPU captures, Nsight Systems, rocprofv3 and XLA exports), each file's source "
-    "in that folder's README.md")
+    "the shared/data folder beside the checkout: real profiler traces (HolisticTraceAnalysis's "
+    "test data, PyTorch captures, ...) kept outside the repository, each file's source in its "
+    "README.md")
 
 
 def shared_data(*parts):
@@ -27,7 +26,7 @@ def shared_data(*parts):
         return path
     if os.environ.get("CI") == "true":
         pytest.fail(f"CI=true but the shared data folder {SHARED_DATA} is missing")
-    reason = f"needs {SHARED_DATA_ORIGIN}; not found at {SHARED_DATA}"
+    reason = f"needs {SHARED_DATA_ORIGIN}; {SHARED_DATA} is not there"
     log = os.environ.get("OPGUARD_SKIP_LOG")
     if log:
         test = os.environ.get("PYTEST_CURRENT_TEST", "?").split(" ")[0]
