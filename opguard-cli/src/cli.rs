@@ -150,9 +150,12 @@ pub enum Shell {
 }
 
 const EXPORT_AFTER_HELP: &str = "\
-The runs are paired per rank by an order-aware alignment of operator and callsite; a pair is
-a candidate for review, never a claim that tensors are equal (verdict: not_evaluated). The
-output must not exist (outputs are never overwritten); a name ending in .gz is gzip.
+The runs are paired per rank by an order-aware alignment of operator and callsite: an
+operation pairs only with one of the same rank in the other run (two ranks of one job have no
+pairs: their operations are no_corresponding_trace_file; compare them with `opguard job`).
+`opguard inspect` pairs its first two traces by the same rule. A pair is a candidate for
+review, never a claim that tensors are equal (verdict: not_evaluated). The output must not
+exist (outputs are never overwritten); a name ending in .gz is gzip.
 
 Memory: with --from-profile each trace's records are written, as the trace is read, to a
 temporary opguard.records/v1 file beside the output (.<OUT>.opguard-records-*, created
@@ -189,7 +192,8 @@ pub struct ExportArgs {
     pub records: Option<PathBuf>,
     /// A PyTorch profiler trace recorded with shapes; give it once per run and rank (two
     /// or more). The run label is the file name without .json/.gz (`stdin` for `-`,
-    /// which reads one trace from stdin), the rank its distributedInfo.rank. Each
+    /// which reads one trace from stdin; files of one name are numbered in the order
+    /// given, `trace (1)`, `trace (2)`), the rank its distributedInfo.rank. Each
     /// trace's records are spilled to a temporary file beside OUT (removed on success
     /// and failure), so memory is bounded by the operation index, not the traces.
     #[arg(long = "from-profile", value_name = "TRACE")]

@@ -8,6 +8,7 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+mod advice;
 mod align;
 mod census;
 mod cli;
