@@ -338,10 +338,10 @@ Exit status: 0 the selection is certified (ok), 1 it is refused, 2 a malformed r
 unreadable trace.
 
 Examples:
-  opguard select verdict --request seam-request.json
-  opguard select verdict --json --request seam-request.json | jq '.failed'
-  zcat rank0.json.gz | opguard select verdict --request seam-request.json   # its trace is \"-\"
-  opguard select verdict --request seam-request.json --provider kineto_cuda --salvage")]
+  opguard select verdict --seam-request seam-request.json
+  opguard select verdict --json --seam-request seam-request.json | jq '.failed'
+  zcat rank0.json.gz | opguard select verdict --seam-request seam-request.json   # its trace is \"-\"
+  opguard select verdict --seam-request seam-request.json --provider kineto_cuda --salvage")]
     Verdict(SelectVerdictArgs),
 }
 
@@ -371,9 +371,11 @@ pub struct SelectVerdictArgs {
     pub reader: ReaderArgs,
     #[command(flatten)]
     pub provider: ProviderArgs,
-    /// The request (protocol_version 1); trace paths are relative to it, and a
-    /// process trace written `-` is read from stdin.
-    #[arg(long, value_name = "FILE")]
+    /// The seam request (protocol_version 1); trace paths are relative to it, and
+    /// a process trace written `-` is read from stdin.
+    // `--request`, its former name, still works (hidden): one name for the
+    // seam request on every command.
+    #[arg(long = "seam-request", alias = "request", value_name = "FILE")]
     pub request: PathBuf,
 }
 
@@ -715,7 +717,7 @@ input, an existing output).
 
 Examples:
   opguard report
-  opguard report --out decode.html rank0.json.gz rank1.json.gz --request seam-request.json
+  opguard report --out decode.html rank0.json.gz rank1.json.gz --seam-request seam-request.json
   opguard report --out scaling.html --trials trials.json base.json.gz";
 
 /// `opguard report`.
@@ -729,7 +731,8 @@ pub struct ReportArgs {
     #[arg(long, value_name = "FILE", default_value = "opguard-report.html")]
     pub out: PathBuf,
     /// A seam request to evaluate (its trace paths are relative to it).
-    #[arg(long, value_name = "FILE")]
+    // `--request`, its former name, still works (hidden).
+    #[arg(long = "seam-request", alias = "request", value_name = "FILE")]
     pub request: Option<PathBuf>,
     /// A trials document (opguard scaling) to draw as scatter plots with rho.
     #[arg(long, value_name = "FILE")]
