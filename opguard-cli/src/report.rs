@@ -14,6 +14,7 @@ use opguard_report::{
 use opguard_select::verdict_from_request_file;
 use serde::Serialize;
 
+use crate::advice::{fresh_name, shell_word};
 use crate::cli::ProviderArgs;
 use crate::cli::ReportArgs;
 use crate::error::CliError;
@@ -40,11 +41,20 @@ pub fn run(args: &ReportArgs) -> Result<u8, CliError> {
     // Refused before any trace is read; `write_new` still refuses a file
     // that appears meanwhile.
     if std::fs::symlink_metadata(&args.out).is_ok() {
+        let dir = args.out.parent().unwrap_or(Path::new(""));
+        let stem = args.out.file_stem().unwrap_or_default().to_string_lossy();
+        let ext = args
+            .out
+            .extension()
+            .map_or_else(String::new, |e| format!(".{}", e.to_string_lossy()));
+        let fresh = fresh_name(dir, &stem, &ext);
         return Err(CliError::new(
             "output_exists",
             format!(
-                "{}: the output exists already; a report never replaces a file",
-                args.out.display()
+                "{}: the output exists already; a report never replaces a file: name a new \
+                 one with --out (e.g. --out {}), or remove this one first",
+                args.out.display(),
+                shell_word(&fresh.display().to_string())
             ),
         ));
     }
