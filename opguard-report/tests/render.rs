@@ -436,5 +436,12 @@ fn a_strip_names_an_unnumbered_rank_by_its_file_name() {
         );
         assert!(!v.contains('/'), "{v}");
     }
-    assert!(html.contains(&format!("<td class=\"name\">{}</td>", paths[0].display())));
+    // The table keeps the path, in a file cell that wraps only between
+    // folders (after a slash), never inside a name.
+    let cell = format!(
+        "<td class=\"file\">{}</td>",
+        paths[0].display().to_string().replace('/', "/<wbr>")
+    );
+    assert!(html.contains(&cell), "{cell}");
+    assert!(html.contains("td.file{overflow-wrap:break-word;"));
 }
