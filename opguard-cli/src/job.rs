@@ -28,7 +28,17 @@ impl From<opguard_job::Error> for CliError {
 /// stderr and in the output, and the status is 2.
 pub fn run(args: &JobArgs) -> Result<u8, CliError> {
     let inputs = job_inputs(&args.inputs)?;
-    let skipped: Vec<SkippedFile> = inputs.skipped.iter().map(|p| SkippedFile::new(p)).collect();
+    let skipped: Vec<SkippedFile> = inputs
+        .skipped
+        .iter()
+        .map(|p| SkippedFile::new(p, NOT_NAMED_LIKE_A_TRACE))
+        .chain(
+            inputs
+                .not_traces
+                .iter()
+                .map(|p| SkippedFile::new(p, NOT_A_TRACE)),
+        )
+        .collect();
     report_input_warnings(
         skipped.iter().map(|w| (w.path.clone(), w)),
         args.output.json,
@@ -77,16 +87,21 @@ pub fn run(args: &JobArgs) -> Result<u8, CliError> {
     Ok(status)
 }
 
-/// A file in a job's directory that is not named like a trace, so not read:
-/// said on stderr, so that no file the user pointed at goes unmentioned.
+/// A file in a job's directory that is not a trace, so not read: said on
+/// stderr, so that no file the user pointed at goes unmentioned.
 struct SkippedFile {
     path: String,
+    why: &'static str,
 }
 
+const NOT_NAMED_LIKE_A_TRACE: &str = "not named like a trace (*.json, *.json.gz), so not read as a rank; name it on the command line to read it";
+const NOT_A_TRACE: &str = "a JSON object without traceEvents (a seam request, a job document, ...), not a trace, so not read as a rank; name it on the command line to read it";
+
 impl SkippedFile {
-    fn new(path: &std::path::Path) -> Self {
+    fn new(path: &std::path::Path, why: &'static str) -> Self {
         SkippedFile {
             path: path.display().to_string(),
+            why,
         }
     }
 }
@@ -96,7 +111,7 @@ impl WarningLine for SkippedFile {
         "job_file_skipped"
     }
     fn message(&self) -> &str {
-        "not named like a trace (*.json, *.json.gz), so not read as a rank; name it on the command line to read it"
+        self.why
     }
     fn json(&self, input: &str) -> String {
         serde_json::json!({"code": self.code(), "message": self.message(), "input": input})

@@ -18,3 +18,4 @@ mod scaling;
 mod select;
 mod trace_info;
 mod trace_launches;
+mod walkthrough;

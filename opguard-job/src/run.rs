@@ -86,12 +86,25 @@ pub struct JobInputs {
     /// logs, JAX's `.xplane.pb`, ...), which the job does not read. Hidden
     /// files are neither.
     pub skipped: Vec<PathBuf>,
+    /// Files inside the directories named like traces whose JSON is an
+    /// object without `traceEvents` (a seam request, a job document, a
+    /// census capture beside the traces): not traces, so not ranks.
+    pub not_traces: Vec<PathBuf>,
 }
 
 /// Whether a file in a job's directory is a trace, by its name.
 fn is_trace_name(path: &Path) -> bool {
     let name = path.file_name().unwrap_or_default().to_string_lossy();
     name.ends_with(".json") || name.ends_with(".json.gz")
+}
+
+/// Whether a file named like a trace holds another JSON document: its top
+/// level is an object without `traceEvents`. Read up to the first event
+/// only; a file that fails otherwise (cut, corrupt) is still a rank, whose
+/// summary carries the error.
+fn is_other_document(path: &Path) -> bool {
+    let first = opguard_trace::TraceReader::open(path).and_then(|mut r| r.next_event().map(drop));
+    matches!(first, Err(e) if matches!(e.kind(), opguard_trace::ErrorKind::MissingTraceEvents))
 }
 
 /// The ranks a job's arguments name ([`JobInputs`]). An argument that is
@@ -115,10 +128,13 @@ pub fn job_inputs(args: &[PathBuf]) -> Result<JobInputs, Error> {
             }
         }
         files.sort();
-        let (traces, others): (Vec<PathBuf>, Vec<PathBuf>) =
+        let (named, others): (Vec<PathBuf>, Vec<PathBuf>) =
             files.into_iter().partition(|p| is_trace_name(p));
+        let (documents, traces): (Vec<PathBuf>, Vec<PathBuf>) =
+            named.into_iter().partition(|p| is_other_document(p));
         out.ranks.extend(traces);
         out.skipped.extend(others);
+        out.not_traces.extend(documents);
     }
     Ok(out)
 }

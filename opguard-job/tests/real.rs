@@ -8,6 +8,7 @@ use opguard_job::{
 use opguard_testdata::{decoded as gunzip, gzip, rank_copy, shared_file};
 use opguard_trace::ReaderOptions;
 
+#[track_caller]
 pub fn hta(name: &str) -> Option<PathBuf> {
     shared_file(&format!("traces/hta/{name}"))
 }
@@ -205,7 +206,9 @@ fn workers_do_not_change_the_job() {
 fn the_small_model_summarises_like_the_whole_one() {
     use opguard_job::summarize_model;
     use opguard_model::{ArtifactSpec, ModelOptions};
-    let mut traces = opguard_testdata::hta_traces();
+    let Some(mut traces) = opguard_testdata::hta_traces() else {
+        return;
+    };
     for name in ["proc_a.json.gz", "threads.json.gz"] {
         traces.extend(shared_file(&format!("torch/traces/{name}")));
     }
@@ -232,14 +235,14 @@ fn the_small_model_summarises_like_the_whole_one() {
 /// (larger ranks, other providers, a rank that failed half-way).
 #[test]
 fn a_worker_reusing_its_buffers_summarises_like_fresh_reads() {
-    let mut traces = opguard_testdata::hta_traces();
+    let Some(mut traces) = opguard_testdata::hta_traces() else {
+        return;
+    };
     for name in ["proc_a.json.gz", "threads.json.gz"] {
         traces.extend(shared_file(&format!("torch/traces/{name}")));
     }
     opguard_testdata::largest_first(&mut traces);
-    let Some(largest) = traces.first().cloned() else {
-        return;
-    };
+    let largest = traces[0].clone();
     let dir = tempfile::tempdir().unwrap();
     let cut = dir.path().join("cut.json.gz");
     opguard_testdata::write_cut_copy(&largest, &cut);

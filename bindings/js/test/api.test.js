@@ -6,7 +6,7 @@ const os = require('node:os');
 const path = require('node:path');
 const { test } = require('node:test');
 const opguard = require('opguard');
-const { ROOT, FIXTURES, loadJson } = require('./support');
+const { ROOT, FIXTURES, loadJson, sharedData, logSkip } = require('./support');
 
 const W2 = path.join(FIXTURES, 'census', 'hint_guard_w2.capture.json');
 const W8 = path.join(FIXTURES, 'census', 'hint_guard_w8.capture.json');
@@ -131,9 +131,10 @@ test('a missing library is a clear error', () => {
 
 test('salvage reads the complete events of a cut real trace', (t) => {
   const zlib = require('node:zlib');
-  const real = path.join(ROOT, '..', 'shared', 'data', 'traces', 'hta', 'trace_compare__base__base.json.gz');
-  if (!fs.existsSync(real)) {
-    t.skip('shared data not present');
+  const { file: real, skip } = sharedData('traces', 'hta', 'trace_compare__base__base.json.gz');
+  if (skip) {
+    logSkip(t.name, skip);
+    t.skip(skip);
     return;
   }
   const text = zlib.gunzipSync(fs.readFileSync(real)).toString('utf8');

@@ -9,7 +9,7 @@ import pytest
 
 import opguard
 from opguard import _native
-from conftest import FIXTURES, ROOT, load_json
+from conftest import FIXTURES, ROOT, load_json, shared_data
 
 CAPTURE_W2 = FIXTURES / "census" / "hint_guard_w2.capture.json"
 CAPTURE_W8 = FIXTURES / "census" / "hint_guard_w8.capture.json"
@@ -198,9 +198,7 @@ def complete_events(text):
 
 def test_salvage_reads_the_complete_events_of_a_cut_real_trace(tmp_path):
     import gzip
-    real = ROOT.parent / "shared" / "data" / "traces" / "hta" / "trace_compare__base__base.json.gz"
-    if not real.exists():
-        pytest.skip("shared data not present")
+    real = shared_data("traces", "hta", "trace_compare__base__base.json.gz")
     text = gzip.decompress(real.read_bytes()).decode("utf-8")
     cut = tmp_path / "cut.json"
     cut.write_text(text[: len(text) // 2], encoding="utf-8")
