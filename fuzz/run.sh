@@ -12,7 +12,10 @@ budget="${1:-300}"
 shift || true
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-    targets=(trace_reader trace_gzip trace_model kernel_name census_capture)
+    # Every target, one input surface each (README.md, "Targets").
+    targets=(trace_reader trace_gzip trace_tolerant trace_model kernel_name
+        kernel_memo census_capture align_map job_document seam_request
+        scaling_trials scaling_correlation capi_json)
 fi
 export RUSTC_BOOTSTRAP=1
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-/work/target-fuzz}"
