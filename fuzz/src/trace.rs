@@ -567,9 +567,10 @@ fn decode_members(bytes: &[u8]) -> Vec<u8> {
 /// - gzip-compressed and cut: the exact read ends with `gzip_truncated`;
 ///   salvage returns the events that end within what inflated (its
 ///   `gzip_truncated` warning says how much), never a partial one;
-/// - one ASCII byte inside a string made invalid UTF-8: the exact read and
-///   salvage refuse it (`invalid_utf8`); a lossy read returns every event,
-///   one replacement counted, the text around it unchanged.
+/// - one ASCII byte inside a string (not the `traceEvents` key) made invalid
+///   UTF-8: the exact read and salvage refuse it (`invalid_utf8`); a lossy
+///   read returns every event, one replacement counted, the text around it
+///   unchanged.
 pub fn trace_tolerant(data: &[u8]) {
     let Some((params, doc)) = data.split_first_chunk::<5>() else {
         return;
@@ -733,7 +734,18 @@ fn plain_string_bytes(doc: &[u8]) -> Vec<usize> {
 }
 
 fn invalid_byte_in_a_string(doc: &[u8], at: usize, full: &Outcome, count: u64) {
-    let places = plain_string_bytes(doc);
+    // Not inside the `traceEvents` key: spelt otherwise, it is another key
+    // (a lossy read then rightly finds no events array).
+    let key = b"\"traceEvents\"";
+    let in_key = |p: usize| {
+        doc.windows(key.len())
+            .enumerate()
+            .any(|(at, w)| w == key && (at..at + key.len()).contains(&p))
+    };
+    let places: Vec<usize> = plain_string_bytes(doc)
+        .into_iter()
+        .filter(|&p| !in_key(p))
+        .collect();
     if places.is_empty() {
         return;
     }
