@@ -205,8 +205,10 @@ fn check_report_shape(r: &ScalingReport) {
             h.spearman_rho
         );
         assert!((0.0..=1.0).contains(&h.p_value), "p {}", h.p_value);
+        // `p * m / m` may round an ulp below `p` (scipy's
+        // `false_discovery_control` computes the same way).
         assert!(
-            h.adjusted_p_value >= h.p_value && h.adjusted_p_value <= 1.0,
+            h.adjusted_p_value >= h.p_value * (1.0 - 1e-12) && h.adjusted_p_value <= 1.0,
             "adjusted {} for p {}",
             h.adjusted_p_value,
             h.p_value

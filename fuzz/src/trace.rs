@@ -558,10 +558,11 @@ fn decode_members(bytes: &[u8]) -> Vec<u8> {
 /// tolerant on request"). The input is five parameter bytes and a document;
 /// a document the exact reader refuses is skipped. By the fifth byte:
 ///
-/// - cut at a chosen byte: salvage returns exactly the events that end
-///   before the cut, then warns `truncated` (or, for a bare array,
-///   `array_unterminated`) counting them; the exact read ends with
-///   `json_truncated` or reads the bare array as salvage does;
+/// - cut at a chosen byte (before the whitespace that may end a document):
+///   salvage returns exactly the events that end before the cut, then warns
+///   `truncated` (or, for a bare array, `array_unterminated`) counting them;
+///   the exact read ends with `json_truncated` or reads the bare array as
+///   salvage does; a cut in the trailing whitespace reads the whole document;
 /// - a comma before the closing `]` of the events: the exact read refuses it
 ///   (`json_syntax`), salvage reads every event and warns `trailing_comma`;
 /// - gzip-compressed and cut: the exact read ends with `gzip_truncated`;
@@ -614,8 +615,15 @@ fn cut_document(doc: &[u8], at: usize, full: &Outcome, ends: &[usize]) {
     let cut = &doc[..at];
     let salvaged = read_outcome(cut, salvage_options());
     let exact = read_outcome(cut, fuzz_options());
-    if at == doc.len() {
+    // Cut in the whitespace after the document (or not at all): nothing of
+    // the document is missing.
+    let whole = doc
+        .iter()
+        .rposition(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
+        .map_or(0, |p| p + 1);
+    if at >= whole {
         assert_eq!(&salvaged, full, "salvage of a whole document");
+        assert_eq!(&exact, full, "a whole document without its trailing blanks");
         return;
     }
     let complete = complete_before(ends, at);
