@@ -143,7 +143,8 @@ char *opguard_job_summary(const char *request);
 /* {"summaries": [rank summary | job, ...]} -> the merged job
  * (opguard.job/v1: ranks, frames with per_rank, max_ns, median_ns,
  * slowest_rank, missing). Associative and commutative: any order and
- * grouping gives the same document. */
+ * grouping gives the same document, or job.frame_conflict when two
+ * documents disagree on what one frame id is. */
 char *opguard_job_merge(const char *request);
 
 #ifdef __cplusplus

@@ -56,7 +56,8 @@ struct MergeRequest<'a> {
 }
 
 /// `{"summaries": [rank summary | job, …]}` → the merged job
-/// (`opguard.job/v1`); the same document for any order and grouping.
+/// (`opguard.job/v1`); the same document for any order and grouping, or
+/// `job.frame_conflict` for documents that disagree on what a frame id is.
 pub(crate) fn merge(request: &str) -> Result<String, Error> {
     let r: MergeRequest<'_> = parse("job_merge", request)?;
     let jobs = r
@@ -66,5 +67,6 @@ pub(crate) fn merge(request: &str) -> Result<String, Error> {
         .map(|(i, raw)| job_from_json(&format!("summaries[{i}]"), raw.get()))
         .collect::<Result<Vec<Job>, _>>()
         .map_err(|e| job_error(&e))?;
-    Ok(ok(&Job::merge_all(jobs)))
+    let job = Job::merge_all(jobs).map_err(|e| job_error(&e))?;
+    Ok(ok(&job))
 }

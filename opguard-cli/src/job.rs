@@ -68,6 +68,7 @@ pub fn run(args: &JobArgs) -> Result<u8, CliError> {
     if let Ok(mut p) = progress.lock() {
         p.finish();
     }
+    let job = job?;
     print_answer(args.output.json, &job, |style| {
         human(&job, args.frames, style)
     })?;

@@ -24,12 +24,17 @@ use crate::summary::{summarize_reusing, RankSummary, SummaryOptions};
 /// first, so a big rank does not finish alone at the end. `on_rank(done, summary)` is called once per
 /// finished rank, from the thread that read it, with the number of ranks
 /// finished so far.
+///
+/// An unreadable rank is not an error (its summary carries it). The merge's
+/// [`ErrorKind::FrameConflict`] cannot happen here: every summary is made by
+/// [`summarize`](crate::summarize), whose frame ids are derived from the
+/// fields the merge compares.
 pub fn run_job(
     paths: &[PathBuf],
     workers: usize,
     options: &SummaryOptions,
     on_rank: &(dyn Fn(usize, &RankSummary) + Sync),
-) -> Job {
+) -> Result<Job, Error> {
     let workers = workers.clamp(1, paths.len().max(1));
     let done = AtomicUsize::new(0);
     let finish = |summary: RankSummary| {

@@ -27,7 +27,7 @@ fn two_real_ranks_of_one_job() {
     };
     let options = SummaryOptions::new();
     // Given in reverse: the job orders ranks by number.
-    let job = Job::from_summaries([summarize(&r1, &options), summarize(&r0, &options)]);
+    let job = Job::from_summaries([summarize(&r1, &options), summarize(&r0, &options)]).unwrap();
     let ranks: Vec<_> = job.ranks.iter().map(|r| r.rank).collect();
     assert_eq!(ranks, [Some(0), Some(1)]);
     for r in &job.ranks {
@@ -70,7 +70,7 @@ fn a_really_slowed_rank_is_named_slowest() {
         rank_copy(&src, &dst, rank, if rank == 2 { 3.0 } else { 1.0 });
         paths.push(dst);
     }
-    let job = run_job(&paths, 1, &SummaryOptions::new(), &|_, _| {});
+    let job = run_job(&paths, 1, &SummaryOptions::new(), &|_, _| {}).unwrap();
     let kernels: Vec<_> = job
         .frames
         .iter()
@@ -109,7 +109,7 @@ fn unreadable_ranks_are_listed_and_missing_everywhere() {
     std::fs::write(&corrupt, gzip(&text)).unwrap();
 
     let paths = [cut.clone(), good.clone(), corrupt.clone()];
-    let job = run_job(&paths, 2, &SummaryOptions::new(), &|_, _| {});
+    let job = run_job(&paths, 2, &SummaryOptions::new(), &|_, _| {}).unwrap();
     let errors: Vec<_> = job
         .unreadable()
         .map(|r| (r.file.clone(), r.error.as_ref().unwrap().code.clone()))
@@ -149,7 +149,7 @@ fn a_rank_over_a_limit_is_an_error_not_a_stop() {
     assert!(gunzip(&small).len() < limit && gunzip(&big).len() > limit);
     let options =
         SummaryOptions::new().reader(ReaderOptions::new().max_decoded_bytes(limit as u64));
-    let job = run_job(&[small, big.clone()], 1, &options, &|_, _| {});
+    let job = run_job(&[small, big.clone()], 1, &options, &|_, _| {}).unwrap();
     let bad: Vec<_> = job.unreadable().collect();
     assert_eq!(bad.len(), 1);
     assert_eq!(bad[0].file, big.display().to_string());
@@ -185,12 +185,12 @@ fn workers_do_not_change_the_job() {
         return;
     }
     let options = SummaryOptions::new();
-    let one = json(&run_job(&files, 1, &options, &|_, _| {}));
+    let one = json(&run_job(&files, 1, &options, &|_, _| {}).unwrap());
     let mut reversed = files.clone();
     reversed.reverse();
     for workers in [2, 3, 8] {
         assert_eq!(
-            json(&run_job(&reversed, workers, &options, &|_, _| {})),
+            json(&run_job(&reversed, workers, &options, &|_, _| {}).unwrap()),
             one
         );
     }
@@ -249,10 +249,8 @@ fn a_worker_reusing_its_buffers_summarises_like_fresh_reads() {
     traces.insert(1, cut);
     let options = SummaryOptions::new();
     // One worker: every rank read into the buffers of the one before.
-    let reused = json(&run_job(&traces, 1, &options, &|_, _| {}));
-    let fresh = json(&Job::from_summaries(
-        traces.iter().map(|p| summarize(p, &options)),
-    ));
+    let reused = json(&run_job(&traces, 1, &options, &|_, _| {}).unwrap());
+    let fresh = json(&Job::from_summaries(traces.iter().map(|p| summarize(p, &options))).unwrap());
     assert_eq!(reused, fresh);
     assert_eq!(
         serde_json::from_str::<serde_json::Value>(&reused).unwrap()["ranks"]
@@ -299,7 +297,7 @@ fn a_directory_is_its_trace_files_and_the_rest_is_listed() {
         ]
     );
     assert_eq!(inputs.skipped, [log.clone(), xplane]);
-    let job = run_job(&inputs.ranks, 2, &SummaryOptions::new(), &|_, _| {});
+    let job = run_job(&inputs.ranks, 2, &SummaryOptions::new(), &|_, _| {}).unwrap();
     assert_eq!(job.unreadable().count(), 0);
 
     let named = job_inputs(&[log.clone(), traces[0].clone()]).unwrap();
@@ -327,7 +325,8 @@ fn a_cut_job_document_is_refused_at_its_position() {
         .map(|r| opguard_testdata::producer_trace(&format!("torch_ddp_rank{r}.json.gz")))
         .collect();
     let text =
-        serde_json::to_string(&run_job(&ranks, 1, &SummaryOptions::new(), &|_, _| {})).unwrap();
+        serde_json::to_string(&run_job(&ranks, 1, &SummaryOptions::new(), &|_, _| {}).unwrap())
+            .unwrap();
     let cut = dir.path().join("job.json");
     std::fs::write(&cut, &text[..5000]).unwrap();
     let e = job_from_path(&cut).unwrap_err();

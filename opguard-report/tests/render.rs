@@ -377,7 +377,8 @@ fn a_job_is_drawn_as_one_strip_per_frame_with_a_dot_per_rank() {
     let cut = dir.path().join("rank3-cut.json.gz");
     opguard_testdata::write_cut_copy(&paths[0], &cut);
     paths.push(cut);
-    let mut job = opguard_job::run_job(&paths, 1, &opguard_job::SummaryOptions::new(), &|_, _| {});
+    let mut job =
+        opguard_job::run_job(&paths, 1, &opguard_job::SummaryOptions::new(), &|_, _| {}).unwrap();
     job.frames[1].name = "<script>alert(1)</script>".to_owned();
     let html = render(&Report::new(Vec::new()).job(job.clone()));
 
@@ -425,7 +426,8 @@ fn a_strip_names_an_unnumbered_rank_by_its_file_name() {
         .iter()
         .map(|n| opguard_testdata::producer_trace(n))
         .collect();
-    let job = opguard_job::run_job(&paths, 1, &opguard_job::SummaryOptions::new(), &|_, _| {});
+    let job =
+        opguard_job::run_job(&paths, 1, &opguard_job::SummaryOptions::new(), &|_, _| {}).unwrap();
     let html = render(&Report::new(Vec::new()).job(job.clone()));
     let values: Vec<&str> = html
         .split("<text class=\"value\"")

@@ -1206,6 +1206,43 @@ fn job_merge_refuses_what_is_not_a_summary() {
     );
 }
 
+/// Two job documents that give one frame id different categories (the
+/// fuzzer's case: `cpu_op` spelt `cpu_ot` in one of them) are refused in
+/// either order, with the same error, instead of the first one winning.
+#[test]
+fn job_merge_refuses_documents_that_disagree_on_a_frame_in_either_order() {
+    let job = |file: &str, category: &str| {
+        json!({"format": "opguard.job/v1",
+            "ranks": [{"rank": null, "file": file, "artifact": null, "error": null, "provider": null,
+                "frame_basis": null, "launch": null, "device_time_ns": 0, "top": [],
+                "collectives": [], "unmatched_frames": []}],
+            "frames": [{"id": "sf2:00000000000000000000000000000001", "category": category,
+                "name": "aten::mm", "kernel_identity": null,
+                "per_rank": [{"rank": null, "file": file, "cost_ns": 5, "count": 1}],
+                "max_ns": 5, "median_ns": 5, "slowest_rank": null, "slowest_file": file,
+                "missing": []}]})
+    };
+    let (a, b) = (job("a.json", "cpu_op"), job("b.json", "cpu_ot"));
+    let ab = err(
+        opguard_job_merge,
+        &json!({ "summaries": [a, b] }).to_string(),
+    );
+    let ba = err(
+        opguard_job_merge,
+        &json!({ "summaries": [b, a] }).to_string(),
+    );
+    assert_eq!(ab["code"], "job.frame_conflict", "{ab}");
+    assert_eq!(ab, ba);
+    let message = ab["message"].as_str().unwrap();
+    assert!(
+        message.contains("sf2:00000000000000000000000000000001")
+            && message.contains(r#""cpu_op" on a.json but "cpu_ot" on b.json"#),
+        "{message}"
+    );
+    // Each alone is a job.
+    ok(opguard_job_merge, &json!({ "summaries": [a] }).to_string());
+}
+
 /// A committed real producer trace, decompressed, cut after `keep` of its
 /// bytes (a process killed while writing).
 fn cut_producer_trace(name: &str, keep: f64) -> (String, String) {
