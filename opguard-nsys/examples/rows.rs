@@ -1,0 +1,84 @@
+//! Reads every row of each export given and prints what it found: the
+//! export's versions, rows per kind with their summed durations, and kernels
+//! whose launch is proven by (process, correlation id).
+//!
+//! `cargo run --release -p opguard-nsys --example rows -- EXPORT.sqlite...`
+
+use std::collections::HashMap;
+
+use opguard_nsys::{Export, ReadOptions};
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let options = ReadOptions::new()
+        .max_encoded_bytes(u64::MAX)
+        .max_decoded_bytes(u64::MAX)
+        .unverified_schema(std::env::var_os("UNVERIFIED").is_some());
+    for path in std::env::args().skip(1) {
+        let export = match Export::open(&path, &options) {
+            Ok(export) => export,
+            Err(e) => {
+                println!("{path}: error[{}] {e}", e.code());
+                continue;
+            }
+        };
+        let meta = export.meta();
+        println!(
+            "{path}: {} {} schema {} ({})",
+            meta.product_name, meta.product_version, meta.schema, meta.metadata_table
+        );
+        // (process, correlation) -> launch rows; kernels checked after.
+        let mut launches: HashMap<(i64, i64), u32> = HashMap::new();
+        let (mut calls, mut folded, mut call_ns) = (0u64, 0u64, 0i64);
+        export.api_calls(|c| {
+            if c.duplicate_of.is_some() {
+                folded += 1;
+                return Ok::<_, opguard_nsys::Error>(());
+            }
+            calls += 1;
+            call_ns += c.end - c.start;
+            if let (Some(t), Some(id)) = (c.global_tid, c.correlation_id) {
+                *launches.entry((t.process(), id)).or_default() += 1;
+            }
+            Ok(())
+        })?;
+        let (mut kernels, mut kernel_ns, mut proven) = (0u64, 0i64, 0u64);
+        export.kernels(|k| {
+            kernels += 1;
+            kernel_ns += k.end - k.start;
+            if let (Some(p), Some(id)) = (k.global_pid, k.correlation_id) {
+                if launches.get(&(p.process(), id)) == Some(&1) {
+                    proven += 1;
+                }
+            }
+            Ok::<_, opguard_nsys::Error>(())
+        })?;
+        let mut memory = (0u64, 0i64);
+        export.memory_ops(|m| {
+            memory.0 += 1;
+            memory.1 += m.end - m.start;
+            Ok::<_, opguard_nsys::Error>(())
+        })?;
+        let mut syncs = 0u64;
+        export.syncs(|_| {
+            syncs += 1;
+            Ok::<_, opguard_nsys::Error>(())
+        })?;
+        let mut nvtx = (0u64, 0u64);
+        export.nvtx(|n| {
+            nvtx.0 += 1;
+            nvtx.1 += u64::from(n.kind.is_range());
+            Ok::<_, opguard_nsys::Error>(())
+        })?;
+        let gpus = export.gpus()?;
+        println!(
+            "  kernels {kernels} ({kernel_ns} ns), proven {proven}; calls {calls} ({call_ns} ns), \
+             folded duplicates {folded}; memory ops {} ({} ns); syncs {syncs}; nvtx {} ({} ranges); gpus {}",
+            memory.0,
+            memory.1,
+            nvtx.0,
+            nvtx.1,
+            gpus.len()
+        );
+    }
+    Ok(())
+}

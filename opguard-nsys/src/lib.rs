@@ -1,0 +1,61 @@
+//! Reads NVIDIA Nsight Systems SQLite exports (`nsys export --type sqlite`)
+//! exactly, row by row.
+//!
+//! * [`Export::open`] checks the file before reading a row: its size against
+//!   [`ReadOptions`]' limits, that it is SQLite (an `.nsys-rep` or `.qdrep`
+//!   report gets an error saying how to export it), the export's own
+//!   metadata ([`ExportMeta`]: product and schema versions, from
+//!   `META_DATA_EXPORT` or the older `EXPORT_META_DATA`), the schema against
+//!   [`VERIFIED_SCHEMAS`], and every table it reads for the columns it needs.
+//!   What cannot be read is an [`Error`] naming the schema version and what
+//!   is missing, never a guess.
+//! * [`Export::kernels`], [`Export::memory_ops`], [`Export::syncs`],
+//!   [`Export::api_calls`], [`Export::nvtx`], [`Export::processes`],
+//!   [`Export::thread_names`] stream typed rows from prepared statements, one
+//!   at a time; [`Strings`] resolves `StringIds` on demand.
+//! * Correlation ids are unique only within a process: [`GlobalId::process`]
+//!   is the namespace (`globalPid >> 24` of device rows against
+//!   `globalTid >> 24` of API calls), and [`ApiCall::duplicate_of`] marks the
+//!   second row older exports write for one call.
+//!
+//! ```no_run
+//! use opguard_nsys::{Export, ReadOptions};
+//!
+//! let export = Export::open("report1.sqlite", &ReadOptions::new())?;
+//! println!("Nsight Systems {}, schema {}", export.meta().product_version, export.meta().schema);
+//! let mut strings = export.strings()?;
+//! export.kernels(|k| {
+//!     println!("{} ns  {}", k.end - k.start, strings.get(k.demangled_name)?);
+//!     Ok::<_, opguard_nsys::Error>(())
+//! })?;
+//! # Ok::<(), opguard_nsys::Error>(())
+//! ```
+#![deny(missing_docs)]
+#![forbid(unsafe_code)]
+
+mod error;
+mod export;
+mod read;
+mod rows;
+mod schema;
+mod version;
+
+pub use error::{Error, ErrorKind, Limit, MissingColumns, Position, ERROR_CODES};
+pub use export::{
+    sniff, Export, KnownTable, ReadOptions, Sniff, DEFAULT_MAX_DECODED_BYTES,
+    DEFAULT_MAX_ENCODED_BYTES,
+};
+pub use read::Strings;
+pub use rows::{
+    api_name, copy_kind_label, Api, ApiCall, DeviceTrack, GlobalId, Gpu, Kernel, MemoryKind,
+    MemoryOp, NvtxEvent, NvtxKind, Process, StringId, Sync, ThreadName,
+};
+pub use version::{
+    is_verified, ExportMeta, SchemaVersion, VerifiedExport, EXPORT_META_DATA, META_DATA_EXPORT,
+    VERIFIED_SCHEMAS,
+};
+
+/// The README's examples, compiled as doctests.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;

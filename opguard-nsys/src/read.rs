@@ -1,0 +1,249 @@
+//! Rows out of SQLite, one at a time: a cursor that decodes a row's values
+//! in its spec's column order, and the `StringIds` lookup.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use rusqlite::types::ValueRef;
+use rusqlite::{Connection, Row, Statement};
+
+use crate::error::{Error, ErrorKind, Position};
+use crate::rows::StringId;
+use crate::schema::{Spec, STRING_IDS};
+
+fn found(value: ValueRef<'_>) -> &'static str {
+    match value {
+        ValueRef::Null => "NULL",
+        ValueRef::Integer(_) => "an integer",
+        ValueRef::Real(_) => "a real",
+        ValueRef::Text(_) => "a text",
+        ValueRef::Blob(_) => "a blob",
+    }
+}
+
+fn bad_value(
+    table: &'static str,
+    rowid: Option<i64>,
+    column: &'static str,
+    expected: &'static str,
+    value: ValueRef<'_>,
+) -> Error {
+    Error::new(ErrorKind::BadValue {
+        expected,
+        found: found(value),
+    })
+    .at(Position {
+        table,
+        rowid,
+        column: Some(column),
+    })
+}
+
+/// Column `index` of `row` as text or NULL (metadata rows, read before any
+/// spec applies).
+pub(crate) fn text_or_null<'r>(
+    row: &'r Row<'_>,
+    index: usize,
+    table: &'static str,
+    column: &'static str,
+) -> Result<Option<&'r str>, Error> {
+    let value = row
+        .get_ref(index)
+        .map_err(|e| Error::sqlite(e, Some(table)))?;
+    match value {
+        ValueRef::Null => Ok(None),
+        ValueRef::Text(bytes) => std::str::from_utf8(bytes).map(Some).map_err(|_| {
+            Error::new(ErrorKind::BadValue {
+                expected: "UTF-8 text",
+                found: "invalid UTF-8",
+            })
+            .at(Position {
+                table,
+                rowid: None,
+                column: Some(column),
+            })
+        }),
+        other => Err(bad_value(table, None, column, "a text", other)),
+    }
+}
+
+/// One row of a spec's `SELECT`, decoded left to right: column 0 is the
+/// `rowid`, then the spec's columns in order.
+pub(crate) struct Cursor<'a, 'r> {
+    row: &'a Row<'r>,
+    spec: &'static Spec,
+    rowid: i64,
+    next: usize,
+}
+
+impl<'a, 'r> Cursor<'a, 'r> {
+    pub fn new(row: &'a Row<'r>, spec: &'static Spec) -> Result<Self, Error> {
+        let rowid = match row
+            .get_ref(0)
+            .map_err(|e| Error::sqlite(e, Some(spec.name)))?
+        {
+            ValueRef::Integer(i) => i,
+            other => return Err(bad_value(spec.name, None, "rowid", "an integer", other)),
+        };
+        Ok(Cursor {
+            row,
+            spec,
+            rowid,
+            next: 0,
+        })
+    }
+
+    pub fn rowid(&self) -> i64 {
+        self.rowid
+    }
+
+    fn value(&mut self) -> Result<(ValueRef<'a>, &'static str), Error> {
+        let column = self.spec.columns.get(self.next).map_or("?", |c| c.name);
+        let value = self
+            .row
+            .get_ref(self.next + 1)
+            .map_err(|e| Error::sqlite(e, Some(self.spec.name)))?;
+        self.next += 1;
+        Ok((value, column))
+    }
+
+    fn bad(&self, column: &'static str, expected: &'static str, value: ValueRef<'_>) -> Error {
+        bad_value(self.spec.name, Some(self.rowid), column, expected, value)
+    }
+
+    /// The next value: an integer, never NULL.
+    pub fn int(&mut self) -> Result<i64, Error> {
+        match self.value()? {
+            (ValueRef::Integer(i), _) => Ok(i),
+            (other, column) => Err(self.bad(column, "an integer", other)),
+        }
+    }
+
+    /// The next value: an integer or NULL.
+    pub fn opt_int(&mut self) -> Result<Option<i64>, Error> {
+        match self.value()? {
+            (ValueRef::Integer(i), _) => Ok(Some(i)),
+            (ValueRef::Null, _) => Ok(None),
+            (other, column) => Err(self.bad(column, "an integer or NULL", other)),
+        }
+    }
+
+    /// The next value: UTF-8 text or NULL.
+    pub fn opt_text(&mut self) -> Result<Option<&'a str>, Error> {
+        match self.value()? {
+            (ValueRef::Text(bytes), column) => std::str::from_utf8(bytes).map(Some).map_err(|_| {
+                Error::new(ErrorKind::BadValue {
+                    expected: "UTF-8 text",
+                    found: "invalid UTF-8",
+                })
+                .at(Position {
+                    table: self.spec.name,
+                    rowid: Some(self.rowid),
+                    column: Some(column),
+                })
+            }),
+            (ValueRef::Null, _) => Ok(None),
+            (other, column) => Err(self.bad(column, "a text or NULL", other)),
+        }
+    }
+}
+
+/// Runs `select` and hands each row to `f` as a [`Cursor`]; returns the
+/// rows read. Nothing of a row outlives its call.
+pub(crate) fn each_row<E: From<Error>>(
+    conn: &Connection,
+    path: &Path,
+    spec: &'static Spec,
+    select: &str,
+    mut f: impl FnMut(&mut Cursor<'_, '_>) -> Result<(), E>,
+) -> Result<u64, E> {
+    let table = Some(spec.name);
+    let fail = |e| Error::sqlite(e, table).with_path(path);
+    let mut statement = conn.prepare(select).map_err(fail)?;
+    let mut rows = statement.query([]).map_err(fail)?;
+    let mut count = 0u64;
+    let mut last_rowid = None;
+    loop {
+        let row = match rows.next() {
+            Ok(Some(row)) => row,
+            Ok(None) => break,
+            // A malformed page is found while stepping: say after which row.
+            Err(e) => {
+                return Err(Error::sqlite(e, None)
+                    .with_path(path)
+                    .at(Position {
+                        table: spec.name,
+                        rowid: last_rowid,
+                        column: None,
+                    })
+                    .into())
+            }
+        };
+        let mut cursor = Cursor::new(row, spec).map_err(|e| e.with_path(path))?;
+        last_rowid = Some(cursor.rowid());
+        f(&mut cursor)?;
+        count += 1;
+    }
+    Ok(count)
+}
+
+/// The export's `StringIds`, looked up one id at a time (a prepared
+/// statement on its primary key) and kept once looked up: memory follows
+/// the distinct strings the rows read name, not the table.
+pub struct Strings<'c> {
+    statement: Statement<'c>,
+    cache: HashMap<i64, Box<str>>,
+}
+
+impl<'c> Strings<'c> {
+    pub(crate) fn new(conn: &'c Connection) -> Result<Self, Error> {
+        let statement = conn
+            .prepare("SELECT value FROM StringIds WHERE id = ?1")
+            .map_err(|e| Error::sqlite(e, Some(STRING_IDS.name)))?;
+        Ok(Strings {
+            statement,
+            cache: HashMap::new(),
+        })
+    }
+
+    /// The text of `id`.
+    pub fn get(&mut self, id: StringId) -> Result<&str, Error> {
+        if !self.cache.contains_key(&id.0) {
+            let text = self.lookup(id)?;
+            self.cache.insert(id.0, text);
+        }
+        Ok(self.cache.get(&id.0).map_or("", |t| t))
+    }
+
+    fn lookup(&mut self, id: StringId) -> Result<Box<str>, Error> {
+        let table = Some(STRING_IDS.name);
+        let mut rows = self
+            .statement
+            .query([id.0])
+            .map_err(|e| Error::sqlite(e, table))?;
+        let Some(row) = rows.next().map_err(|e| Error::sqlite(e, table))? else {
+            return Err(
+                Error::new(ErrorKind::StringMissing { id: id.0 }).at(Position {
+                    table: STRING_IDS.name,
+                    rowid: None,
+                    column: Some("id"),
+                }),
+            );
+        };
+        match text_or_null(row, 0, STRING_IDS.name, "value")? {
+            Some(text) => Ok(text.into()),
+            None => Err(bad_value(
+                STRING_IDS.name,
+                None,
+                "value",
+                "a text",
+                ValueRef::Null,
+            )),
+        }
+    }
+
+    /// Distinct strings looked up so far.
+    pub fn cached(&self) -> usize {
+        self.cache.len()
+    }
+}
