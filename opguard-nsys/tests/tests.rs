@@ -1,1 +1,8 @@
+//! Integration tests of opguard-nsys: every shared export against the SQL
+//! referee, the join keys and the duplicate rule on exports derived from
+//! real ones, and every refusal.
 
+mod errors;
+mod joins;
+mod real_exports;
+mod support;

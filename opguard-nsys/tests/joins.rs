@@ -1,0 +1,144 @@
+//! The join keys on exports derived from real ones (tests/derive_export.py):
+//! correlation ids are per process, and one call written twice counts once.
+
+use opguard_testdata::shared_file;
+
+use crate::support::{derive, open, referee, Facts, CLOVERLEAF, TEST_CUDA};
+
+/// Two processes with the same correlation ids, as real multi-process
+/// exports have them (a real 2×H100 export: 4,280 rows joined on
+/// correlationId alone for 4,010 kernels). Keyed by (process, correlation
+/// id), every kernel has exactly one launch; keyed by correlation id alone,
+/// none would.
+#[test]
+fn a_correlation_id_is_proven_only_within_its_process() {
+    let Some(src) = shared_file(CLOVERLEAF) else {
+        return;
+    };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let two = dir.path().join("two_processes.sqlite");
+    derive(&src, &two, &["--processes", "2"]);
+    let answer = referee(&two);
+    let facts = Facts::read(&open(&two)).expect("reads");
+    assert_eq!(facts, Facts::from_referee(&answer));
+    assert_eq!(facts.kernels.0, 2 * 1312);
+    assert_eq!(facts.calls, 2 * 3048);
+    assert_eq!(facts.proven_kernels, 2 * 1312);
+    // What a join on correlationId alone gives: every kernel twice.
+    assert_eq!(answer["naive_join_rows"], 4 * 1312);
+}
+
+/// One call recorded by two runtime rows of one process and correlation id
+/// (every row repeated) is one call: the kernels it launched stay proven,
+/// not ambiguous, and the calls and their durations are counted once.
+#[test]
+fn duplicate_runtime_rows_of_one_call_count_once() {
+    let Some(src) = shared_file(CLOVERLEAF) else {
+        return;
+    };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let twice = dir.path().join("runtime_twice.sqlite");
+    derive(&src, &twice, &["--repeat-runtime"]);
+    let answer = referee(&twice);
+    let facts = Facts::read(&open(&twice)).expect("reads");
+    assert_eq!(facts, Facts::from_referee(&answer));
+    assert_eq!(facts.runtime_rows, 2 * 3048);
+    assert_eq!(facts.calls, 3048);
+    assert_eq!(facts.duplicate_rows, 3048);
+    assert_eq!(facts.calls_ns, 571_656_984, "the original calls' durations");
+    assert_eq!(facts.proven_kernels, 1312);
+}
+
+/// Each duplicate names the row that stands for its call: the first of the
+/// pair when both are runtime rows.
+#[test]
+fn a_duplicate_names_the_row_kept_for_its_call() {
+    let Some(src) = shared_file(TEST_CUDA) else {
+        return;
+    };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let twice = dir.path().join("runtime_twice.sqlite");
+    derive(&src, &twice, &["--repeat-runtime"]);
+    let export = open(&twice);
+    let mut pairs = Vec::new();
+    export
+        .api_calls(|c| {
+            if let Some(kept) = c.duplicate_of {
+                pairs.push((c.rowid, kept));
+            }
+            Ok::<_, opguard_nsys::Error>(())
+        })
+        .expect("reads");
+    // 44 rows, then the same 44: row 45 repeats row 1.
+    assert_eq!(pairs.len(), 44);
+    assert!(
+        pairs.iter().all(|&(row, kept)| row == kept + 44),
+        "{pairs:?}"
+    );
+}
+
+/// The 2022.2 export (schema 2.9.1) writes each runtime call twice: the
+/// call (eventClass 0, `cudaLaunchKernel_v7000`) and its backtrace
+/// (eventClass 67, `cudaLaunchKernel`). Read when the file is in the shared
+/// data (hpcgroup/pipit @ 46d41f2:
+/// pipit/tests/data/saxpy-mpi-cuda_nsys_perlmutter0.sqlite).
+#[test]
+fn a_2022_export_counts_each_call_once_as_its_runtime_row() {
+    let Some(dir) = opguard_testdata::shared_data() else {
+        return;
+    };
+    let path = dir.join("nsys/pipit_saxpy-mpi-cuda_nsys_perlmutter0.sqlite");
+    if !path.is_file() {
+        eprintln!("skipping: {} is not in the shared data", path.display());
+        return;
+    }
+    let export = open(&path);
+    assert_eq!(export.meta().product_version, "2022.2.1.31");
+    assert_eq!(export.meta().metadata_table, "EXPORT_META_DATA");
+    let facts = Facts::read(&export).expect("reads");
+    assert_eq!(facts, Facts::from_referee(&referee(&path)));
+    assert_eq!(
+        (facts.runtime_rows, facts.calls, facts.duplicate_rows),
+        (95, 57, 38)
+    );
+    assert_eq!(facts.proven_kernels, 5);
+    let mut strings = export.strings().expect("StringIds");
+    let mut kept_names = Vec::new();
+    export
+        .api_calls(|c| {
+            if c.duplicate_of.is_none() && c.api == opguard_nsys::Api::CudaBacktrace {
+                kept_names.push(strings.get(c.name)?.to_owned());
+            }
+            Ok::<_, opguard_nsys::Error>(())
+        })
+        .expect("reads");
+    assert!(kept_names.is_empty(), "backtrace rows kept: {kept_names:?}");
+}
+
+/// A capture without device activity (the CUPTI device tables dropped from
+/// a real export): read, with its API calls and no kernels.
+#[test]
+fn an_export_without_a_kernel_table_is_read() {
+    let Some(src) = shared_file(TEST_CUDA) else {
+        return;
+    };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let cpu = dir.path().join("no_device_tables.sqlite");
+    let mut args = Vec::new();
+    for table in [
+        "CUPTI_ACTIVITY_KIND_KERNEL",
+        "CUPTI_ACTIVITY_KIND_MEMCPY",
+        "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION",
+        "CUPTI_ACTIVITY_KIND_CUDA_EVENT",
+    ] {
+        args.extend(["--drop-table", table]);
+    }
+    derive(&src, &cpu, &args);
+    let export = open(&cpu);
+    assert!(!export.has_kernels());
+    let facts = Facts::read(&export).expect("reads");
+    assert_eq!(facts, Facts::from_referee(&referee(&cpu)));
+    assert_eq!(facts.kernels, (0, 0));
+    assert_eq!(facts.calls, 44);
+    assert_eq!(facts.proven_kernels, 0);
+}
