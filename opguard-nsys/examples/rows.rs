@@ -1,12 +1,10 @@
 //! Reads every row of each export given and prints what it found: the
 //! export's versions, rows per kind with their summed durations, and kernels
-//! whose launch is proven by (process, correlation id).
+//! whose launch is proven by (process, correlation id) or ambiguous.
 //!
 //! `cargo run --release -p opguard-nsys --example rows -- EXPORT.sqlite...`
 
-use std::collections::HashMap;
-
-use opguard_nsys::{Export, ReadOptions};
+use opguard_nsys::{CallIndex, Calls, Export, ReadOptions};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let options = ReadOptions::new()
@@ -26,28 +24,33 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             "{path}: {} {} schema {} ({})",
             meta.product_name, meta.product_version, meta.schema, meta.metadata_table
         );
-        // (process, correlation) -> launch rows; kernels checked after.
-        let mut launches: HashMap<(i64, i64), u32> = HashMap::new();
-        let (mut calls, mut folded, mut call_ns) = (0u64, 0u64, 0i64);
+        // Calls by (process, correlation id); kernels checked after.
+        let mut index = CallIndex::new();
+        let (mut calls, mut backtraces, mut call_ns) = (0u64, 0u64, 0i64);
         export.api_calls(|c| {
-            if c.duplicate_of.is_some() {
-                folded += 1;
+            if !c.is_call() {
+                backtraces += 1;
                 return Ok::<_, opguard_nsys::Error>(());
             }
             calls += 1;
             call_ns += c.end - c.start;
             if let (Some(t), Some(id)) = (c.global_tid, c.correlation_id) {
-                *launches.entry((t.process(), id)).or_default() += 1;
+                index.insert(t.process(), id);
             }
             Ok(())
         })?;
-        let (mut kernels, mut kernel_ns, mut proven) = (0u64, 0i64, 0u64);
+        let (mut kernels, mut kernel_ns, mut proven, mut ambiguous) = (0u64, 0i64, 0u64, 0u64);
+        let mut strings = export.strings()?;
+        let mut names = 0usize;
         export.kernels(|k| {
             kernels += 1;
             kernel_ns += k.end - k.start;
+            names += strings.get(k.demangled_name)?.len();
             if let (Some(p), Some(id)) = (k.global_pid, k.correlation_id) {
-                if launches.get(&(p.process(), id)) == Some(&1) {
-                    proven += 1;
+                match index.calls(p.process(), id) {
+                    Calls::One => proven += 1,
+                    Calls::Several => ambiguous += 1,
+                    Calls::None => {}
                 }
             }
             Ok::<_, opguard_nsys::Error>(())
@@ -71,13 +74,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         })?;
         let gpus = export.gpus()?;
         println!(
-            "  kernels {kernels} ({kernel_ns} ns), proven {proven}; calls {calls} ({call_ns} ns), \
-             folded duplicates {folded}; memory ops {} ({} ns); syncs {syncs}; nvtx {} ({} ranges); gpus {}",
+            "  kernels {kernels} ({kernel_ns} ns, {names} name bytes), proven {proven}, ambiguous {ambiguous}; \
+             calls {calls} ({call_ns} ns), backtrace rows {backtraces}; memory ops {} ({} ns); \
+             syncs {syncs}; nvtx {} ({} ranges); gpus {}; call index {} KiB",
             memory.0,
             memory.1,
             nvtx.0,
             nvtx.1,
-            gpus.len()
+            gpus.len(),
+            index.chunk_bytes() / 1024
         );
     }
     Ok(())

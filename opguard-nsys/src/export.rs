@@ -1,7 +1,6 @@
 //! Opening an export (limits, format checks, the version gate) and reading
 //! its tables row by row.
 
-use std::collections::HashMap;
 use std::fs::File;
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -314,58 +313,15 @@ impl Export {
         self.decoded(&schema::SYNC, decode_sync, f)
     }
 
-    /// Every CUDA runtime and driver API call, in `rowid` order, each with
-    /// [`ApiCall::duplicate_of`] set by the duplicate rule: rows of one
-    /// process that share a correlation id are one call (CUPTI gives each
-    /// call its own id within a process). Older exports (2022.x, schema
-    /// 2.9) write a runtime call twice: the call (`eventClass` 0) and its
-    /// backtrace (`eventClass` 67, the undecorated name, the call stack).
-    /// The call counts as its CUDA runtime or driver row when it has one,
-    /// else as its first row; the others name it in `duplicate_of`.
+    /// Every row of `CUPTI_ACTIVITY_KIND_RUNTIME`, in `rowid` order: CUDA
+    /// runtime and driver API calls, and in older exports the backtrace
+    /// rows of runtime calls ([`Api::CudaBacktrace`], which
+    /// [`ApiCall::is_call`] says are not calls).
     pub fn api_calls<E: From<Error>>(
         &self,
-        mut f: impl FnMut(&ApiCall) -> Result<(), E>,
+        f: impl FnMut(&ApiCall) -> Result<(), E>,
     ) -> Result<u64, E> {
-        let duplicates = self.duplicate_calls()?;
-        self.rows(&schema::RUNTIME, |c| {
-            let mut call = decode_call(c).map_err(|e| e.with_path(&self.path))?;
-            if let (Some(tid), Some(correlation)) = (call.global_tid, call.correlation_id) {
-                if let Some(&kept) = duplicates.get(&(tid.process(), correlation)) {
-                    call.duplicate_of = (kept != call.rowid).then_some(kept);
-                }
-            }
-            f(&call)
-        })
-    }
-
-    /// For each (process, correlation id) that several runtime rows share:
-    /// the row that stands for the call. Found by SQLite's `GROUP BY`
-    /// (sorted in bounded memory); only the shared keys are kept.
-    fn duplicate_calls(&self) -> Result<HashMap<(i64, i64), i64>, Error> {
-        let mut kept = HashMap::new();
-        let Some(table) = self.schema.table(&schema::RUNTIME) else {
-            return Ok(kept);
-        };
-        let name = table.spec.name;
-        let sql = format!(
-            "SELECT globalTid >> 24, correlationId, \
-                    MIN(CASE WHEN eventClass IN ({}, {}) THEN rowid END), MIN(rowid) \
-             FROM \"{name}\" WHERE globalTid IS NOT NULL AND correlationId IS NOT NULL \
-             GROUP BY 1, 2 HAVING COUNT(*) > 1",
-            Api::RUNTIME_CLASS,
-            Api::DRIVER_CLASS
-        );
-        let fail = |e| Error::sqlite(e, Some(name)).with_path(&self.path);
-        let mut statement = self.conn.prepare(&sql).map_err(fail)?;
-        let mut rows = statement.query([]).map_err(fail)?;
-        while let Some(row) = rows.next().map_err(fail)? {
-            let process: i64 = row.get(0).map_err(fail)?;
-            let correlation: i64 = row.get(1).map_err(fail)?;
-            let api_row: Option<i64> = row.get(2).map_err(fail)?;
-            let first_row: i64 = row.get(3).map_err(fail)?;
-            kept.insert((process, correlation), api_row.unwrap_or(first_row));
-        }
-        Ok(kept)
+        self.decoded(&schema::RUNTIME, decode_call, f)
     }
 
     /// Every NVTX row, in `rowid` order.
@@ -591,7 +547,6 @@ fn decode_call(c: &mut Cursor<'_, '_>) -> Result<ApiCall, Error> {
         global_tid: c.opt_int()?.map(GlobalId),
         correlation_id: c.opt_int()?,
         name: StringId(c.int()?),
-        duplicate_of: None,
     })
 }
 

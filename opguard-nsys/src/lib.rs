@@ -15,8 +15,10 @@
 //!   at a time; [`Strings`] resolves `StringIds` on demand.
 //! * Correlation ids are unique only within a process: [`GlobalId::process`]
 //!   is the namespace (`globalPid >> 24` of device rows against
-//!   `globalTid >> 24` of API calls), and [`ApiCall::duplicate_of`] marks the
-//!   second row older exports write for one call.
+//!   `globalTid >> 24` of API calls); [`CallIndex`] holds which
+//!   (process, correlation id) keys name one call or several in memory that
+//!   follows the id range, not the row count. [`ApiCall::is_call`] sets aside
+//!   the backtrace row older exports write beside a runtime call.
 //!
 //! ```no_run
 //! use opguard_nsys::{Export, ReadOptions};
@@ -33,6 +35,7 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+mod correlation;
 mod error;
 mod export;
 mod read;
@@ -40,6 +43,7 @@ mod rows;
 mod schema;
 mod version;
 
+pub use correlation::{CallIndex, Calls};
 pub use error::{Error, ErrorKind, Limit, MissingColumns, Position, ERROR_CODES};
 pub use export::{
     sniff, Export, KnownTable, ReadOptions, Sniff, DEFAULT_MAX_DECODED_BYTES,

@@ -158,9 +158,12 @@ pub enum Api {
     CudaRuntime,
     /// `TRACE_PROCESS_EVENT_CUDA_DRIVER` (1): `cuLaunchKernel`, ...
     CudaDriver,
-    /// `TRACE_PROCESS_EVENT_CUDABACKTRACE` (67): the call stack of a runtime
-    /// call, written as a second row with the call's correlation id by
-    /// older exports (seen in 2022.2, schema 2.9).
+    /// `TRACE_PROCESS_EVENT_CUDABACKTRACE` (67): not a call but the call
+    /// stack of one. Older exports (seen in 2022.2, schema 2.9) write it as a
+    /// second row of the runtime call, with the call's thread and
+    /// correlation id, the name without its version suffix and a slightly
+    /// wider time (`cudaLaunchKernel` around `cudaLaunchKernel_v7000`); the
+    /// call counts once, as its own row.
     CudaBacktrace,
     /// Any other event class.
     Other(i64),
@@ -211,10 +214,14 @@ pub struct ApiCall {
     /// `nameId`: the API function, as written (`cudaLaunchKernel_v7000`; see
     /// [`api_name`]).
     pub name: StringId,
-    /// When this row is a duplicate of another row of the same call (same
-    /// process and correlation id): that row's `rowid`. The call counts
-    /// once, as the row named here (see [`crate::Export::api_calls`]).
-    pub duplicate_of: Option<i64>,
+}
+
+impl ApiCall {
+    /// Whether the row is an API call; a backtrace row is not (it describes
+    /// the call with its correlation id, which has its own row).
+    pub fn is_call(&self) -> bool {
+        self.api != Api::CudaBacktrace
+    }
 }
 
 /// The API function name without the `_vNNNN` version suffix nsys appends

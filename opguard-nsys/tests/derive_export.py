@@ -20,8 +20,14 @@ DST is a copy of SRC with, in this order:
                   are. Real multi-process exports reuse correlation ids
                   across processes this way.
 --repeat-runtime  every CUPTI_ACTIVITY_KIND_RUNTIME row written twice (the
-                  copy right after the original rows, same values): one call
-                  recorded by two rows of one process and correlation id.
+                  copy right after the original rows, same values): two
+                  calls of one process claiming one correlation id.
+--backtrace-runtime
+                  every CUPTI_ACTIVITY_KIND_RUNTIME row written a second
+                  time with eventClass 67 (TRACE_PROCESS_EVENT_CUDABACKTRACE),
+                  as 2022.x exports write a runtime call's backtrace beside
+                  it (same thread and correlation id; here also the same
+                  name and times).
 --drop-table      drops a table (e.g. the CUPTI device tables: a capture
                   without device activity).
 --drop-column     drops a column.
@@ -144,10 +150,10 @@ def add_processes(db, copies):
             )
 
 
-def repeat_runtime(db):
+def repeat_runtime(db, replace):
     t = "CUPTI_ACTIVITY_KIND_RUNTIME"
     last = db.execute(f"SELECT MAX(rowid) FROM {t}").fetchone()[0] or 0
-    insert_shifted(db, t, last, {})
+    insert_shifted(db, t, last, replace)
 
 
 def metadata_table(db):
@@ -162,6 +168,7 @@ def main():
     p.add_argument("--grow", type=int, default=1)
     p.add_argument("--processes", type=int, default=1)
     p.add_argument("--repeat-runtime", action="store_true")
+    p.add_argument("--backtrace-runtime", action="store_true")
     p.add_argument("--drop-table", action="append", default=[])
     p.add_argument("--drop-column", action="append", default=[])
     p.add_argument("--set-meta", action="append", default=[])
@@ -177,7 +184,9 @@ def main():
         if a.processes > 1:
             add_processes(db, a.processes)
         if a.repeat_runtime:
-            repeat_runtime(db)
+            repeat_runtime(db, {})
+        if a.backtrace_runtime:
+            repeat_runtime(db, {"eventClass": "67"})
         for t in a.drop_table:
             db.execute(f'DROP TABLE "{t}"')
         for tc in a.drop_column:

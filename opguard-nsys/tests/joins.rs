@@ -24,15 +24,39 @@ fn a_correlation_id_is_proven_only_within_its_process() {
     assert_eq!(facts.kernels.0, 2 * 1312);
     assert_eq!(facts.calls, 2 * 3048);
     assert_eq!(facts.proven_kernels, 2 * 1312);
+    assert_eq!(facts.ambiguous_kernels, 0);
     // What a join on correlationId alone gives: every kernel twice.
     assert_eq!(answer["naive_join_rows"], 4 * 1312);
 }
 
-/// One call recorded by two runtime rows of one process and correlation id
-/// (every row repeated) is one call: the kernels it launched stay proven,
-/// not ambiguous, and the calls and their durations are counted once.
+/// A runtime call's backtrace row beside it (eventClass 67, the call's
+/// thread and correlation id, as 2022.x exports write them) is not a call:
+/// the kernels stay proven, not ambiguous, and calls and their durations
+/// count once.
 #[test]
-fn duplicate_runtime_rows_of_one_call_count_once() {
+fn backtrace_rows_are_not_calls() {
+    let Some(src) = shared_file(CLOVERLEAF) else {
+        return;
+    };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let with = dir.path().join("with_backtraces.sqlite");
+    derive(&src, &with, &["--backtrace-runtime"]);
+    let answer = referee(&with);
+    let facts = Facts::read(&open(&with)).expect("reads");
+    assert_eq!(facts, Facts::from_referee(&answer));
+    assert_eq!(facts.runtime_rows, 2 * 3048);
+    assert_eq!(facts.backtrace_rows, 3048);
+    assert_eq!(facts.calls, 3048);
+    assert_eq!(facts.calls_ns, 571_656_984, "the original calls' durations");
+    assert_eq!(facts.proven_kernels, 1312);
+    assert_eq!(facts.ambiguous_kernels, 0);
+}
+
+/// Two calls of one process claiming one correlation id, without a
+/// backtrace class to explain them, are not merged into one: every kernel
+/// they claim is ambiguous, none proven.
+#[test]
+fn calls_that_share_a_key_unexplained_prove_nothing() {
     let Some(src) = shared_file(CLOVERLEAF) else {
         return;
     };
@@ -42,44 +66,14 @@ fn duplicate_runtime_rows_of_one_call_count_once() {
     let answer = referee(&twice);
     let facts = Facts::read(&open(&twice)).expect("reads");
     assert_eq!(facts, Facts::from_referee(&answer));
-    assert_eq!(facts.runtime_rows, 2 * 3048);
-    assert_eq!(facts.calls, 3048);
-    assert_eq!(facts.duplicate_rows, 3048);
-    assert_eq!(facts.calls_ns, 571_656_984, "the original calls' durations");
-    assert_eq!(facts.proven_kernels, 1312);
-}
-
-/// Each duplicate names the row that stands for its call: the first of the
-/// pair when both are runtime rows.
-#[test]
-fn a_duplicate_names_the_row_kept_for_its_call() {
-    let Some(src) = shared_file(TEST_CUDA) else {
-        return;
-    };
-    let dir = tempfile::tempdir().expect("tempdir");
-    let twice = dir.path().join("runtime_twice.sqlite");
-    derive(&src, &twice, &["--repeat-runtime"]);
-    let export = open(&twice);
-    let mut pairs = Vec::new();
-    export
-        .api_calls(|c| {
-            if let Some(kept) = c.duplicate_of {
-                pairs.push((c.rowid, kept));
-            }
-            Ok::<_, opguard_nsys::Error>(())
-        })
-        .expect("reads");
-    // 44 rows, then the same 44: row 45 repeats row 1.
-    assert_eq!(pairs.len(), 44);
-    assert!(
-        pairs.iter().all(|&(row, kept)| row == kept + 44),
-        "{pairs:?}"
-    );
+    assert_eq!(facts.calls, 2 * 3048);
+    assert_eq!(facts.proven_kernels, 0);
+    assert_eq!(facts.ambiguous_kernels, 1312);
 }
 
 /// The 2022.2 export (schema 2.9.1) writes each runtime call twice: the
 /// call (eventClass 0, `cudaLaunchKernel_v7000`) and its backtrace
-/// (eventClass 67, `cudaLaunchKernel`). Read when the file is in the shared
+/// (eventClass 67, `cudaLaunchKernel`, a little wider). Read when the file is in the shared
 /// data (hpcgroup/pipit @ 46d41f2:
 /// pipit/tests/data/saxpy-mpi-cuda_nsys_perlmutter0.sqlite).
 #[test]
@@ -98,21 +92,10 @@ fn a_2022_export_counts_each_call_once_as_its_runtime_row() {
     let facts = Facts::read(&export).expect("reads");
     assert_eq!(facts, Facts::from_referee(&referee(&path)));
     assert_eq!(
-        (facts.runtime_rows, facts.calls, facts.duplicate_rows),
+        (facts.runtime_rows, facts.calls, facts.backtrace_rows),
         (95, 57, 38)
     );
-    assert_eq!(facts.proven_kernels, 5);
-    let mut strings = export.strings().expect("StringIds");
-    let mut kept_names = Vec::new();
-    export
-        .api_calls(|c| {
-            if c.duplicate_of.is_none() && c.api == opguard_nsys::Api::CudaBacktrace {
-                kept_names.push(strings.get(c.name)?.to_owned());
-            }
-            Ok::<_, opguard_nsys::Error>(())
-        })
-        .expect("reads");
-    assert!(kept_names.is_empty(), "backtrace rows kept: {kept_names:?}");
+    assert_eq!((facts.proven_kernels, facts.ambiguous_kernels), (5, 0));
 }
 
 /// A capture without device activity (the CUPTI device tables dropped from

@@ -4,10 +4,11 @@ Python's own sqlite3 (another SQLite build, no code shared with the reader).
 
     referee.py EXPORT.sqlite   prints one JSON object
 
-Counts and summed durations per table; API calls under the duplicate rule
-(runtime rows of one process that share a correlation id are one call);
-kernels whose (process, correlation id) names a call, which is the proven
-launch join; and the naive join on correlationId alone, for contrast.
+Counts and summed durations per table; API calls (every runtime row but the
+backtrace rows, eventClass 67, that older exports write beside a call);
+kernels whose (process, correlation id) names exactly one call (the proven
+launch join) or several (ambiguous); and the naive join on correlationId
+alone, for contrast.
 """
 
 import json
@@ -43,42 +44,30 @@ def main(path):
         "runtime_rows": rows_and_ns(RUNTIME)[0],
     }
     if RUNTIME in have:
-        # One call per (process, correlation id); rows without either are
-        # each their own call. The call's row: its runtime (0) or driver (1)
-        # row when it has one, else its first.
-        groups = one(
-            f"""SELECT COUNT(*) FROM (SELECT 1 FROM {RUNTIME}
-                WHERE correlationId IS NOT NULL AND globalTid IS NOT NULL
-                GROUP BY globalTid >> 24, correlationId)"""
-        )
-        loose = one(f"SELECT COUNT(*) FROM {RUNTIME} WHERE correlationId IS NULL OR globalTid IS NULL")
-        out["calls"] = groups + loose
-        out["duplicate_rows"] = out["runtime_rows"] - out["calls"]
-        # Duration of the calls: each (process, correlation) group counts the
-        # duration of its kept row.
-        out["calls_ns"] = one(
-            f"""WITH kept AS (
-                  SELECT COALESCE(MIN(CASE WHEN eventClass IN (0, 1) THEN rowid END), MIN(rowid)) AS rowid
-                  FROM {RUNTIME} WHERE correlationId IS NOT NULL AND globalTid IS NOT NULL
-                  GROUP BY globalTid >> 24, correlationId)
-                SELECT COALESCE(SUM(r."end" - r.start), 0) FROM {RUNTIME} r
-                WHERE r.rowid IN (SELECT rowid FROM kept)
-                   OR r.correlationId IS NULL OR r.globalTid IS NULL"""
-        )
+        # Rows of eventClass 67 (TRACE_PROCESS_EVENT_CUDABACKTRACE) are the
+        # call stacks of runtime calls, not calls.
+        out["backtrace_rows"] = one(f"SELECT COUNT(*) FROM {RUNTIME} WHERE eventClass = 67")
+        out["calls"], out["calls_ns"] = db.execute(
+            f'SELECT COUNT(*), COALESCE(SUM("end" - start), 0) FROM {RUNTIME} WHERE eventClass != 67'
+        ).fetchone()
     else:
-        out.update(calls=0, duplicate_rows=0, calls_ns=0)
+        out.update(calls=0, calls_ns=0, backtrace_rows=0)
     if KERNEL in have and RUNTIME in have:
-        out["proven_kernels"] = one(
-            f"""SELECT COUNT(*) FROM {KERNEL} k WHERE EXISTS (
-                  SELECT 1 FROM {RUNTIME} r
-                  WHERE r.correlationId = k.correlationId
-                    AND r.globalTid >> 24 = k.globalPid >> 24)"""
-        )
+        # A kernel's launch is proven when exactly one call of its process
+        # carries its correlation id; several calls prove nothing.
+        out["proven_kernels"], out["ambiguous_kernels"] = db.execute(
+            f"""WITH keyed AS (
+                  SELECT globalTid >> 24 AS process, correlationId AS id, COUNT(*) AS calls
+                  FROM {RUNTIME} WHERE eventClass != 67 GROUP BY 1, 2)
+                SELECT COALESCE(SUM(keyed.calls = 1), 0), COALESCE(SUM(keyed.calls > 1), 0)
+                FROM {KERNEL} k JOIN keyed
+                  ON keyed.process = k.globalPid >> 24 AND keyed.id = k.correlationId"""
+        ).fetchone()
         out["naive_join_rows"] = one(
             f"SELECT COUNT(*) FROM {KERNEL} k JOIN {RUNTIME} r ON r.correlationId = k.correlationId"
         )
     else:
-        out.update(proven_kernels=0, naive_join_rows=0)
+        out.update(proven_kernels=0, ambiguous_kernels=0, naive_join_rows=0)
     if NVTX in have:
         out["nvtx_rows"] = one(f"SELECT COUNT(*) FROM {NVTX}")
         out["nvtx_ranges"] = one(f"SELECT COUNT(*) FROM {NVTX} WHERE eventType IN (59, 60, 70, 71)")

@@ -1,10 +1,9 @@
 //! What the tests share: the shared exports, the referee, derived exports,
 //! and the facts the reader gives for a file.
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use opguard_nsys::{Error, Export, ReadOptions};
+use opguard_nsys::{CallIndex, Calls, Error, Export, ReadOptions};
 use serde_json::Value;
 
 /// The exports under `../shared/data/nsys/`, each with the product version
@@ -59,9 +58,11 @@ pub struct Facts {
     pub runtime_rows: u64,
     pub calls: u64,
     pub calls_ns: i64,
-    pub duplicate_rows: u64,
+    pub backtrace_rows: u64,
     /// Kernels whose (process, correlation id) names exactly one call.
     pub proven_kernels: u64,
+    /// Kernels whose (process, correlation id) names several calls.
+    pub ambiguous_kernels: u64,
     pub nvtx_rows: u64,
     pub nvtx_ranges: u64,
     pub nvtx_ranges_ns: i64,
@@ -84,8 +85,9 @@ impl Facts {
             runtime_rows: n("runtime_rows"),
             calls: n("calls"),
             calls_ns: i("calls_ns"),
-            duplicate_rows: n("duplicate_rows"),
+            backtrace_rows: n("backtrace_rows"),
             proven_kernels: n("proven_kernels"),
+            ambiguous_kernels: n("ambiguous_kernels"),
             nvtx_rows: n("nvtx_rows"),
             nvtx_ranges: n("nvtx_ranges"),
             nvtx_ranges_ns: i("nvtx_ranges_ns"),
@@ -98,16 +100,16 @@ impl Facts {
     /// Reads every row of `export` through the reader.
     pub fn read(export: &Export) -> Result<Facts, Error> {
         let mut f = Facts::default();
-        let mut launches: HashMap<(i64, i64), u32> = HashMap::new();
+        let mut calls = CallIndex::new();
         f.runtime_rows = export.api_calls(|c| {
-            if c.duplicate_of.is_some() {
-                f.duplicate_rows += 1;
+            if !c.is_call() {
+                f.backtrace_rows += 1;
                 return Ok::<_, Error>(());
             }
             f.calls += 1;
             f.calls_ns += c.end - c.start;
             if let (Some(t), Some(id)) = (c.global_tid, c.correlation_id) {
-                *launches.entry((t.process(), id)).or_default() += 1;
+                calls.insert(t.process(), id);
             }
             Ok(())
         })?;
@@ -115,8 +117,10 @@ impl Facts {
             f.kernels.0 += 1;
             f.kernels.1 += k.end - k.start;
             if let (Some(p), Some(id)) = (k.global_pid, k.correlation_id) {
-                if launches.get(&(p.process(), id)) == Some(&1) {
-                    f.proven_kernels += 1;
+                match calls.calls(p.process(), id) {
+                    Calls::One => f.proven_kernels += 1,
+                    Calls::Several => f.ambiguous_kernels += 1,
+                    Calls::None => {}
                 }
             }
             Ok::<_, Error>(())
