@@ -392,6 +392,29 @@ impl Export {
         Ok(gpus)
     }
 
+    /// Whether the export has `table`.
+    pub fn has_table(&self, table: KnownTable) -> bool {
+        self.schema.table(table.spec()).is_some()
+    }
+
+    /// The smallest `start` and largest `end` (or `start`, for a row without
+    /// an end) of a timed table; `None` when it is absent or empty.
+    pub(crate) fn time_bounds(&self, table: KnownTable) -> Result<Option<(i64, i64)>, Error> {
+        let spec = table.spec();
+        if self.schema.table(spec).is_none() {
+            return Ok(None);
+        }
+        let sql = format!(
+            "SELECT MIN(start), MAX(COALESCE(\"end\", start)) FROM \"{}\"",
+            spec.name
+        );
+        let bounds: (Option<i64>, Option<i64>) = self
+            .conn
+            .query_row(&sql, [], |row| Ok((row.get(0)?, row.get(1)?)))
+            .map_err(|e| Error::sqlite(e, Some(spec.name)).with_path(&self.path))?;
+        Ok(bounds.0.zip(bounds.1))
+    }
+
     /// Rows of a table the reader knows, by SQLite's `COUNT(*)` (0 when the
     /// export lacks it).
     pub fn row_count(&self, table: KnownTable) -> Result<u64, Error> {

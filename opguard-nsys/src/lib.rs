@@ -38,6 +38,7 @@
 mod correlation;
 mod error;
 mod export;
+mod info;
 mod read;
 mod rows;
 mod schema;
@@ -49,6 +50,7 @@ pub use export::{
     sniff, Export, KnownTable, ReadOptions, Sniff, DEFAULT_MAX_DECODED_BYTES,
     DEFAULT_MAX_ENCODED_BYTES,
 };
+pub use info::{ExportInfo, Span, TableRows};
 pub use read::Strings;
 pub use rows::{
     api_name, copy_kind_label, Api, ApiCall, DeviceTrack, GlobalId, Gpu, Kernel, MemoryKind,

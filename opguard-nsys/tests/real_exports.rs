@@ -173,3 +173,36 @@ fn metadata_gives_product_and_schema_and_keeps_no_host_or_user() {
     assert!(!text.contains("/home/"), "no path: {text}");
     assert!(export.kernels_have_graph_id(), "schema 3.24 writes graphId");
 }
+
+/// `trace info`'s facts: counts per table and the span, against sqlite3's
+/// own aggregates over the same file.
+#[test]
+fn info_counts_tables_and_spans_the_timed_rows() {
+    let Some(path) = shared_file(CLOVERLEAF) else {
+        return;
+    };
+    let info = open(&path).info().expect("reads");
+    assert_eq!(info.meta.schema.to_string(), "3.13.2");
+    assert_eq!(info.bytes, std::fs::metadata(&path).expect("stat").len());
+    assert_eq!(info.sha256.len(), 64);
+    let rows = |name: &str| info.tables.iter().find(|t| t.table == name).map(|t| t.rows);
+    assert_eq!(rows("CUPTI_ACTIVITY_KIND_KERNEL"), Some(1312));
+    assert_eq!(rows("CUPTI_ACTIVITY_KIND_RUNTIME"), Some(3048));
+    assert_eq!(rows("NVTX_EVENTS"), None, "no NVTX table in this export");
+    // python3 -c: SELECT MIN(start), MAX(end) over the timed tables.
+    let referee = opguard_testdata::python3([
+        "-c",
+        "import sqlite3,sys; db=sqlite3.connect(sys.argv[1]); \
+         t=['CUPTI_ACTIVITY_KIND_KERNEL','CUPTI_ACTIVITY_KIND_MEMCPY','CUPTI_ACTIVITY_KIND_SYNCHRONIZATION','CUPTI_ACTIVITY_KIND_RUNTIME']; \
+         print(min(db.execute(f'select min(start) from {x}').fetchone()[0] for x in t), \
+               max(db.execute(f'select max(end) from {x}').fetchone()[0] for x in t))",
+        path.to_str().expect("UTF-8 path"),
+    ]);
+    let span = info.span.expect("timed rows");
+    assert_eq!(
+        String::from_utf8(referee).expect("UTF-8").trim(),
+        format!("{} {}", span.start_ns, span.end_ns)
+    );
+    assert_eq!(span.duration_ns, span.end_ns - span.start_ns);
+    assert_eq!(info.gpus.len(), 4);
+}
