@@ -8,7 +8,7 @@ use rusqlite::types::ValueRef;
 use rusqlite::{Connection, Row, Statement};
 
 use crate::error::{Error, ErrorKind, Position};
-use crate::rows::StringId;
+use crate::rows::{Kernel, NvtxEvent, StringId};
 use crate::schema::{Spec, STRING_IDS};
 
 fn found(value: ValueRef<'_>) -> &'static str {
@@ -239,6 +239,35 @@ impl<'c> Strings<'c> {
                 "a text",
                 ValueRef::Null,
             )),
+        }
+    }
+
+    /// A kernel's name: the demangled name (templates and arguments, what
+    /// Kineto writes for the same kernel), else the mangled symbol, else the
+    /// short name, whichever is first not empty.
+    pub fn kernel_name(&mut self, kernel: &Kernel) -> Result<&str, Error> {
+        let candidates = [
+            Some(kernel.demangled_name),
+            kernel.mangled_name,
+            Some(kernel.short_name),
+        ];
+        let mut chosen = kernel.demangled_name;
+        for id in candidates.into_iter().flatten() {
+            if !self.get(id)?.trim().is_empty() {
+                chosen = id;
+                break;
+            }
+        }
+        self.get(chosen)
+    }
+
+    /// An NVTX row's text: written inline, or the registered string its
+    /// `textId` names; `None` when it has neither.
+    pub fn nvtx_text<'e>(&'e mut self, event: &'e NvtxEvent<'_>) -> Result<Option<&'e str>, Error> {
+        match (event.text, event.text_id) {
+            (Some(text), _) => Ok(Some(text)),
+            (None, Some(id)) => self.get(id).map(Some),
+            (None, None) => Ok(None),
         }
     }
 

@@ -3,7 +3,7 @@
 
 use opguard_testdata::shared_file;
 
-use crate::support::{derive, open, referee, Facts, CLOVERLEAF, TEST_CUDA};
+use crate::support::{derive, open, proposed_export, referee, Facts, CLOVERLEAF, TEST_CUDA};
 
 /// Two processes with the same correlation ids, as real multi-process
 /// exports have them (a real 2×H100 export: 4,280 rows joined on
@@ -124,4 +124,27 @@ fn an_export_without_a_kernel_table_is_read() {
     assert_eq!(facts.kernels, (0, 0));
     assert_eq!(facts.calls, 44);
     assert_eq!(facts.proven_kernels, 0);
+}
+
+/// The real two-process export issue 27 names (GindaChen/nsys-ai @ ab196ea:
+/// tests/fixtures/mfu_2gpu_before.sqlite; Nsight Systems 2026.2.1.210,
+/// schema 3.25.0, 2× H100, one python3 process per GPU): correlation ids
+/// overlap across the two processes.
+#[test]
+fn the_two_process_h100_export_proves_3986_of_4010_kernels() {
+    let Some(path) = proposed_export(
+        "nsys-ai_mfu_2gpu_before.sqlite",
+        "GindaChen/nsys-ai @ ab196ea: tests/fixtures/mfu_2gpu_before.sqlite",
+    ) else {
+        return;
+    };
+    let export = open(&path);
+    assert_eq!(export.meta().product_version, "2026.2.1.210");
+    let answer = referee(&path);
+    let facts = Facts::read(&export).expect("reads");
+    assert_eq!(facts, Facts::from_referee(&answer));
+    assert_eq!(facts.kernels.0, 4010);
+    assert_eq!(facts.proven_kernels, 3986);
+    assert_eq!(facts.ambiguous_kernels, 0);
+    assert_eq!(answer["naive_join_rows"], 4280);
 }

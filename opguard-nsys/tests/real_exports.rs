@@ -90,6 +90,14 @@ fn kernels_carry_names_grids_and_tracks() {
     assert_eq!(*block, [256, 1, 1]);
     assert_eq!(*stream, 13);
     assert!(strings.cached() <= 3, "names are looked up once each");
+    let mut names = Vec::new();
+    export
+        .kernels(|k| {
+            names.push(strings.kernel_name(k)?.to_owned());
+            Ok::<_, opguard_nsys::Error>(())
+        })
+        .expect("reads");
+    assert_eq!(names[0], seen[0].0, "the demangled name comes first");
 }
 
 #[test]
@@ -205,4 +213,37 @@ fn info_counts_tables_and_spans_the_timed_rows() {
     );
     assert_eq!(span.duration_ns, span.end_ns - span.start_ns);
     assert_eq!(info.gpus.len(), 4);
+}
+
+/// NVTX ranges of a real export: push/pop ranges on their thread, text
+/// inline or by `textId` (GindaChen/nsys-ai @ ab196ea:
+/// tests/fixtures/mfu_2gpu_before.sqlite, Nsight Systems 2026.2.1.210).
+#[test]
+fn nvtx_ranges_carry_text_inline_or_by_id() {
+    let Some(path) = crate::support::proposed_export(
+        "nsys-ai_mfu_2gpu_before.sqlite",
+        "GindaChen/nsys-ai @ ab196ea: tests/fixtures/mfu_2gpu_before.sqlite",
+    ) else {
+        return;
+    };
+    let export = open(&path);
+    let mut strings = export.strings().expect("StringIds");
+    let (mut inline, mut by_id, mut unnamed, mut on_thread) = (0, 0, 0, 0);
+    export
+        .nvtx(|n| {
+            assert_eq!(n.kind, opguard_nsys::NvtxKind::PushPop);
+            match (n.text, n.text_id) {
+                (Some(_), _) => inline += 1,
+                (None, Some(_)) => by_id += 1,
+                (None, None) => unnamed += 1,
+            }
+            if strings.nvtx_text(n)?.is_some_and(|t| !t.is_empty()) && n.global_tid.is_some() {
+                on_thread += 1;
+            }
+            Ok::<_, opguard_nsys::Error>(())
+        })
+        .expect("reads");
+    // sqlite3: SELECT count(text), count(textId) FROM NVTX_EVENTS.
+    assert_eq!((inline, by_id, unnamed), (18656, 462, 0));
+    assert_eq!(on_thread, 19118);
 }

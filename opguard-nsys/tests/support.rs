@@ -158,3 +158,21 @@ pub fn open(path: &Path) -> Export {
     Export::open(path, &ReadOptions::new())
         .unwrap_or_else(|e| panic!("{}: error[{}] {e}", path.display(), e.code()))
 }
+
+/// A real export proposed for the shared data but not yet in it: `None`
+/// (with a message) until it is there. `source` says where it comes from.
+/// `OPGUARD_PROPOSED_NSYS=DIR` reads it from DIR instead, to check the tests
+/// before the file is added.
+pub fn proposed_export(name: &str, source: &str) -> Option<std::path::PathBuf> {
+    let dir = match std::env::var_os("OPGUARD_PROPOSED_NSYS") {
+        Some(dir) => PathBuf::from(dir),
+        None => opguard_testdata::shared_data()?.join("nsys"),
+    };
+    let path = dir.join(name);
+    if path.is_file() {
+        Some(path)
+    } else {
+        eprintln!("skipping: nsys/{name} is not in the shared data (from {source})");
+        None
+    }
+}
