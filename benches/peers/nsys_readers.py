@@ -117,7 +117,9 @@ def worker(peer: str, path: str) -> dict:
     return {"kernels": int(count), "proven": int(proven), "seconds": seconds, "note": note}
 
 
-def run_measured(cmd: list[str]) -> tuple[float, int, str, int]:
+def run_measured(cmd: list[str]) -> tuple[float, float, int, str, int]:
+    """Runs `cmd`: wall seconds, CPU seconds (user + system), peak RSS KiB,
+    its output and exit status."""
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     stdout = proc.stdout.read()
@@ -125,7 +127,8 @@ def run_measured(cmd: list[str]) -> tuple[float, int, str, int]:
     _, status, usage = os.wait4(proc.pid, 0)
     proc.returncode = os.waitstatus_to_exitcode(status)
     wall = time.perf_counter() - t0
-    return wall, usage.ru_maxrss, (stdout + stderr).decode(errors="replace"), proc.returncode
+    cpu = usage.ru_utime + usage.ru_stime
+    return wall, cpu, usage.ru_maxrss, (stdout + stderr).decode(errors="replace"), proc.returncode
 
 
 def main() -> int:
@@ -148,15 +151,15 @@ def main() -> int:
     failed = False
     for _ in range(a.repeat):
         for name, cmd in commands.items():
-            wall, rss, text, status = run_measured(cmd)
-            result = {"wall_seconds": wall, "peak_rss_kib": rss, "status": status}
+            wall, cpu, rss, text, status = run_measured(cmd)
+            result = {"wall_seconds": wall, "cpu_seconds": cpu, "peak_rss_kib": rss, "status": status}
             if name in names and status == 0:
                 result.update(json.loads(text.strip().splitlines()[-1]))
             elif status != 0:
                 failed = True
                 result["output"] = text[-2000:]
             runs.setdefault(name, []).append(result)
-            print(f"{name}: {wall:.2f} s, {rss / 1024:.1f} MiB, exit {status}", file=sys.stderr)
+            print(f"{name}: {wall:.2f} s, {cpu:.2f} s CPU, {rss / 1024:.1f} MiB, exit {status}", file=sys.stderr)
     size = os.path.getsize(a.export)
     summary = []
     for name, rs in runs.items():
@@ -165,6 +168,7 @@ def main() -> int:
             {
                 "peer": name,
                 "median_wall_seconds": statistics.median(walls),
+                "median_cpu_seconds": statistics.median(r["cpu_seconds"] for r in rs),
                 "median_timed_seconds": (
                     statistics.median(r["seconds"] for r in rs) if all("seconds" in r for r in rs) else None
                 ),
@@ -178,11 +182,12 @@ def main() -> int:
         )
     answers = {(s["kernels"], s["proven"]) for s in summary if s["kernels"] is not None}
     print(f"\n{a.export} ({size} bytes)")
-    print(f"{'peer':<60} {'median s':>9} {'timed s':>9} {'peak MiB':>9} {'kernels':>9} {'proven':>9}")
+    print(f"{'peer':<60} {'median s':>9} {'timed s':>9} {'CPU s':>9} {'peak MiB':>9} {'kernels':>9} {'proven':>9}")
     for s in summary:
         timed = f"{s['median_timed_seconds']:.2f}" if s["median_timed_seconds"] is not None else "-"
         print(
-            f"{s['peer'][:60]:<60} {s['median_wall_seconds']:>9.2f} {timed:>9} {s['max_peak_rss_mib']:>9.1f} "
+            f"{s['peer'][:60]:<60} {s['median_wall_seconds']:>9.2f} {timed:>9} {s['median_cpu_seconds']:>9.2f} "
+            f"{s['max_peak_rss_mib']:>9.1f} "
             f"{s['kernels'] if s['kernels'] is not None else '-':>9} {s['proven'] if s['proven'] is not None else '-':>9}"
             + (f"  ({s['note']})" if s["note"] else "")
         )

@@ -2,7 +2,7 @@
 //! export's versions, rows per kind with their summed durations, and kernels
 //! whose launch is proven by (process, correlation id) or ambiguous.
 //!
-//! `cargo run --release -p opguard-nsys --example rows -- EXPORT.sqlite...`
+//! `cargo run --release -p opguard-nsys --example rows -- [--launches] EXPORT.sqlite...`
 
 use opguard_nsys::{CallIndex, Calls, Export, ReadOptions};
 
@@ -11,7 +11,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .max_encoded_bytes(u64::MAX)
         .max_decoded_bytes(u64::MAX)
         .unverified_schema(std::env::var_os("UNVERIFIED").is_some());
-    for path in std::env::args().skip(1) {
+    // --launches: only what a launch region needs (calls, kernels, memory
+    // operations), as the peers of benches/peers/nsys_readers.py read.
+    let launches_only = std::env::args().any(|a| a == "--launches");
+    for path in std::env::args().skip(1).filter(|a| a != "--launches") {
         let export = match Export::open(&path, &options) {
             Ok(export) => export,
             Err(e) => {
@@ -62,17 +65,20 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             Ok::<_, opguard_nsys::Error>(())
         })?;
         let mut syncs = 0u64;
-        export.syncs(|_| {
-            syncs += 1;
-            Ok::<_, opguard_nsys::Error>(())
-        })?;
         let mut nvtx = (0u64, 0u64);
-        export.nvtx(|n| {
-            nvtx.0 += 1;
-            nvtx.1 += u64::from(n.kind.is_range());
-            Ok::<_, opguard_nsys::Error>(())
-        })?;
-        let gpus = export.gpus()?;
+        let mut gpus = Vec::new();
+        if !launches_only {
+            export.syncs(|_| {
+                syncs += 1;
+                Ok::<_, opguard_nsys::Error>(())
+            })?;
+            export.nvtx(|n| {
+                nvtx.0 += 1;
+                nvtx.1 += u64::from(n.kind.is_range());
+                Ok::<_, opguard_nsys::Error>(())
+            })?;
+            gpus = export.gpus()?;
+        }
         println!(
             "  kernels {kernels} ({kernel_ns} ns, {names} name bytes), proven {proven}, ambiguous {ambiguous}; \
              calls {calls} ({call_ns} ns), backtrace rows {backtraces}; memory ops {} ({} ns); \

@@ -3,6 +3,8 @@
 
 use std::collections::HashMap;
 
+use foldhash::fast::RandomState;
+
 /// Ids per chunk: CUPTI numbers the API calls of a process consecutively,
 /// so a capture's ids fill whole chunks and a key costs about two bits.
 const CHUNK_IDS: i64 = 4096;
@@ -42,7 +44,7 @@ pub enum Calls {
 /// ```
 #[derive(Default)]
 pub struct CallIndex {
-    chunks: HashMap<(i64, i64), Box<Chunk>>,
+    chunks: HashMap<(i64, i64), Box<Chunk>, RandomState>,
 }
 
 impl std::fmt::Debug for CallIndex {

@@ -12,7 +12,9 @@
 //! * [`Export::kernels`], [`Export::memory_ops`], [`Export::syncs`],
 //!   [`Export::api_calls`], [`Export::nvtx`], [`Export::processes`],
 //!   [`Export::thread_names`] stream typed rows from prepared statements, one
-//!   at a time; [`Strings`] resolves `StringIds` on demand.
+//!   at a time; [`Strings`] resolves `StringIds` on demand (a kernel's name
+//!   demangled first, then mangled; NVTX text inline, else by `textId`).
+//!   [`Export::info`] gives the facts `trace info` reports.
 //! * Correlation ids are unique only within a process: [`GlobalId::process`]
 //!   is the namespace (`globalPid >> 24` of device rows against
 //!   `globalTid >> 24` of API calls); [`CallIndex`] holds which

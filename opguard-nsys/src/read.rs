@@ -4,6 +4,7 @@
 use std::collections::HashMap;
 use std::path::Path;
 
+use foldhash::fast::RandomState;
 use rusqlite::types::ValueRef;
 use rusqlite::{Connection, Row, Statement};
 
@@ -192,7 +193,7 @@ pub(crate) fn each_row<E: From<Error>>(
 /// the distinct strings the rows read name, not the table.
 pub struct Strings<'c> {
     statement: Statement<'c>,
-    cache: HashMap<i64, Box<str>>,
+    cache: HashMap<i64, Box<str>, RandomState>,
 }
 
 impl<'c> Strings<'c> {
@@ -202,7 +203,7 @@ impl<'c> Strings<'c> {
             .map_err(|e| Error::sqlite(e, Some(STRING_IDS.name)))?;
         Ok(Strings {
             statement,
-            cache: HashMap::new(),
+            cache: HashMap::default(),
         })
     }
 
