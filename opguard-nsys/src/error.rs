@@ -87,14 +87,10 @@ pub enum ErrorKind {
         /// The file's size.
         size: u64,
     },
-    /// The file is an Nsight Systems binary report (`.nsys-rep`, or
-    /// `.qdrep` before 2021.4), not its SQLite export.
-    BinaryReport {
-        /// The report's opening text (`NVIDIA Tegra Profiler Report ...`).
-        header: String,
-    },
     /// The file is not an SQLite database (its first 16 bytes are not
-    /// `SQLite format 3\0`).
+    /// `SQLite format 3\0`). An `.nsys-rep` (or `.qdrep`) report is one
+    /// such file; opguard-formats' door tells it apart by its first bytes
+    /// and refuses it as `nsight_report`.
     NotSqlite,
     /// SQLite found the database malformed: truncated, overwritten, or not
     /// a database after its header.
@@ -261,15 +257,10 @@ impl Error {
                 "the export is {size} bytes, over the limit of {limit} {}",
                 which.describe()
             ),
-            ErrorKind::BinaryReport { header } => format!(
-                "this is an Nsight Systems binary report ({header:?}), not its SQLite export; \
-                 export it with `nsys export --type sqlite --output REPORT.sqlite REPORT.nsys-rep` \
-                 and read the .sqlite file"
-            ),
-            ErrorKind::NotSqlite => {
-                "not an SQLite database: an Nsight Systems export starts with \"SQLite format 3\""
-                    .into()
-            }
+            ErrorKind::NotSqlite => "not an SQLite database: an Nsight Systems export starts with \
+                 \"SQLite format 3\"; a report (.nsys-rep) is exported with \
+                 `nsys export --type sqlite --output REPORT.sqlite REPORT.nsys-rep`"
+                .into(),
             ErrorKind::Corrupt { message } => format!(
                 "the database is corrupt or truncated (SQLite: {message}); export the report again"
             ),
@@ -380,7 +371,6 @@ opguard_document::error_codes! {
     codes {
         ErrorKind::Io(_) => "io": "the export cannot be opened or read",
         ErrorKind::LimitExceeded { .. } => "limit_exceeded": "the export is larger than its limit",
-        ErrorKind::BinaryReport { .. } => "nsys_binary_report": "an .nsys-rep/.qdrep report, not its SQLite export",
         ErrorKind::NotSqlite => "not_sqlite": "the file is not an SQLite database",
         ErrorKind::Corrupt { .. } => "sqlite_corrupt": "SQLite finds the database malformed or truncated",
         ErrorKind::Sqlite { .. } => "sqlite": "SQLite failed while reading the export",

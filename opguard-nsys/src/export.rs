@@ -73,40 +73,6 @@ impl ReadOptions {
 
 /// The first bytes of an SQLite database.
 const SQLITE_MAGIC: &[u8; 16] = b"SQLite format 3\0";
-/// The first bytes of an `.nsys-rep` (and of a `.qdrep`, its older name).
-const REPORT_MAGIC: &[u8] = b"NVIDIA Tegra Profiler Report";
-
-/// What a file's first bytes say it is.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Sniff {
-    /// An SQLite database (maybe an export).
-    Sqlite,
-    /// An Nsight Systems binary report, with its opening text.
-    BinaryReport(String),
-    /// Something else.
-    Other,
-}
-
-/// Classifies a file by its first bytes (at least 16 are needed to say
-/// SQLite): what content detection keys on, never the file name.
-pub fn sniff(head: &[u8]) -> Sniff {
-    if head.starts_with(SQLITE_MAGIC) {
-        Sniff::Sqlite
-    } else if head.starts_with(REPORT_MAGIC) {
-        let printable = head
-            .iter()
-            .take(80)
-            .take_while(|b| b.is_ascii_graphic() || **b == b' ')
-            .count();
-        Sniff::BinaryReport(
-            String::from_utf8_lossy(&head[..printable])
-                .trim_end()
-                .into(),
-        )
-    } else {
-        Sniff::Other
-    }
-}
 
 /// An open Nsight Systems SQLite export whose metadata and tables passed
 /// the version gate. Rows are read on demand, one at a time.
@@ -154,8 +120,7 @@ fn hash_file(path: &Path) -> Result<([u8; 32], Vec<u8>), Error> {
 
 impl Export {
     /// Opens `path` read-only: checks the limits on its size, that it is an
-    /// SQLite database (an `.nsys-rep` gets an error saying how to export
-    /// it), reads the export metadata, gates on the schema version and
+    /// SQLite database, reads the export metadata, gates on the schema version and
     /// checks every table the reader reads has the columns it needs.
     pub fn open(path: impl AsRef<Path>, options: &ReadOptions) -> Result<Export, Error> {
         let path = path.as_ref();
@@ -175,12 +140,10 @@ impl Export {
             }
         }
         let (sha256, head) = hash_file(path)?;
-        match sniff(&head) {
-            Sniff::Sqlite => {}
-            Sniff::BinaryReport(header) => {
-                return Err(Error::new(ErrorKind::BinaryReport { header }))
-            }
-            Sniff::Other => return Err(Error::new(ErrorKind::NotSqlite)),
+        // An `.nsys-rep` is not SQLite either: opguard-formats' door names
+        // it (`nsight_report`) before any reader is chosen.
+        if !head.starts_with(SQLITE_MAGIC) {
+            return Err(Error::new(ErrorKind::NotSqlite));
         }
         let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
         let conn = Connection::open_with_flags(path, flags).map_err(|e| Error::sqlite(e, None))?;

@@ -2,8 +2,7 @@
 //! exactly, row by row.
 //!
 //! * [`Export::open`] checks the file before reading a row: its size against
-//!   [`ReadOptions`]' limits, that it is SQLite (an `.nsys-rep` or `.qdrep`
-//!   report gets an error saying how to export it), the export's own
+//!   [`ReadOptions`]' limits, that it is SQLite, the export's own
 //!   metadata ([`ExportMeta`]: product and schema versions, from
 //!   `META_DATA_EXPORT` or the older `EXPORT_META_DATA`), the schema against
 //!   [`VERIFIED_SCHEMAS`], and every table it reads for the columns it needs.
@@ -49,8 +48,7 @@ mod version;
 pub use correlation::{CallIndex, Calls};
 pub use error::{Error, ErrorKind, Limit, MissingColumns, Position, ERROR_CODES};
 pub use export::{
-    sniff, Export, KnownTable, ReadOptions, Sniff, DEFAULT_MAX_DECODED_BYTES,
-    DEFAULT_MAX_ENCODED_BYTES,
+    Export, KnownTable, ReadOptions, DEFAULT_MAX_DECODED_BYTES, DEFAULT_MAX_ENCODED_BYTES,
 };
 pub use info::{ExportInfo, Span, TableRows};
 pub use read::Strings;

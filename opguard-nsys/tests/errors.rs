@@ -25,19 +25,17 @@ fn error_codes_follow_the_convention() {
 }
 
 #[test]
-fn a_binary_report_says_how_to_export_it() {
+fn a_binary_report_is_not_sqlite_and_the_message_says_how_to_export_it() {
+    // The door (opguard-formats) names the report `nsight_report` before a
+    // reader is chosen; read directly, it is one more file that is not SQLite.
     let Some(path) = shared_file("nsys/test-cuda_report1.nsys-rep") else {
         return;
     };
     let e = refused(&path, &ReadOptions::new());
-    assert_eq!(e.code(), "nsys_binary_report");
+    assert_eq!(e.code(), "not_sqlite");
     assert_eq!(e.path(), Some(path.as_path()));
     let message = e.to_string();
     assert!(message.contains("nsys export --type sqlite"), "{message}");
-    assert!(
-        message.contains("NVIDIA Tegra Profiler Report 2026"),
-        "{message}"
-    );
 }
 
 #[test]
