@@ -421,6 +421,19 @@ pub enum KnownTable {
 }
 
 impl KnownTable {
+    /// The tables of timed rows, the ones whose rows become slices of the
+    /// model: their position (from 1) is their occurrence code
+    /// ([`crate::occurrence`]), and the model reader pushes them in this
+    /// order.
+    pub const TIMED: [KnownTable; 6] = [
+        KnownTable::Kernel,
+        KnownTable::Memcpy,
+        KnownTable::Memset,
+        KnownTable::Sync,
+        KnownTable::Runtime,
+        KnownTable::Nvtx,
+    ];
+
     /// Every known table.
     pub const ALL: [KnownTable; 10] = [
         KnownTable::Kernel,

@@ -44,15 +44,6 @@ pub struct ExportInfo {
     pub gpus: Vec<Gpu>,
 }
 
-const TIMED: [KnownTable; 6] = [
-    KnownTable::Kernel,
-    KnownTable::Memcpy,
-    KnownTable::Memset,
-    KnownTable::Sync,
-    KnownTable::Runtime,
-    KnownTable::Nvtx,
-];
-
 impl Export {
     /// The export's facts: one `COUNT(*)` per table and one `MIN`/`MAX`
     /// scan per timed table, all inside SQLite.
@@ -67,7 +58,7 @@ impl Export {
             }
         }
         let mut span: Option<(i64, i64)> = None;
-        for table in TIMED {
+        for table in KnownTable::TIMED {
             if let Some((start, end)) = self.time_bounds(table)? {
                 let (s, e) = span.get_or_insert((start, end));
                 *s = (*s).min(start);

@@ -20,6 +20,12 @@
 //!   (process, correlation id) keys name one call or several in memory that
 //!   follows the id range, not the row count. [`ApiCall::is_call`] sets aside
 //!   the backtrace row older exports write beside a runtime call.
+//! * [`read_model`] reads an export into `opguard-model`'s provider-neutral
+//!   [`TraceModel`](opguard_model::TraceModel), the model every analysis
+//!   reads (launch regions, Top-N, seam verdict, job, report): kernels,
+//!   memory operations, synchronizations, API calls and NVTX ranges as
+//!   slices, with the process set from each row and an occurrence index per
+//!   row ([`occurrence`]).
 //!
 //! ```no_run
 //! use opguard_nsys::{Export, ReadOptions};
@@ -40,6 +46,7 @@ mod correlation;
 mod error;
 mod export;
 mod info;
+mod model;
 mod read;
 mod rows;
 mod schema;
@@ -51,6 +58,7 @@ pub use export::{
     Export, KnownTable, ReadOptions, DEFAULT_MAX_DECODED_BYTES, DEFAULT_MAX_ENCODED_BYTES,
 };
 pub use info::{ExportInfo, Span, TableRows};
+pub use model::{occurrence, occurrence_row, read_model, read_model_reusing, OCCURRENCE_STRIDE};
 pub use read::Strings;
 pub use rows::{
     api_name, copy_kind_label, Api, ApiCall, DeviceTrack, GlobalId, Gpu, Kernel, MemoryKind,

@@ -2,7 +2,7 @@
 """Derives an Nsight Systems SQLite export from a real one.
 
     derive_export.py SRC DST [--grow N] [--processes N] [--repeat-runtime]
-                     [--drop-table T]... [--drop-column T.C]...
+                     [--graph-launch N] [--drop-table T]... [--drop-column T.C]...
                      [--set-meta KEY=VALUE]... [--set-enum TABLE:ID=NAME]...
 
 DST is a copy of SRC with, in this order:
@@ -28,6 +28,15 @@ DST is a copy of SRC with, in this order:
                   as 2022.x exports write a runtime call's backtrace beside
                   it (same thread and correlation id; here also the same
                   name and times).
+--graph-launch N  the launches of the first N kernels (by rowid) become one
+                  graph launch: the first kernel's runtime row is renamed
+                  cudaGraphLaunch_v10000 (a StringIds row added for the
+                  name), the other kernels' runtime rows are deleted, and
+                  the N kernels carry the first one's correlation id and
+                  graphNodeId 1..N. That is how a CUDA graph of N kernel
+                  nodes is written (one cudaGraphLaunch row whose id every
+                  node's kernel carries); no real export with graphs was
+                  found to read it from.
 --drop-table      drops a table (e.g. the CUPTI device tables: a capture
                   without device activity).
 --drop-column     drops a column.
@@ -156,6 +165,25 @@ def repeat_runtime(db, replace):
     insert_shifted(db, t, last, replace)
 
 
+def graph_launch(db, nodes):
+    k, r = "CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_RUNTIME"
+    kernels = db.execute(
+        f"SELECT rowid, correlationId, globalPid >> 24 FROM {k} ORDER BY rowid LIMIT ?", (nodes,)
+    ).fetchall()
+    _, first_id, process = kernels[0]
+    assert all(p == process for _, _, p in kernels), "one process's kernels"
+    name_id = db.execute("SELECT COALESCE(MAX(id), 0) + 1 FROM StringIds").fetchone()[0]
+    db.execute("INSERT INTO StringIds (id, value) VALUES (?, 'cudaGraphLaunch_v10000')", (name_id,))
+    launch = f"correlationId = ? AND globalTid >> 24 = {process}"
+    db.execute(f"UPDATE {r} SET nameId = ? WHERE {launch}", (name_id, first_id))
+    for node, (rowid, cid, _) in enumerate(kernels, start=1):
+        if cid != first_id:
+            db.execute(f"DELETE FROM {r} WHERE {launch}", (cid,))
+        db.execute(
+            f"UPDATE {k} SET correlationId = ?, graphNodeId = ? WHERE rowid = ?", (first_id, node, rowid)
+        )
+
+
 def metadata_table(db):
     have = tables(db)
     return "META_DATA_EXPORT" if "META_DATA_EXPORT" in have else "EXPORT_META_DATA"
@@ -169,6 +197,7 @@ def main():
     p.add_argument("--processes", type=int, default=1)
     p.add_argument("--repeat-runtime", action="store_true")
     p.add_argument("--backtrace-runtime", action="store_true")
+    p.add_argument("--graph-launch", type=int, default=0)
     p.add_argument("--drop-table", action="append", default=[])
     p.add_argument("--drop-column", action="append", default=[])
     p.add_argument("--set-meta", action="append", default=[])
@@ -187,6 +216,8 @@ def main():
             repeat_runtime(db, {})
         if a.backtrace_runtime:
             repeat_runtime(db, {"eventClass": "67"})
+        if a.graph_launch:
+            graph_launch(db, a.graph_launch)
         for t in a.drop_table:
             db.execute(f'DROP TABLE "{t}"')
         for tc in a.drop_column:

@@ -78,14 +78,12 @@ fn calls_that_share_a_key_unexplained_prove_nothing() {
 /// pipit/tests/data/saxpy-mpi-cuda_nsys_perlmutter0.sqlite).
 #[test]
 fn a_2022_export_counts_each_call_once_as_its_runtime_row() {
-    let Some(dir) = opguard_testdata::shared_data() else {
+    let Some(path) = proposed_export(
+        "pipit_saxpy-mpi-cuda_nsys_perlmutter0.sqlite",
+        "hpcgroup/pipit @ 46d41f2: pipit/tests/data/saxpy-mpi-cuda_nsys_perlmutter0.sqlite",
+    ) else {
         return;
     };
-    let path = dir.join("nsys/pipit_saxpy-mpi-cuda_nsys_perlmutter0.sqlite");
-    if !path.is_file() {
-        eprintln!("skipping: {} is not in the shared data", path.display());
-        return;
-    }
     let export = open(&path);
     assert_eq!(export.meta().product_version, "2022.2.1.31");
     assert_eq!(export.meta().metadata_table, "EXPORT_META_DATA");

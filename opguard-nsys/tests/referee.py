@@ -8,10 +8,14 @@ Counts and summed durations per table; API calls (every runtime row but the
 backtrace rows, eventClass 67, that older exports write beside a call);
 kernels whose (process, correlation id) names exactly one call (the proven
 launch join) or several (ambiguous); and the naive join on correlationId
-alone, for contrast.
+alone, for contrast. Launches as the model counts them: a call whose name
+(without nsys' _vNNNN suffix) contains GraphLaunch is a graph launch; one
+named as a kernel launch, or that a kernel of its own process carries the
+id of, is a direct launch.
 """
 
 import json
+import re
 import sqlite3
 import sys
 
@@ -68,6 +72,7 @@ def main(path):
         )
     else:
         out.update(proven_kernels=0, ambiguous_kernels=0, naive_join_rows=0)
+    out["launches"] = launches(db, have)
     if NVTX in have:
         out["nvtx_rows"] = one(f"SELECT COUNT(*) FROM {NVTX}")
         out["nvtx_ranges"] = one(f"SELECT COUNT(*) FROM {NVTX} WHERE eventType IN (59, 60, 70, 71)")
@@ -77,6 +82,12 @@ def main(path):
         )
     else:
         out.update(nvtx_rows=0, nvtx_ranges=0, nvtx_ranges_ns=0)
+    if NVTX in have:
+        out["nvtx_closed_ranges"] = one(
+            f'SELECT COUNT(*) FROM {NVTX} WHERE eventType IN (59, 60, 70, 71) AND "end" IS NOT NULL'
+        )
+    else:
+        out["nvtx_closed_ranges"] = 0
     out["processes"] = one("SELECT COUNT(*) FROM PROCESSES") if "PROCESSES" in have else 0
     out["threads"] = one("SELECT COUNT(*) FROM ThreadNames") if "ThreadNames" in have else 0
     out["gpus"] = one("SELECT COUNT(*) FROM TARGET_INFO_GPU") if "TARGET_INFO_GPU" in have else 0
@@ -84,6 +95,37 @@ def main(path):
     out["schema"] = one(f"SELECT value FROM {meta} WHERE name = 'EXPORT_SCHEMA_VERSION'")
     out["product_version"] = one(f"SELECT value FROM {meta} WHERE name = 'EXPORT_PRODUCT_VERSION'")
     print(json.dumps(out, sort_keys=True))
+
+
+def launches(db, have):
+    """Direct and graph launches, counts and summed durations."""
+    out = {"direct": 0, "direct_ns": 0, "graph": 0, "graph_ns": 0}
+    if RUNTIME not in have:
+        return out
+    correlated = set()
+    if KERNEL in have:
+        correlated = set(db.execute(f"SELECT DISTINCT globalPid >> 24, correlationId FROM {KERNEL}"))
+    rows = db.execute(
+        f"""SELECT s.value, r.globalTid >> 24, r.correlationId, r."end" - r.start
+            FROM {RUNTIME} r JOIN StringIds s ON s.id = r.nameId WHERE r.eventClass != 67"""
+    )
+    for name, process, cid, ns in rows:
+        name = re.sub(r"_v[0-9]{4,}$", "", name)
+        if "GraphLaunch" in name:
+            kind = "graph"
+        elif (
+            "LaunchKernel" in name
+            or "LaunchCooperativeKernel" in name
+            or name.startswith(("cuLaunch", "hipLaunch"))
+            or "ModuleLaunch" in name
+            or (process, cid) in correlated
+        ):
+            kind = "direct"
+        else:
+            continue
+        out[kind] += 1
+        out[kind + "_ns"] += max(ns, 0)
+    return out
 
 
 if __name__ == "__main__":

@@ -159,20 +159,46 @@ pub fn open(path: &Path) -> Export {
         .unwrap_or_else(|e| panic!("{}: error[{}] {e}", path.display(), e.code()))
 }
 
+/// Where the proposed real exports are: `OPGUARD_PROPOSED_NSYS=DIR`, else
+/// the shared data's `nsys/` folder. They were found for this reader (the
+/// sources each test names) but are not in `../shared/data`, which this
+/// project cannot write to; so no CI run has them until they are added
+/// there, and each test saying so when it skips.
+fn proposed_folder() -> Option<PathBuf> {
+    match std::env::var_os("OPGUARD_PROPOSED_NSYS") {
+        Some(dir) => Some(PathBuf::from(dir)),
+        None => opguard_testdata::shared_data().map(|d| d.join("nsys")),
+    }
+}
+
 /// A real export proposed for the shared data but not yet in it: `None`
 /// (with a message) until it is there. `source` says where it comes from.
-/// `OPGUARD_PROPOSED_NSYS=DIR` reads it from DIR instead, to check the tests
-/// before the file is added.
 pub fn proposed_export(name: &str, source: &str) -> Option<std::path::PathBuf> {
-    let dir = match std::env::var_os("OPGUARD_PROPOSED_NSYS") {
-        Some(dir) => PathBuf::from(dir),
-        None => opguard_testdata::shared_data()?.join("nsys"),
-    };
-    let path = dir.join(name);
+    let path = proposed_folder()?.join(name);
     if path.is_file() {
         Some(path)
     } else {
-        eprintln!("skipping: nsys/{name} is not in the shared data (from {source})");
+        eprintln!(
+            "skipping: nsys/{name} is a proposed real export ({source}) that is not in \
+             ../shared/data, which is read-only to this project, so CI does not have it; \
+             OPGUARD_PROPOSED_NSYS=DIR reads it from DIR"
+        );
         None
+    }
+}
+
+/// The folder of proposed exports, only when `OPGUARD_PROPOSED_NSYS` names
+/// it (see [`proposed_export`]).
+pub fn proposed_dir() -> Option<PathBuf> {
+    match std::env::var_os("OPGUARD_PROPOSED_NSYS") {
+        Some(dir) => Some(PathBuf::from(dir)),
+        None => {
+            eprintln!(
+                "skipping: the proposed real exports (/work/lanes/data/nsys when this was \
+                 written) are not in ../shared/data, which is read-only to this project, so \
+                 CI does not have them; OPGUARD_PROPOSED_NSYS=DIR reads them from DIR"
+            );
+            None
+        }
     }
 }

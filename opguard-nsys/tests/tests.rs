@@ -4,5 +4,6 @@
 
 mod errors;
 mod joins;
+mod model;
 mod real_exports;
 mod support;
