@@ -10,7 +10,9 @@
 /// crate's prefix (`census.limit_exceeded`). One meaning has one code across
 /// crates: a size limit is `limit_exceeded`, an unreadable file `io`, a key
 /// given twice `duplicate_key`. Arms under `passthrough` return another
-/// error's code (an inner reader's) and are not listed.
+/// error's code (an inner reader's) and are not listed; one may carry
+/// attributes, e.g. `#[cfg(feature = "nsys")]` for a reader behind a
+/// feature.
 ///
 /// ```
 /// #[derive(Debug)]
@@ -50,7 +52,7 @@ macro_rules! error_codes {
             $(#[$fn_attr:meta])*
             $fn_vis:vis fn $fn:ident;
         }
-        $(passthrough { $($ppat:pat => $pexpr:expr),* $(,)? })?
+        $(passthrough { $($(#[$pattr:meta])* $ppat:pat => $pexpr:expr),* $(,)? })?
         codes { $($pat:pat => $code:literal : $meaning:literal),* $(,)? }
     ) => {
         $(#[$list_attr])*
@@ -60,7 +62,7 @@ macro_rules! error_codes {
             $(#[$fn_attr])*
             $fn_vis fn $fn(&self) -> &'static str {
                 match self {
-                    $($($ppat => $pexpr,)*)?
+                    $($($(#[$pattr])* $ppat => $pexpr,)*)?
                     $($pat => $code,)*
                 }
             }
