@@ -74,6 +74,24 @@ impl ReadOptions {
 /// The first bytes of an SQLite database.
 const SQLITE_MAGIC: &[u8; 16] = b"SQLite format 3\0";
 
+/// Whether the SQLite database at `path` is an Nsight Systems export: it has
+/// the export's metadata table (`META_DATA_EXPORT`, or `EXPORT_META_DATA`
+/// before schema 3.4). What a front end probes to tell an export from
+/// another SQLite capture (a rocpd database) before choosing a reader;
+/// nothing else is checked until [`Export::open`].
+pub fn is_export(path: impl AsRef<Path>) -> Result<bool, Error> {
+    let path = path.as_ref();
+    let probe = || {
+        let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let conn = Connection::open_with_flags(path, flags).map_err(|e| Error::sqlite(e, None))?;
+        let tables = schema::table_names(&conn)?;
+        Ok(tables
+            .iter()
+            .any(|t| t == META_DATA_EXPORT || t == EXPORT_META_DATA))
+    };
+    probe().map_err(|e: Error| e.with_path(path))
+}
+
 /// An open Nsight Systems SQLite export whose metadata and tables passed
 /// the version gate. Rows are read on demand, one at a time.
 pub struct Export {

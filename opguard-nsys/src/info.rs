@@ -1,6 +1,8 @@
 //! The plain facts of one export, as `trace info` reports them: its
 //! identity, product and schema, rows per table and the time they span.
 
+use opguard_model::{Provider, Sha256Digest};
+
 use crate::error::Error;
 use crate::export::{Export, KnownTable};
 use crate::rows::Gpu;
@@ -30,8 +32,13 @@ pub struct Span {
 /// The facts of one export.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct ExportInfo {
-    /// SHA-256 of the file, hex.
-    pub sha256: String,
+    /// SHA-256 of the file (hex in JSON).
+    pub sha256: Sha256Digest,
+    /// The provider: always Nsight Systems.
+    pub provider: Provider,
+    /// The clock domain every time of the export lives in: its own
+    /// (`artifact:<sha256>`), as for every capture.
+    pub clock_domain: String,
     /// The file's size in bytes.
     pub bytes: u64,
     /// What the export says about itself.
@@ -66,7 +73,9 @@ impl Export {
             }
         }
         Ok(ExportInfo {
-            sha256: self.sha256().iter().map(|b| format!("{b:02x}")).collect(),
+            sha256: Sha256Digest(self.sha256()),
+            provider: Provider::NsightSystems,
+            clock_domain: format!("artifact:{}", Sha256Digest(self.sha256())),
             bytes: self.size(),
             meta: self.meta().clone(),
             tables,

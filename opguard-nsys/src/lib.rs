@@ -55,7 +55,8 @@ mod version;
 pub use correlation::{CallIndex, Calls};
 pub use error::{Error, ErrorKind, Limit, MissingColumns, Position, ERROR_CODES};
 pub use export::{
-    Export, KnownTable, ReadOptions, DEFAULT_MAX_DECODED_BYTES, DEFAULT_MAX_ENCODED_BYTES,
+    is_export, Export, KnownTable, ReadOptions, DEFAULT_MAX_DECODED_BYTES,
+    DEFAULT_MAX_ENCODED_BYTES,
 };
 pub use info::{ExportInfo, Span, TableRows};
 pub use model::{occurrence, occurrence_row, read_model, read_model_reusing, OCCURRENCE_STRIDE};

@@ -192,7 +192,11 @@ fn info_counts_tables_and_spans_the_timed_rows() {
     let info = open(&path).info().expect("reads");
     assert_eq!(info.meta.schema.to_string(), "3.13.2");
     assert_eq!(info.bytes, std::fs::metadata(&path).expect("stat").len());
-    assert_eq!(info.sha256.len(), 64);
+    assert_eq!(info.sha256.to_hex().len(), 64);
+    assert_eq!(
+        info.clock_domain,
+        format!("artifact:{}", info.sha256.to_hex())
+    );
     let rows = |name: &str| info.tables.iter().find(|t| t.table == name).map(|t| t.rows);
     assert_eq!(rows("CUPTI_ACTIVITY_KIND_KERNEL"), Some(1312));
     assert_eq!(rows("CUPTI_ACTIVITY_KIND_RUNTIME"), Some(3048));
