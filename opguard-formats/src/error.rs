@@ -26,6 +26,10 @@ struct ErrorImpl {
 pub enum ErrorKind {
     /// The Chrome JSON reader's error, with its position.
     Json(opguard_trace::Error),
+    /// The Nsight Systems export reader's error, with its table, row and
+    /// column.
+    #[cfg(feature = "nsys")]
+    Nsys(opguard_nsys::Error),
     /// The capture cannot be opened or read.
     Io(io::Error),
     /// Nsight Systems' binary report: it must be exported to SQLite first.
@@ -47,6 +51,8 @@ opguard_document::error_codes! {
     }
     passthrough {
         ErrorKind::Json(e) => e.code(),
+        #[cfg(feature = "nsys")]
+        ErrorKind::Nsys(e) => e.code(),
     }
     codes {
         ErrorKind::Io(_) => "io": "a capture cannot be opened or read",
@@ -86,6 +92,8 @@ impl Error {
     pub fn message(&self) -> String {
         match &self.inner.kind {
             ErrorKind::Json(e) => e.to_string(),
+            #[cfg(feature = "nsys")]
+            ErrorKind::Nsys(e) => e.to_string(),
             ErrorKind::Io(e) => format!("I/O error: {e}"),
             ErrorKind::NsightReport => "this is an Nsight Systems report (.nsys-rep/.qdrep), \
                  the binary file nsys writes; export it to SQLite first: \
@@ -99,6 +107,13 @@ impl Error {
 impl From<opguard_trace::Error> for Error {
     fn from(e: opguard_trace::Error) -> Self {
         Error::new(ErrorKind::Json(e))
+    }
+}
+
+#[cfg(feature = "nsys")]
+impl From<opguard_nsys::Error> for Error {
+    fn from(e: opguard_nsys::Error) -> Self {
+        Error::new(ErrorKind::Nsys(e))
     }
 }
 
@@ -124,6 +139,8 @@ impl std::error::Error for Error {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match &self.inner.kind {
             ErrorKind::Json(e) => Some(e),
+            #[cfg(feature = "nsys")]
+            ErrorKind::Nsys(e) => Some(e),
             ErrorKind::Io(e) => Some(e),
             _ => None,
         }

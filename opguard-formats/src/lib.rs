@@ -10,9 +10,12 @@
 //! | format | reader |
 //! |---|---|
 //! | Chrome trace JSON, plain or gzip (PyTorch profiler, Perfetto JSON, viztracer, JAX, opguard's export) | `opguard-trace` |
+//! | Nsight Systems SQLite export (`nsys export --type sqlite`; feature `nsys`, on by default) | `opguard-nsys` |
 //!
 //! A program that reads only Chrome JSON can depend on `opguard-trace`
-//! alone and never compile a native format's library.
+//! alone, or on this crate with `default-features = false`, and never
+//! compile a native format's library (SQLite). [`info`] gives a capture's
+//! plain facts, by format ([`Info`]).
 //!
 //! ```
 //! use opguard_formats::{read, ReadOptions};
@@ -37,11 +40,14 @@
 mod detect;
 // Reader: a capture of any format into the model.
 mod read;
+// Reader: the plain facts of a capture of any format.
+mod info;
 // The crate's one error type: readers' errors pass through.
 mod error;
 
 pub use detect::{detect, detect_bytes, Detected};
 pub use error::{Error, ErrorKind, ERROR_CODES};
+pub use info::{info, info_with_progress, Info};
 pub use read::{read, read_reusing, ReadOptions};
 
 /// The README's examples are compiled and run as doctests.
