@@ -432,7 +432,7 @@ fn cross_check_correlation(model: &TraceModel, r: &mut LaunchRegion) {
                 format!("{c} kernels correlate by id, {f} are linked by ac2g flow pairs")
             });
         }
-    } else if r.coverage.correlation_ids_present {
+    } else if r.coverage.correlation_ids_present && provider.correlation_namespace().is_none() {
         r.coverage.disagreement = Some(format!(
             "{} kernels carry correlation ids, but provider {} defines no qualified namespace: nothing is claimed",
             r.coverage.kernels_with_correlation_id,
