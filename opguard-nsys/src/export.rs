@@ -12,7 +12,7 @@ use crate::error::{Error, ErrorKind, Limit, Position};
 use crate::read::{each_row, Cursor, Strings};
 use crate::rows::{
     Api, ApiCall, DeviceTrack, GlobalId, Gpu, Kernel, MemoryKind, MemoryOp, NvtxEvent, NvtxKind,
-    Process, StringId, Sync, ThreadName,
+    Process, StringId, Sync, ThreadName, MEMORY_KINDS,
 };
 use crate::schema::{self, Schema, Spec};
 use crate::version::{ExportMeta, SchemaVersion, EXPORT_META_DATA, META_DATA_EXPORT};
@@ -524,10 +524,13 @@ fn decode_memory(c: &mut Cursor<'_, '_>, copy: bool) -> Result<MemoryOp, Error> 
     let kind = if copy {
         MemoryKind::Copy {
             copy_kind: c.int()?,
+            src_kind: c.opt_int()?,
+            dst_kind: c.opt_int()?,
         }
     } else {
         MemoryKind::Set {
             value: c.opt_int()?,
+            memory_kind: c.opt_int()?,
         }
     };
     Ok(MemoryOp {
@@ -602,7 +605,7 @@ fn decode_nvtx<'a>(c: &mut Cursor<'a, '_>) -> Result<NvtxEvent<'a>, Error> {
 /// Enum values the reader relies on, checked against the export's own enum
 /// tables when it has them (schema 3 and later; 2.x exports carry none, and
 /// the same values were checked against a real 2.9 export's rows).
-const RELIED_ON: [(&str, i64, &str); 9] = [
+const RELIED_ON: [(&str, i64, &str); 17] = [
     (
         schema::ENUM_EVENT_CLASS,
         Api::RUNTIME_CLASS,
@@ -644,7 +647,20 @@ const RELIED_ON: [(&str, i64, &str); 9] = [
         NvtxKind::DOMAIN_CREATE,
         "NvtxDomainCreate",
     ),
+    memory_kind(0),
+    memory_kind(1),
+    memory_kind(2),
+    memory_kind(3),
+    memory_kind(4),
+    memory_kind(5),
+    memory_kind(6),
+    memory_kind(7),
 ];
+
+/// Memory kind `id` as [`RELIED_ON`] checks it (see [`MEMORY_KINDS`]).
+const fn memory_kind(id: usize) -> (&'static str, i64, &'static str) {
+    (schema::ENUM_MEMORY_KIND, id as i64, MEMORY_KINDS[id].0)
+}
 
 fn check_enums(conn: &Connection, schema: &Schema) -> Result<(), Error> {
     for (table, id, expected) in RELIED_ON {

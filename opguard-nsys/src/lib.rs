@@ -62,8 +62,8 @@ pub use info::{ExportInfo, Span, TableRows};
 pub use model::{occurrence, occurrence_row, read_model, read_model_reusing, OCCURRENCE_STRIDE};
 pub use read::Strings;
 pub use rows::{
-    api_name, copy_kind_label, Api, ApiCall, DeviceTrack, GlobalId, Gpu, Kernel, MemoryKind,
-    MemoryOp, NvtxEvent, NvtxKind, Process, StringId, Sync, ThreadName,
+    api_name, copy_kind_label, memory_kind_label, Api, ApiCall, DeviceTrack, GlobalId, Gpu, Kernel,
+    MemoryKind, MemoryOp, NvtxEvent, NvtxKind, Process, StringId, Sync, ThreadName, MEMORY_KINDS,
 };
 pub use version::{
     is_verified, ExportMeta, SchemaVersion, VerifiedExport, EXPORT_META_DATA, META_DATA_EXPORT,

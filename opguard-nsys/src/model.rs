@@ -5,8 +5,8 @@
 //! | table | class | name | category | `pid` / `tid` | `process` | device, context, stream |
 //! |---|---|---|---|---|---|---|
 //! | `CUPTI_ACTIVITY_KIND_KERNEL` | kernel | demangled name, else mangled, else short | `kernel` | OS pid of `globalPid` / `streamId` | `globalPid >> 24` | `deviceId`, `contextId`, `streamId` |
-//! | `CUPTI_ACTIVITY_KIND_MEMCPY` | memcpy | `[CUDA memcpy Host-to-Device]`... | `gpu_memcpy` | likewise | likewise | likewise |
-//! | `CUPTI_ACTIVITY_KIND_MEMSET` | memset | `[CUDA memset]` | `gpu_memset` | likewise | likewise | likewise |
+//! | `CUPTI_ACTIVITY_KIND_MEMCPY` | memcpy | Kineto's name for the record (`Memcpy HtoD (Pageable -> Device)`), so both profilers give a copy one identity | `gpu_memcpy` | likewise | likewise | likewise |
+//! | `CUPTI_ACTIVITY_KIND_MEMSET` | memset | `Memset (Device)` likewise | `gpu_memset` | likewise | likewise | likewise |
 //! | `CUPTI_ACTIVITY_KIND_SYNCHRONIZATION` | runtime | `Stream sync`, `Event sync`... | `cuda_sync` | OS pid of `globalPid` / none (the row names no thread) | `globalPid >> 24` | likewise |
 //! | `CUPTI_ACTIVITY_KIND_RUNTIME` | [`classify::runtime_call`] of the name | the API name without nsys' `_vNNNN` suffix ([`crate::api_name`]) | `cuda_runtime`, `cuda_driver` | OS pid / OS tid of `globalTid` | `globalTid >> 24` | — |
 //! | `NVTX_EVENTS` (push/pop and start/end ranges) | user annotation | its text, inline or by `textId` | `nvtx` | OS pid / OS tid of `globalTid` (the thread that pushed or started it) | `globalTid >> 24` | — |
@@ -210,7 +210,7 @@ fn push_rows(export: &Export, builder: &mut ModelBuilder) -> Result<RowsRead, Er
             )?;
             builder.push_slice(&SliceRecord {
                 class,
-                name: &m.display_name(),
+                name: &m.kineto_name(),
                 category,
                 ..record
             });

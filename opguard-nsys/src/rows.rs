@@ -82,11 +82,18 @@ pub enum MemoryKind {
     Copy {
         /// `copyKind`.
         copy_kind: i64,
+        /// `srcKind`: the source memory, in the export's own numbering
+        /// ([`MEMORY_KINDS`]).
+        src_kind: Option<i64>,
+        /// `dstKind`: the destination memory, likewise.
+        dst_kind: Option<i64>,
     },
     /// `CUPTI_ACTIVITY_KIND_MEMSET`, with the value set when written.
     Set {
         /// `value`.
         value: Option<i64>,
+        /// `memKind`: the memory set ([`MEMORY_KINDS`]).
+        memory_kind: Option<i64>,
     },
 }
 
@@ -119,13 +126,69 @@ impl MemoryOp {
     /// `[CUDA memset]`), from CUPTI's copy kinds.
     pub fn display_name(&self) -> String {
         match self.kind {
-            MemoryKind::Copy { copy_kind } => match copy_kind_label(copy_kind) {
+            MemoryKind::Copy { copy_kind, .. } => match copy_kind_label(copy_kind) {
                 Some(label) => format!("[CUDA memcpy {label}]"),
                 None => format!("[CUDA memcpy kind {copy_kind}]"),
             },
             MemoryKind::Set { .. } => "[CUDA memset]".into(),
         }
     }
+
+    /// The name the PyTorch profiler (Kineto) gives the same CUPTI record
+    /// (`Memcpy HtoD (Pageable -> Device)`, `Memset (Device)`), so a copy
+    /// has one identity whichever profiler recorded it. A kind the export
+    /// does not state is `Unknown`.
+    pub fn kineto_name(&self) -> String {
+        let memory = |kind: Option<i64>| kind.and_then(memory_kind_label).unwrap_or("Unknown");
+        match self.kind {
+            MemoryKind::Copy {
+                copy_kind,
+                src_kind,
+                dst_kind,
+            } => {
+                let direction = match copy_kind {
+                    1 => "HtoD",
+                    2 => "DtoH",
+                    3 => "HtoA",
+                    4 => "AtoH",
+                    5 => "AtoA",
+                    6 => "AtoD",
+                    7 => "DtoA",
+                    8 => "DtoD",
+                    9 => "HtoH",
+                    10 => "PtoP",
+                    _ => "Unknown",
+                };
+                format!(
+                    "Memcpy {direction} ({} -> {})",
+                    memory(src_kind),
+                    memory(dst_kind)
+                )
+            }
+            MemoryKind::Set { memory_kind, .. } => format!("Memset ({})", memory(memory_kind)),
+        }
+    }
+}
+
+/// The export's memory kinds (`ENUM_CUDA_MEM_KIND`, the same in every
+/// export from schema 3.1 to 3.24; 2.9 exports carry no enum table and
+/// write the same values): `(name, label)` by value. Nsight Systems numbers
+/// them its own way (0 is pageable), not as CUPTI does (0 is unknown).
+pub const MEMORY_KINDS: [(&str, &str); 8] = [
+    ("CUDA_MEMOPR_MEMORY_KIND_PAGEABLE", "Pageable"),
+    ("CUDA_MEMOPR_MEMORY_KIND_PINNED", "Pinned"),
+    ("CUDA_MEMOPR_MEMORY_KIND_DEVICE", "Device"),
+    ("CUDA_MEMOPR_MEMORY_KIND_ARRAY", "Array"),
+    ("CUDA_MEMOPR_MEMORY_KIND_MANAGED", "Managed"),
+    ("CUDA_MEMOPR_MEMORY_KIND_DEVICE_STATIC", "Device Static"),
+    ("CUDA_MEMOPR_MEMORY_KIND_MANAGED_STATIC", "Managed Static"),
+    ("CUDA_MEMOPR_MEMORY_KIND_UNKNOWN", "Unknown"),
+];
+
+/// The label of memory kind `kind` ([`MEMORY_KINDS`]).
+pub fn memory_kind_label(kind: i64) -> Option<&'static str> {
+    let i = usize::try_from(kind).ok()?;
+    MEMORY_KINDS.get(i).map(|(_, label)| *label)
 }
 
 /// CUPTI's `CUpti_ActivityMemcpyKind` labels, as the exports' own

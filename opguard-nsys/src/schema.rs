@@ -120,6 +120,8 @@ pub(crate) const MEMCPY: Spec = Spec {
         req("globalPid"),
         req("bytes"),
         req("copyKind"),
+        opt("srcKind"),
+        opt("dstKind"),
         opt("graphNodeId"),
     ],
 };
@@ -136,6 +138,7 @@ pub(crate) const MEMSET: Spec = Spec {
         req("globalPid"),
         req("bytes"),
         opt("value"),
+        opt("memKind"),
         opt("graphNodeId"),
     ],
 };
@@ -217,6 +220,7 @@ pub(crate) const TARGET_INFO_GPU: Spec = Spec {
 /// Enum tables (schema 3 and later) whose values the reader relies on.
 pub(crate) const ENUM_EVENT_CLASS: &str = "ENUM_NSYS_EVENT_CLASS";
 pub(crate) const ENUM_EVENT_TYPE: &str = "ENUM_NSYS_EVENT_TYPE";
+pub(crate) const ENUM_MEMORY_KIND: &str = "ENUM_CUDA_MEM_KIND";
 
 /// Every table the reader reads rows of; each may be absent (nsys writes a
 /// table only when the capture has its kind of data).

@@ -42,6 +42,8 @@ fn agrees_with_referee(path: &Path) -> Value {
         "{file}"
     );
     assert_eq!(region.coverage.owner_unknown_kernel_count, 0, "{file}");
+    // The provider defines a namespace: nothing to explain.
+    assert_eq!(region.coverage.disagreement, None, "{file}");
     assert_eq!(
         region.memory_op_count,
         n(&answer["memcpy"][0]) + n(&answer["memset"][0]),
@@ -282,4 +284,57 @@ fn a_graph_launch_is_one_launch_of_many_kernels() {
         .collect();
     assert_eq!(launched.len(), 10);
     assert_eq!(model.name(model.slices()[launch].name), "cudaGraphLaunch");
+}
+
+/// Copies are named as the PyTorch profiler names the same CUPTI records,
+/// from the export's own memory kinds (Nsight Systems numbers them from
+/// pageable = 0), so one program's copy has one identity in both.
+#[test]
+fn memory_ops_carry_kinetos_names() {
+    let Some(path) = shared_file(TEST_CUDA) else {
+        return;
+    };
+    let model = model(&path, &ModelOptions::launches_only());
+    let mut names: Vec<(&str, usize)> = Vec::new();
+    for s in model.slices().iter().filter(|s| s.class.is_device()) {
+        let name = model.name(s.name);
+        match names.iter_mut().find(|(n, _)| *n == name) {
+            Some((_, count)) => *count += 1,
+            None => names.push((name, 1)),
+        }
+    }
+    names.sort();
+    // sqlite3: SELECT copyKind, srcKind, dstKind, COUNT(*) FROM
+    // CUPTI_ACTIVITY_KIND_MEMCPY GROUP BY 1, 2, 3 gives (1, 1, 2) x 8 and
+    // (2, 2, 1) x 4; ENUM_CUDA_MEM_KIND: 1 Pinned, 2 Device.
+    assert_eq!(
+        names,
+        [
+            ("Memcpy DtoH (Device -> Pinned)", 4),
+            ("Memcpy HtoD (Pinned -> Device)", 8),
+            (
+                "add_parallel(const float *, const float *, float *, int)",
+                4
+            ),
+        ]
+    );
+    // An export that numbers its memory kinds otherwise is refused.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let renumbered = dir.path().join("renumbered.sqlite");
+    derive(
+        &path,
+        &renumbered,
+        &[
+            "--set-enum",
+            "ENUM_CUDA_MEM_KIND:0=CUDA_MEMOPR_MEMORY_KIND_UNKNOWN",
+        ],
+    );
+    let refused = read_model(
+        &renumbered,
+        ArtifactSpec::new(),
+        &ModelOptions::new(),
+        &ReadOptions::new(),
+    )
+    .expect_err("a renumbered enum");
+    assert_eq!(refused.code(), "enum_mismatch");
 }
