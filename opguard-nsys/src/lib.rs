@@ -74,3 +74,6 @@ pub use version::{
 #[doc = include_str!("../README.md")]
 #[cfg(doctest)]
 pub struct ReadmeDoctests;
+
+/// This crate's version (its Cargo.toml `version`).
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");

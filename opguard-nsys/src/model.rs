@@ -4,7 +4,7 @@
 //!
 //! | table | class | name | category | `pid` / `tid` | `process` | device, context, stream |
 //! |---|---|---|---|---|---|---|
-//! | `CUPTI_ACTIVITY_KIND_KERNEL` | kernel | demangled name, else mangled, else short | `kernel` | OS pid of `globalPid` / `streamId` | `globalPid >> 24` | `deviceId`, `contextId`, `streamId` |
+//! | `CUPTI_ACTIVITY_KIND_KERNEL` | kernel | the mangled symbol demangled as Kineto demangles it, else Nsight's demangled name, else the short name ([`crate::Strings::kernel_name`]) | `kernel` | OS pid of `globalPid` / `streamId` | `globalPid >> 24` | `deviceId`, `contextId`, `streamId` |
 //! | `CUPTI_ACTIVITY_KIND_MEMCPY` | memcpy | Kineto's name for the record (`Memcpy HtoD (Pageable -> Device)`), so both profilers give a copy one identity | `gpu_memcpy` | likewise | likewise | likewise |
 //! | `CUPTI_ACTIVITY_KIND_MEMSET` | memset | `Memset (Device)` likewise | `gpu_memset` | likewise | likewise | likewise |
 //! | `CUPTI_ACTIVITY_KIND_SYNCHRONIZATION` | runtime | `Stream sync`, `Event sync`... | `cuda_sync` | OS pid of `globalPid` / none (the row names no thread) | `globalPid >> 24` | likewise |

@@ -312,10 +312,7 @@ fn memory_ops_carry_kinetos_names() {
         [
             ("Memcpy DtoH (Device -> Pinned)", 4),
             ("Memcpy HtoD (Pinned -> Device)", 8),
-            (
-                "add_parallel(const float *, const float *, float *, int)",
-                4
-            ),
+            ("add_parallel(float const*, float const*, float*, int)", 4),
         ]
     );
     // An export that numbers its memory kinds otherwise is refused.
@@ -337,4 +334,82 @@ fn memory_ops_carry_kinetos_names() {
     )
     .expect_err("a renumbered enum");
     assert_eq!(refused.code(), "enum_mismatch");
+}
+
+/// What the PyTorch profiler writes for a kernel whose CUPTI symbol is
+/// `mangled`: `__cxa_demangle`'s text, which GNU's `c++filt` shares
+/// (libiberty's demangler). `None` when c++filt is not installed.
+fn kineto_names(mangled: &[String]) -> Option<Vec<String>> {
+    use std::io::Write;
+    let mut child = std::process::Command::new("c++filt")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .map_err(|e| eprintln!("skipping: c++filt (binutils) is not runnable: {e}"))
+        .ok()?;
+    let mut input = child.stdin.take().expect("piped");
+    input
+        .write_all(mangled.join("\n").as_bytes())
+        .expect("writes");
+    drop(input);
+    let out = child.wait_with_output().expect("c++filt runs");
+    Some(
+        String::from_utf8(out.stdout)
+            .expect("UTF-8")
+            .lines()
+            .map(str::to_owned)
+            .collect(),
+    )
+}
+
+/// A Kineto trace and an Nsight export of one program name a kernel from
+/// the same CUPTI symbol; the model's name for it must canonicalize to the
+/// identity Kineto's demangling gives. Checked on the shared exports'
+/// kernels whose symbols both demanglers spell alike (test-cuda's
+/// add_parallel, nsys-ai's reduce_kernel with a local lambda); Nsight's own
+/// demangledName gives the latter another identity.
+#[test]
+fn kernels_get_the_identity_kinetos_demangling_of_their_symbol_gets() {
+    let (Some(cuda), Some(mock)) = (
+        shared_file(TEST_CUDA),
+        shared_file("nsys/nsys-ai_mock.sqlite"),
+    ) else {
+        return;
+    };
+    let identity = |name: &str| opguard_kernel_name::canonicalize(name).qualified_identity();
+    let mut agree = Vec::new();
+    for path in [cuda, mock] {
+        let export = crate::support::open(&path);
+        let mut strings = export.strings().expect("StringIds");
+        let mut mangled = Vec::new();
+        export
+            .kernels(|k| {
+                let symbol = strings.get(k.mangled_name.expect("a mangled name"))?;
+                mangled.push(symbol.to_owned());
+                Ok::<_, opguard_nsys::Error>(())
+            })
+            .expect("reads");
+        let Some(kineto) = kineto_names(&mangled) else {
+            return;
+        };
+        let model = model(&path, &ModelOptions::launches_only());
+        let names: Vec<&str> = model
+            .slices()
+            .iter()
+            .filter(|s| s.class == SliceClass::Kernel)
+            .map(|s| model.name(s.name))
+            .collect();
+        assert_eq!(names.len(), kineto.len());
+        for (name, kineto) in names.iter().zip(&kineto) {
+            if identity(name) == identity(kineto) {
+                agree.push(opguard_kernel_name::short_name(kineto).into_owned());
+            }
+        }
+    }
+    agree.sort();
+    agree.dedup();
+    // The mock's FillFunctor kernel is the one left out: Kineto's demangler
+    // writes `std::array<char*, 1ul>`, opguard-kernel-name's
+    // `(unsigned long)1`.
+    assert_eq!(agree, ["add_parallel", "reduce_kernel"]);
 }
