@@ -14,6 +14,7 @@ pub const BUILT_WITH: &[(&str, &str)] = &[
     ("opguard-model", opguard_model::VERSION),
     ("opguard-trace", opguard_trace::VERSION),
     ("opguard-formats", opguard_formats::VERSION),
+    ("opguard-nsys", opguard_nsys::VERSION),
     ("opguard-kernel-name", opguard_kernel_name::VERSION),
     ("opguard-select", opguard_select::VERSION),
     ("opguard-align", opguard_align::VERSION),

@@ -64,8 +64,9 @@ pub fn run(args: &ReportArgs) -> Result<u8, CliError> {
         (false, args.traces.clone(), args.request.clone())
     };
     // The first two models are kept: the alignment's records come from them.
-    let options = ReadOptions::new(ModelOptions::new().operation_args(true))
-        .reader(args.reader.options().decode_thread(true));
+    let options = args
+        .reader
+        .read_options(ModelOptions::new().operation_args(true), true);
     let mut artifacts = Vec::new();
     let mut models = Vec::new();
     for path in &traces {

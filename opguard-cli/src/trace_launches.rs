@@ -3,7 +3,6 @@
 
 use std::path::PathBuf;
 
-use opguard_formats::ReadOptions;
 use opguard_model::analysis::{aggregate, launch_region, LaunchRegion, RegionAggregate};
 use opguard_model::{ArtifactSpec, ModelOptions};
 use serde::Serialize;
@@ -88,8 +87,9 @@ pub fn run(args: &TraceLaunchesArgs) -> Result<u8, CliError> {
     crate::read::at_most_one_stdin(args.files.iter().map(|p| p.as_path()))?;
     let provider = args.provider.provider;
     let stages = stages(&args.stage, &args.files)?;
-    let options = ReadOptions::new(ModelOptions::launches_only())
-        .reader(args.reader.options().decode_thread(true));
+    let options = args
+        .reader
+        .read_options(ModelOptions::launches_only(), true);
     let mut status = exit::OK;
     let mut regions = Vec::new();
     for (file, stage) in args.files.iter().zip(stages) {
