@@ -22,6 +22,7 @@ pub(crate) struct Reader {
     max_value_bytes: Option<usize>,
     lossy_utf8: Option<bool>,
     salvage: Option<bool>,
+    unverified_schema: Option<bool>,
 }
 
 impl Reader {
@@ -46,6 +47,18 @@ impl Reader {
             o = o.salvage(on);
         }
         o
+    }
+
+    /// Whether an export of an unverified schema is read anyway.
+    pub(crate) fn unverified_schema(&self) -> bool {
+        self.unverified_schema.unwrap_or(false)
+    }
+
+    /// How to read a capture of any format keeping what `model` asks for.
+    pub(crate) fn read_options(&self, model: ModelOptions) -> ReadOptions {
+        ReadOptions::new(model)
+            .reader(self.options())
+            .unverified_schema(self.unverified_schema())
     }
 }
 
@@ -83,17 +96,19 @@ struct InfoRequest<'a> {
     reader: Reader,
 }
 
-/// `{"path"|"text", "reader"?}` → the trace's facts
-/// (`opguard_trace::TraceInfo`, what `opguard trace info` prints).
+/// `{"path"|"text", "reader"?}` → the capture's facts by format
+/// (`opguard_formats::Info`, what `opguard trace info` prints: `"format"`
+/// is `chrome_json` or `nsys_sqlite`; `text` is a Chrome trace).
 pub(crate) fn info(request: &str) -> Result<String, Error> {
     let r: InfoRequest<'_> = parse("trace_info", request)?;
-    let options = r.reader.options();
     let info = match source(&r.path, &r.text)? {
-        Source::Path(p) => TraceReader::open_with(p, options)
+        Source::Path(p) => {
+            opguard_formats::info(p, &r.reader.read_options(ModelOptions::launches_only()))
+                .map_err(|e| Error::capture(&e).in_input(p.to_owned()))?
+        }
+        Source::Text(t) => TraceReader::with_options(t.as_bytes(), r.reader.options())
             .and_then(|reader| trace_info(reader, &mut |_| {}))
-            .map_err(|e| Error::trace(&e).in_input(p.to_owned()))?,
-        Source::Text(t) => TraceReader::with_options(t.as_bytes(), options)
-            .and_then(|reader| trace_info(reader, &mut |_| {}))
+            .map(opguard_formats::Info::ChromeJson)
             .map_err(|e| Error::trace(&e).in_input("text"))?,
     };
     Ok(ok(&info))
@@ -135,7 +150,7 @@ pub(crate) fn launch_regions(request: &str) -> Result<String, Error> {
             "`artifacts` is empty; expected at least one trace",
         ));
     }
-    let options = ReadOptions::new(ModelOptions::launches_only()).reader(r.reader.options());
+    let options = r.reader.read_options(ModelOptions::launches_only());
     let top = r.top.unwrap_or(DEFAULT_TOP_KERNELS);
     let mut regions = Vec::with_capacity(r.artifacts.len());
     let mut warnings = Vec::new();
