@@ -13,11 +13,15 @@ against opguard, on the same file in one run:
   cannot be downloaded, the tables reach DuckDB as pandas frames (read as in
   ``pandas-merge``) and the row says so.
 * ``opguard CMD``   each ``--opguard`` command line, with ``{}`` replaced by the file.
+  Its answer is read from what it prints: ``trace launches --json`` (the region's
+  kernel count and kernels with a proven launch), ``trace info --json`` (the kernel
+  table's rows) or ``examples/rows`` (``kernels N ..., proven M``).
 
 Every peer joins on the key opguard proves launches with: (process, correlation id),
 where the process is ``globalPid >> 24`` on the kernel and ``globalTid >> 24`` on the
 call, and backtrace rows (``eventClass`` 67) are not calls. Each reports its kernel
-count and the kernels with exactly one launching call ("proven"); they must agree.
+count and the kernels with exactly one launching call ("proven"); they must agree
+(``trace info`` reports no join: its kernel count must agree).
 
 Each run is a fresh subprocess (its peak RSS is its own, from ``os.wait4``);
 repetitions are interleaved across peers; the median wall time is reported.
@@ -25,7 +29,7 @@ repetitions are interleaved across peers; the median wall time is reported.
 Usage::
 
     python nsys_readers.py [--repeat N] [--peers pandas-merge,pandas-sql,duckdb]
-        [--opguard 'target/release/opguard trace info --max-encoded-bytes 4GiB --max-decoded-bytes 4GiB {}']...
+        [--opguard 'target/release/opguard trace launches --json --max-encoded-bytes 4GiB --max-decoded-bytes 4GiB {}']...
         [--json OUT.json] EXPORT.sqlite
 
 Exit status: 0 when every peer ran and agreed, 1 on disagreement, 2 when a peer failed.
@@ -117,6 +121,25 @@ def worker(peer: str, path: str) -> dict:
     return {"kernels": int(count), "proven": int(proven), "seconds": seconds, "note": note}
 
 
+def opguard_answer(text: str) -> dict:
+    """The kernel count (and proven launches) an opguard command printed."""
+    import re
+
+    for line in text.splitlines():
+        try:
+            doc = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(doc, dict) and "regions" in doc:
+            region = doc["regions"][0]
+            return {"kernels": region["kernel_count"], "proven": region["correlated_kernel_count"]}
+        if isinstance(doc, dict) and "tables" in doc:
+            rows = {t["table"]: t["rows"] for t in doc["tables"]}
+            return {"kernels": rows.get(KERNEL, 0), "proven": None}
+    m = re.search(r"kernels (\d+) .*?proven (\d+)", text)
+    return {"kernels": int(m.group(1)), "proven": int(m.group(2))} if m else {}
+
+
 def run_measured(cmd: list[str]) -> tuple[float, float, int, str, int]:
     """Runs `cmd`: wall seconds, CPU seconds (user + system), peak RSS KiB,
     its output and exit status."""
@@ -155,6 +178,8 @@ def main() -> int:
             result = {"wall_seconds": wall, "cpu_seconds": cpu, "peak_rss_kib": rss, "status": status}
             if name in names and status == 0:
                 result.update(json.loads(text.strip().splitlines()[-1]))
+            elif status == 0:
+                result.update(opguard_answer(text))
             elif status != 0:
                 failed = True
                 result["output"] = text[-2000:]
@@ -180,7 +205,8 @@ def main() -> int:
                 "status": rs[-1]["status"],
             }
         )
-    answers = {(s["kernels"], s["proven"]) for s in summary if s["kernels"] is not None}
+    kernel_counts = {s["kernels"] for s in summary if s["kernels"] is not None}
+    proven_counts = {s["proven"] for s in summary if s["proven"] is not None}
     print(f"\n{a.export} ({size} bytes)")
     print(f"{'peer':<60} {'median s':>9} {'timed s':>9} {'CPU s':>9} {'peak MiB':>9} {'kernels':>9} {'proven':>9}")
     for s in summary:
@@ -197,8 +223,8 @@ def main() -> int:
                        "runs": runs, "summary": summary}, fh, indent=1)
     if failed:
         return 2
-    if len(answers) > 1:
-        print(f"!!!!!!!! MISMATCH: {sorted(answers)}")
+    if len(kernel_counts) > 1 or len(proven_counts) > 1:
+        print(f"!!!!!!!! MISMATCH: kernels {sorted(kernel_counts)}, proven {sorted(proven_counts)}")
         return 1
     return 0
 
