@@ -174,6 +174,11 @@ impl CliError {
     }
 }
 
+/// What a limit's error adds: the flag that raises it.
+fn raise_with(flag: &str) -> String {
+    format!("; raise it with {flag} (e.g. {flag} 1GiB)")
+}
+
 impl From<&opguard_trace::Error> for CliError {
     fn from(e: &opguard_trace::Error) -> Self {
         let mut message = e.message();
@@ -185,7 +190,7 @@ impl From<&opguard_trace::Error> for CliError {
                 _ => None,
             };
             if let Some(flag) = flag {
-                message.push_str(&format!("; raise it with {flag} (e.g. {flag} 1GiB)"));
+                message.push_str(&raise_with(flag));
             }
         }
         let mut out = CliError::new(e.code(), message);
@@ -227,10 +232,11 @@ impl From<&opguard_nsys::Error> for CliError {
                 _ => None,
             };
             if let Some(flag) = flag {
-                message.push_str(&format!(
-                    "; raise it with {flag} (e.g. {flag} 1GiB); an export is not compressed, \
-                     so both --max-encoded-bytes and --max-decoded-bytes apply to its size"
-                ));
+                message.push_str(&raise_with(flag));
+                message.push_str(
+                    "; an export is not compressed, so both --max-encoded-bytes and \
+                     --max-decoded-bytes apply to its size",
+                );
             }
         }
         CliError::new(e.code(), message)

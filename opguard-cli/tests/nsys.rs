@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use opguard_testdata::shared_file;
+use opguard_testdata::{derive_nsys_export as derive, nsys_referee as referee, shared_file};
 use serde_json::Value;
 
 use crate::common::run;
@@ -17,27 +17,6 @@ const EXPORTS: [&str; 3] = [
 
 fn exports() -> Option<Vec<PathBuf>> {
     EXPORTS.iter().map(|e| shared_file(e)).collect()
-}
-
-fn here(path: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join(path)
-}
-
-fn referee(export: &Path) -> Value {
-    let script = here("../opguard-nsys/tests/referee.py");
-    let out = opguard_testdata::python3([script.as_os_str(), export.as_os_str()]);
-    serde_json::from_slice(&out).expect("the referee prints JSON")
-}
-
-/// An export derived from a real one by opguard-nsys's tests/derive_export.py.
-fn derive(src: &Path, dst: &Path, args: &[&str]) {
-    let mut all = vec![
-        here("../opguard-nsys/tests/derive_export.py").into_os_string(),
-        src.into(),
-        dst.into(),
-    ];
-    all.extend(args.iter().map(std::ffi::OsString::from));
-    opguard_testdata::python3(all);
 }
 
 fn text(p: &Path) -> &str {

@@ -2,15 +2,7 @@
 //! content, each rank's launch region held against the SQL referee.
 
 use opguard_job::{job_inputs, run_job, SummaryOptions};
-use opguard_testdata::shared_file;
-
-/// The referee of opguard-nsys (Python's sqlite3 over the same file).
-fn referee(export: &std::path::Path) -> serde_json::Value {
-    let script =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../opguard-nsys/tests/referee.py");
-    let out = opguard_testdata::python3([script.as_os_str(), export.as_os_str()]);
-    serde_json::from_slice(&out).expect("the referee prints JSON")
-}
+use opguard_testdata::{nsys_referee as referee, shared_file};
 
 #[test]
 fn a_directory_of_exports_is_a_job_whatever_the_names() {

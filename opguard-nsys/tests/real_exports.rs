@@ -99,7 +99,10 @@ fn kernels_carry_names_grids_and_tracks() {
         .expect("reads");
     // The mangled symbol demangled as Kineto demangles it, not Nsight's
     // own demangled text (const float * against float const*).
-    assert_eq!(names[0], "add_parallel(float const*, float const*, float*, int)");
+    assert_eq!(
+        names[0],
+        "add_parallel(float const*, float const*, float*, int)"
+    );
     assert_ne!(names[0], seen[0].0);
 }
 

@@ -24,28 +24,15 @@ pub const CLOVERLEAF: &str = "nsys/pipit_perlmutter-cloverleaf-cuda.sqlite";
 /// test-cuda on an RTX 4060 Ti, Nsight Systems 2026.1.1 (schema 3.24.14).
 pub const TEST_CUDA: &str = "nsys/test-cuda_report1.sqlite";
 
-fn here(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests")
-        .join(name)
-}
-
 /// The referee's answer for `export` (tests/referee.py, Python's sqlite3).
 pub fn referee(export: &Path) -> Value {
-    let out = opguard_testdata::python3([here("referee.py").as_os_str(), export.as_os_str()]);
-    serde_json::from_slice(&out).expect("the referee prints JSON")
+    opguard_testdata::nsys_referee(export)
 }
 
 /// Writes `dst`, derived from the real export `src` by
 /// tests/derive_export.py with `args`.
 pub fn derive(src: &Path, dst: &Path, args: &[&str]) {
-    let mut all = vec![
-        here("derive_export.py").into_os_string(),
-        src.into(),
-        dst.into(),
-    ];
-    all.extend(args.iter().map(std::ffi::OsString::from));
-    opguard_testdata::python3(all);
+    opguard_testdata::derive_nsys_export(src, dst, args)
 }
 
 /// What the reader gives for an export, in the referee's terms.
