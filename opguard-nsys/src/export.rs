@@ -305,6 +305,27 @@ impl Export {
         self.decoded(&schema::RUNTIME, decode_call, f)
     }
 
+    /// The calls of [`Export::api_calls`] in time order (`start`, then
+    /// `rowid`), sorted by SQLite.
+    pub fn api_calls_by_start<E: From<Error>>(
+        &self,
+        mut f: impl FnMut(&ApiCall) -> Result<(), E>,
+    ) -> Result<u64, E> {
+        let Some(table) = self.schema.table(&schema::RUNTIME) else {
+            return Ok(0);
+        };
+        let select = table.select_ordered("start, rowid");
+        each_row(&self.conn, &self.path, &schema::RUNTIME, &select, |c| {
+            let call = decode_call(c).map_err(|e| e.with_path(&self.path))?;
+            f(&call)
+        })
+    }
+
+    /// The connection and the schema, for queries of several tables.
+    pub(crate) fn parts(&self) -> (&Connection, &Schema) {
+        (&self.conn, &self.schema)
+    }
+
     /// Every NVTX row, in `rowid` order.
     pub fn nvtx<E: From<Error>>(
         &self,

@@ -26,6 +26,10 @@
 //!   memory operations, synchronizations, API calls and NVTX ranges as
 //!   slices, with the process set from each row and an occurrence index per
 //!   row ([`occurrence`]).
+//! * [`launch_region`] computes an export's launch region from its rows in
+//!   time order (SQL `ORDER BY start`) through opguard-model's streaming
+//!   region builder, without a model: the same figures in memory that does
+//!   not grow with the rows.
 //!
 //! ```no_run
 //! use opguard_nsys::{Export, ReadOptions};
@@ -48,6 +52,7 @@ mod export;
 mod info;
 mod model;
 mod read;
+mod region;
 mod rows;
 mod schema;
 mod version;
@@ -61,6 +66,7 @@ pub use export::{
 pub use info::{ExportInfo, Span, TableRows};
 pub use model::{occurrence, occurrence_row, read_model, read_model_reusing, OCCURRENCE_STRIDE};
 pub use read::Strings;
+pub use region::launch_region;
 pub use rows::{
     api_name, copy_kind_label, memory_kind_label, Api, ApiCall, DeviceTrack, GlobalId, Gpu, Kernel,
     MemoryKind, MemoryOp, NvtxEvent, NvtxKind, Process, StringId, Sync, ThreadName, MEMORY_KINDS,

@@ -123,7 +123,7 @@ pub fn read_model_reusing(
 
 /// What pushing the rows found beside the records.
 #[derive(Debug, Default)]
-struct RowsRead {
+pub(crate) struct RowsRead {
     /// Rows read from the tables that hold records.
     rows: u64,
     /// NVTX ranges without an end.
@@ -308,7 +308,7 @@ fn json<T: Serialize>(value: &T) -> String {
     serde_json::to_string(value).unwrap_or_else(|_| "null".into())
 }
 
-fn summary(export: &Export, read: RowsRead) -> Result<ReadSummary, Error> {
+pub(crate) fn summary(export: &Export, read: RowsRead) -> Result<ReadSummary, Error> {
     let meta = export.meta();
     let mut metadata = Metadata::new();
     metadata.push("export", json(meta));

@@ -261,7 +261,21 @@ impl<'c> Strings<'c> {
     /// how the two Itanium demanglers spell literals, `4ul` against
     /// `(unsigned long)4`).
     pub fn kernel_name(&mut self, kernel: &Kernel) -> Result<&str, Error> {
-        if let Some(mangled) = kernel.mangled_name {
+        self.kernel_name_of(
+            kernel.demangled_name,
+            kernel.short_name,
+            kernel.mangled_name,
+        )
+    }
+
+    /// [`Strings::kernel_name`] from the three names' ids.
+    pub(crate) fn kernel_name_of(
+        &mut self,
+        demangled_name: StringId,
+        short_name: StringId,
+        mangled_name: Option<StringId>,
+    ) -> Result<&str, Error> {
+        if let Some(mangled) = mangled_name {
             if self.demangle(mangled)? {
                 return Ok(self
                     .demangled
@@ -270,8 +284,8 @@ impl<'c> Strings<'c> {
                     .unwrap_or(""));
             }
         }
-        let candidates = [Some(kernel.demangled_name), Some(kernel.short_name)];
-        let mut chosen = kernel.demangled_name;
+        let candidates = [Some(demangled_name), Some(short_name)];
+        let mut chosen = demangled_name;
         for id in candidates.into_iter().flatten() {
             if !self.get(id)?.trim().is_empty() {
                 chosen = id;

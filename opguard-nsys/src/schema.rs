@@ -254,6 +254,12 @@ impl Table {
     /// <table> ORDER BY rowid`: the result's column `i + 1` is spec column
     /// `i`, and rows come in the table's own order.
     pub fn select(&self) -> String {
+        self.select_ordered("rowid")
+    }
+
+    /// [`Table::select`] with its rows in `order` (`start, rowid`: time
+    /// order, SQLite sorting with its own bounded sorter).
+    pub fn select_ordered(&self, order: &str) -> String {
         let mut sql = String::from("SELECT rowid");
         for (col, &present) in self.spec.columns.iter().zip(&self.present) {
             sql.push_str(", ");
@@ -267,8 +273,19 @@ impl Table {
         }
         sql.push_str(" FROM \"");
         sql.push_str(self.spec.name);
-        sql.push_str("\" ORDER BY rowid");
+        sql.push_str("\" ORDER BY ");
+        sql.push_str(order);
         sql
+    }
+
+    /// Column `name` quoted, or `NULL` when the table lacks it (an
+    /// optional column).
+    pub fn column_or_null(&self, name: &str) -> String {
+        if self.has(name) {
+            format!("\"{name}\"")
+        } else {
+            "NULL".into()
+        }
     }
 
     /// Whether the table has spec column `name`.

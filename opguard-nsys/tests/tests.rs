@@ -6,4 +6,5 @@ mod errors;
 mod joins;
 mod model;
 mod real_exports;
+mod region;
 mod support;
