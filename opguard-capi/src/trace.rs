@@ -174,19 +174,25 @@ pub(crate) fn launch_regions(request: &str) -> Result<String, Error> {
             spec = spec.provider(provider);
         }
         let src = source(&a.path, &a.text).map_err(|e| e.in_input(input.clone()))?;
-        let model = match src {
-            Source::Path(p) => opguard_formats::read(p, spec, &options),
+        // A file is read through the door (an Nsight Systems export is
+        // streamed row by row); text is a Chrome trace.
+        let (region, read_warnings) = match src {
+            Source::Path(p) => {
+                opguard_formats::launch_region(p, spec, &options, top, &mut |_, _| {})
+                    .map(|read| (read.region, read.warnings))
+            }
             Source::Text(t) => TraceReader::with_options(t.as_bytes(), options.reader.clone())
                 .and_then(|reader| {
                     opguard_trace::model_from_reader(reader, spec, &options.model, &mut |_, _| {})
                 })
+                .map(|model| (launch_region(&model, top), model.summary().warnings.clone()))
                 .map_err(opguard_formats::Error::from),
         }
         .map_err(|e| Error::capture(&e).in_input(input.clone()))?;
-        regions.push(launch_region(&model, top));
-        warnings.extend(model.summary().warnings.iter().map(|warning| InputWarning {
+        regions.push(region);
+        warnings.extend(read_warnings.into_iter().map(|warning| InputWarning {
             input: input.clone(),
-            warning: warning.clone(),
+            warning,
         }));
     }
     /// What the reader accepted in one artifact (`array_unterminated`;

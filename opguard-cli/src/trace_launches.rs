@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use opguard_model::analysis::{aggregate, launch_region, LaunchRegion, RegionAggregate};
+use opguard_model::analysis::{aggregate, LaunchRegion, RegionAggregate};
 use opguard_model::{ArtifactSpec, ModelOptions};
 use serde::Serialize;
 
@@ -98,10 +98,9 @@ pub fn run(args: &TraceLaunchesArgs) -> Result<u8, CliError> {
         spec.role = args.role.clone();
         spec.stage = stage;
         spec.provider = provider;
-        match crate::read::model(file, &label, spec, &options) {
-            Ok(model) => {
-                crate::read::report_warnings(&label, &model.summary().warnings, args.output.json);
-                let region = launch_region(&model, args.top);
+        match crate::read::region(file, &label, spec, &options, args.top) {
+            Ok((region, warnings)) => {
+                crate::read::report_warnings(&label, &warnings, args.output.json);
                 regions.push(FileRegion {
                     file: label,
                     note: no_device_activity(&region),

@@ -42,6 +42,8 @@ mod detect;
 mod read;
 // Reader: the plain facts of a capture of any format.
 mod info;
+// Analysis through the door: launch regions, streamed where the format allows.
+mod region;
 // The crate's one error type: readers' errors pass through.
 mod error;
 
@@ -49,6 +51,7 @@ pub use detect::{detect, detect_bytes, Detected};
 pub use error::{Error, ErrorKind, ERROR_CODES};
 pub use info::{info, info_with_progress, Info};
 pub use read::{read, read_reusing, ReadOptions};
+pub use region::{launch_region, RegionRead};
 
 /// The README's examples are compiled and run as doctests.
 #[cfg(doctest)]
