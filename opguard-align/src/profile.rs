@@ -170,6 +170,12 @@ fn check_exportable(
                  without CPU activity (activities=[ProfilerActivity.CPU])",
                 provider.as_str()
             )
+        } else if provider == Provider::NsightSystems {
+            "an Nsight Systems export: it records CUDA kernels, copies, API calls and NVTX \
+             ranges, not framework operators (the PyTorch profiler's cpu_op events with \
+             shapes), so it has no operations to align; align the runs' PyTorch profiler \
+             traces, recorded with record_shapes=True"
+                .into()
         } else {
             format!(
                 "not a PyTorch profiler trace (provider {}): it has no cpu_op events",

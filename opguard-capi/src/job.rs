@@ -43,7 +43,8 @@ pub(crate) fn summary(request: &str) -> Result<String, Error> {
     let r: SummaryRequest<'_> = parse("job_summary", request)?;
     let options = SummaryOptions::new()
         .top(r.top.unwrap_or(DEFAULT_TOP))
-        .reader(r.reader.options());
+        .reader(r.reader.options())
+        .unverified_schema(r.reader.unverified_schema());
     let file = r.file.unwrap_or_else(|| r.path.clone().into_owned());
     Ok(ok(&summarize_as(r.path.as_ref(), file, &options)))
 }

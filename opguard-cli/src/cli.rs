@@ -469,6 +469,11 @@ pub struct ReaderArgs {
     /// bytes or with a unit, e.g. 512MiB.
     #[arg(long, value_name = "SIZE", value_parser = parse_size, default_value = "256MiB")]
     pub max_encoded_bytes: u64,
+    /// Read an Nsight Systems export whose schema version is outside the
+    /// ones opguard was checked against (a newer nsys); every table and
+    /// column read is still checked by name and type.
+    #[arg(long)]
+    pub unverified_schema: bool,
 }
 
 impl ReaderArgs {
@@ -478,6 +483,18 @@ impl ReaderArgs {
             .salvage(self.salvage)
             .max_decoded_bytes(self.max_decoded_bytes)
             .max_encoded_bytes(self.max_encoded_bytes)
+    }
+
+    /// How to read a capture of any format keeping what `model` asks for,
+    /// with the reader's second thread when `decode_thread`.
+    pub fn read_options(
+        &self,
+        model: opguard_model::ModelOptions,
+        decode_thread: bool,
+    ) -> opguard_formats::ReadOptions {
+        opguard_formats::ReadOptions::new(model)
+            .reader(self.options().decode_thread(decode_thread))
+            .unverified_schema(self.unverified_schema)
     }
 }
 

@@ -335,8 +335,9 @@ pub fn run(args: &InspectArgs) -> Result<u8, CliError> {
     };
     // One read per trace: its sections and its alignment records come from
     // one model, read with the reader flags and provider given.
-    let options = ReadOptions::new(ModelOptions::new().operation_args(true))
-        .reader(args.reader.options().decode_thread(true));
+    let options = args
+        .reader
+        .read_options(ModelOptions::new().operation_args(true), true);
     let default = input == "default";
     let inputs = ProfileInput::for_traces(&traces);
     let mut status = exit::OK;

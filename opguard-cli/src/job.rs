@@ -47,7 +47,7 @@ pub fn run(args: &JobArgs) -> Result<u8, CliError> {
     if paths.is_empty() {
         return Err(CliError::new(
             "no_ranks",
-            "the job names no trace files (the directories given hold no *.json or *.json.gz files)",
+            "the job names no capture files (the directories given hold no trace named *.json or *.json.gz and no Nsight Systems SQLite export)",
         ));
     }
     let threads = match args.jobs {
@@ -58,7 +58,8 @@ pub fn run(args: &JobArgs) -> Result<u8, CliError> {
     // The reader flags (`--salvage`, limits) apply to every rank.
     let options = SummaryOptions::new()
         .top(args.top)
-        .reader(args.reader.options().decode_thread(decode_thread));
+        .reader(args.reader.options().decode_thread(decode_thread))
+        .unverified_schema(args.reader.unverified_schema);
     let progress = Mutex::new(Progress::items("job", paths.len() as u64, "ranks"));
     let job = run_job(&paths, workers, &options, &|done, _| {
         if let Ok(mut p) = progress.lock() {
@@ -88,14 +89,14 @@ pub fn run(args: &JobArgs) -> Result<u8, CliError> {
     Ok(status)
 }
 
-/// A file in a job's directory that is not a trace, so not read: said on
-/// stderr, so that no file the user pointed at goes unmentioned.
+/// A file in a job's directory that is not a capture ([`opguard_job::is_capture`]), so not read:
+/// said on stderr, so that no file the user pointed at goes unmentioned.
 struct SkippedFile {
     path: String,
     why: &'static str,
 }
 
-const NOT_NAMED_LIKE_A_TRACE: &str = "not named like a trace (*.json, *.json.gz), so not read as a rank; name it on the command line to read it";
+const NOT_NAMED_LIKE_A_TRACE: &str = "not a capture a rank is read from (a trace named *.json or *.json.gz, an Nsight Systems SQLite export, a rocprofv3 JSON document or kernel trace CSV), so not read as a rank; name it on the command line to read it";
 const NOT_A_TRACE: &str = "a JSON object without traceEvents (a seam request, a job document, ...), not a trace, so not read as a rank; name it on the command line to read it";
 
 impl SkippedFile {

@@ -77,8 +77,9 @@ pub fn run(args: &ReportArgs) -> Result<u8, CliError> {
     };
     // The first two traces' records are kept: the alignment is theirs,
     // by the rule `inspect` and `export` apply.
-    let options = ReadOptions::new(ModelOptions::new().operation_args(true))
-        .reader(args.reader.options().decode_thread(true));
+    let options = args
+        .reader
+        .read_options(ModelOptions::new().operation_args(true), true);
     let mut artifacts = Vec::new();
     let mut aligned = Vec::new();
     for input in ProfileInput::for_traces(&traces) {

@@ -10,6 +10,7 @@ mod inputs;
 mod inspect;
 mod job;
 mod kernel_name;
+mod nsys;
 mod one_code;
 mod reader_flags;
 mod report;

@@ -2,7 +2,9 @@
 //!
 //! The first bytes decide, never the file name: an SQLite database starts
 //! with `SQLite format 3\0`, Nsight Systems' binary report with its product
-//! name, gzip with `1f 8b`. Anything not recognised goes to the Chrome JSON
+//! name, gzip with `1f 8b`. An SQLite database is then told apart by its
+//! tables: one with an Nsight Systems export's metadata table is an export
+//! (feature `nsys`). Anything not recognised goes to the Chrome JSON
 //! reader, whose error then says what the bytes are not.
 
 use std::fs::File;
@@ -28,8 +30,14 @@ pub enum Detected {
     /// Chrome Trace Event Format JSON, plain or gzip, and anything not
     /// recognised as another format.
     ChromeJson,
-    /// An SQLite database: an Nsight Systems export or a rocpd database,
-    /// told apart by their tables.
+    /// An Nsight Systems SQLite export (`nsys export --type sqlite`): an
+    /// SQLite database with the export's metadata table (`META_DATA_EXPORT`
+    /// or `EXPORT_META_DATA`). Only builds with the `nsys` feature probe the
+    /// tables; others say [`Detected::Sqlite`].
+    NsysSqlite,
+    /// Any other SQLite database (a rocpd database among them: the rocprofv3
+    /// reader probes its tables when it reads), or any database in a build
+    /// without a reader of SQLite captures.
     Sqlite,
     /// Nsight Systems' binary report, which must be exported first.
     NsightReport,
@@ -63,7 +71,10 @@ pub fn detect(path: impl AsRef<Path>) -> Result<Detected, Error> {
     File::open(path)
         .and_then(|f| f.take(PROBE_BYTES as u64).read_to_end(&mut prefix))
         .map_err(|e| Error::new(ErrorKind::Io(e)).in_file(path))?;
-    let detected = detect_bytes(&prefix);
+    let detected = match detect_bytes(&prefix) {
+        Detected::Sqlite => detect_database(path)?,
+        other => other,
+    };
     // rocprofv3's CSV header and JSON key need more than the prefix (and
     // gzip inflated): its reader looks.
     #[cfg(feature = "rocprof")]
@@ -77,8 +88,23 @@ pub fn detect(path: impl AsRef<Path>) -> Result<Detected, Error> {
     Ok(detected)
 }
 
+/// Which capture an SQLite database is, by its tables. An Nsight Systems
+/// export is told by its metadata table; any other database stays
+/// [`Detected::Sqlite`], where the rocpd reader (feature `rocprof`) looks
+/// for its `rocpd_*` tables. A database whose tables cannot be listed
+/// (corrupt, truncated) is the export reader's error.
+fn detect_database(path: &Path) -> Result<Detected, Error> {
+    #[cfg(feature = "nsys")]
+    if opguard_nsys::is_export(path).map_err(|e| Error::from(e).in_file(path))? {
+        return Ok(Detected::NsysSqlite);
+    }
+    let _ = path;
+    Ok(Detected::Sqlite)
+}
+
 /// [`detect`] on a capture's first bytes (at least 64 of them when the
-/// capture has that many).
+/// capture has that many). The bytes cannot tell which SQLite capture a
+/// database is: every database is [`Detected::Sqlite`] here.
 pub fn detect_bytes(prefix: &[u8]) -> Detected {
     if prefix.starts_with(SQLITE_HEADER) {
         Detected::Sqlite

@@ -1,3 +1,5 @@
 //! Integration tests for opguard-formats: one binary, one module per concern.
 mod detection;
 mod device_time;
+#[cfg(feature = "nsys")]
+mod nsys;

@@ -81,7 +81,7 @@ pub use summary::{
     DEFAULT_TOP, RANK_FORMAT,
 };
 
-pub use run::{job_inputs, run_job, JobInputs};
+pub use run::{is_capture, job_inputs, run_job, JobInputs};
 
 pub use merge::{Job, JobFrame, RankCost, RankRef, JOB_FORMAT};
 

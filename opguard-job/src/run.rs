@@ -82,14 +82,13 @@ pub fn run_job(
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct JobInputs {
-    /// One trace per rank: every argument that is not a directory, and the
-    /// trace files directly inside each directory (by name: `*.json` and
-    /// `*.json.gz`, as Kineto, Perfetto, viztracer and JAX write them),
-    /// sorted by name.
+    /// One capture per rank: every argument that is not a directory, and the
+    /// captures directly inside each directory ([`is_capture`]), sorted by
+    /// name.
     pub ranks: Vec<PathBuf>,
     /// The other regular files directly inside the directories (a run's
-    /// logs, JAX's `.xplane.pb`, ...), which the job does not read. Hidden
-    /// files are neither.
+    /// logs, JAX's `.xplane.pb`, an `.nsys-rep` beside its export, ...),
+    /// which the job does not read. Hidden files are neither.
     pub skipped: Vec<PathBuf>,
     /// Files inside the directories named like traces whose JSON is an
     /// object without `traceEvents` (a seam request, a job document, a
@@ -97,7 +96,28 @@ pub struct JobInputs {
     pub not_traces: Vec<PathBuf>,
 }
 
-/// Whether a file in a job's directory is a trace, by its name.
+/// Whether a file in a job's directory is a capture a rank is read from,
+/// by what opguard-formats detects in its content: a native export whose
+/// format says so in its first bytes and tables (an Nsight Systems SQLite
+/// export, a rocprofv3 JSON document or the kernel trace of a rocprofv3 CSV
+/// capture, whatever their names), or a Chrome trace by its name (`*.json`,
+/// `*.json.gz`, as Kineto, Perfetto, viztracer and JAX write them): JSON has
+/// no signature that tells a trace from a log or another document without
+/// reading it. Nsight Systems' binary report and other SQLite databases are
+/// not captures the job reads.
+pub fn is_capture(path: &Path) -> bool {
+    match opguard_formats::detect(path) {
+        Ok(opguard_formats::Detected::NsysSqlite | opguard_formats::Detected::RocprofJson) => true,
+        // A CSV capture is read from its kernel trace (its siblings with it).
+        Ok(opguard_formats::Detected::RocprofCsv) => path
+            .file_name()
+            .is_some_and(|n| n.to_string_lossy().ends_with("kernel_trace.csv")),
+        Ok(opguard_formats::Detected::ChromeJson) | Err(_) => is_trace_name(path),
+        Ok(_) => false,
+    }
+}
+
+/// Whether a file is named like a Chrome trace.
 fn is_trace_name(path: &Path) -> bool {
     let name = path.file_name().unwrap_or_default().to_string_lossy();
     name.ends_with(".json") || name.ends_with(".json.gz")
@@ -114,7 +134,7 @@ fn is_other_document(path: &Path) -> bool {
 
 /// The ranks a job's arguments name ([`JobInputs`]). An argument that is
 /// not a directory is a rank even when it cannot be opened (its summary then
-/// carries the read error) or is not named like a trace: naming a file is
+/// carries the read error) or is not a capture: naming a file is
 /// asking for it. A directory that cannot be listed is an error.
 pub fn job_inputs(args: &[PathBuf]) -> Result<JobInputs, Error> {
     let mut out = JobInputs::default();
@@ -133,10 +153,11 @@ pub fn job_inputs(args: &[PathBuf]) -> Result<JobInputs, Error> {
             }
         }
         files.sort();
-        let (named, others): (Vec<PathBuf>, Vec<PathBuf>) =
-            files.into_iter().partition(|p| is_trace_name(p));
-        let (documents, traces): (Vec<PathBuf>, Vec<PathBuf>) =
-            named.into_iter().partition(|p| is_other_document(p));
+        let (captures, others): (Vec<PathBuf>, Vec<PathBuf>) =
+            files.into_iter().partition(|p| is_capture(p));
+        let (documents, traces): (Vec<PathBuf>, Vec<PathBuf>) = captures
+            .into_iter()
+            .partition(|p| is_trace_name(p) && is_other_document(p));
         out.ranks.extend(traces);
         out.skipped.extend(others);
         out.not_traces.extend(documents);

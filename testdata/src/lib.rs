@@ -160,6 +160,33 @@ pub fn python3<A: AsRef<std::ffi::OsStr>>(args: impl IntoIterator<Item = A>) -> 
     out.stdout
 }
 
+/// The SQL referee of Nsight Systems exports
+/// (`opguard-nsys/tests/referee.py`: Python's sqlite3 over the same file,
+/// no code shared with the reader): its JSON answer for `export`.
+///
+/// # Panics
+/// As [`python3`], or when the referee prints no JSON.
+pub fn nsys_referee(export: &std::path::Path) -> serde_json::Value {
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../opguard-nsys/tests/referee.py");
+    let out = python3([script.as_os_str(), export.as_os_str()]);
+    serde_json::from_slice(&out).expect("the referee prints JSON")
+}
+
+/// Writes `dst`, an Nsight Systems export derived from the real export
+/// `src` by `opguard-nsys/tests/derive_export.py` with `args` (its
+/// docstring lists them: more processes, a graph launch, repeated runtime
+/// rows...).
+///
+/// # Panics
+/// As [`python3`].
+pub fn derive_nsys_export(src: &std::path::Path, dst: &std::path::Path, args: &[&str]) {
+    let script =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../opguard-nsys/tests/derive_export.py");
+    let mut all = vec![script.into_os_string(), src.into(), dst.into()];
+    all.extend(args.iter().map(std::ffi::OsString::from));
+    python3(all);
+}
+
 /// A real-producer trace committed under `fixtures/producers/traces/`
 /// (recorded by `fixtures/producers/record.sh`; always present).
 ///

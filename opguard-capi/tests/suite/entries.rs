@@ -448,7 +448,11 @@ fn trace_info_reports_the_readers_summary() {
         &mut |_| {},
     )
     .unwrap();
-    assert_eq!(v, serde_json::to_value(&library).unwrap());
+    assert_eq!(v["format"], "chrome_json");
+    assert_eq!(
+        v,
+        serde_json::to_value(opguard_formats::Info::ChromeJson(library)).unwrap()
+    );
 
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("t.json");
@@ -1295,4 +1299,52 @@ fn launch_regions_carry_the_readers_warnings_per_artifact() {
         &json!({ "artifacts": [{ "text": whole }] }).to_string(),
     );
     assert_eq!(v["warnings"], json!([]));
+}
+
+/// An Nsight Systems export by path: its own facts, its launch regions, and
+/// its reader's errors as `trace.<code>` with the table they are in.
+#[test]
+fn an_nsight_systems_export_is_read_by_path() {
+    let (Some(export), Some(report)) = (
+        opguard_testdata::shared_file("nsys/pipit_perlmutter-cloverleaf-cuda.sqlite"),
+        opguard_testdata::shared_file("nsys/test-cuda_report1.nsys-rep"),
+    ) else {
+        return;
+    };
+    let path = export.to_str().unwrap();
+    let v = ok(opguard_trace_info, &json!({ "path": path }).to_string());
+    assert_eq!(v["format"], "nsys_sqlite");
+    assert_eq!(v["meta"]["schema"], "3.13.2");
+    let regions = ok(
+        opguard_trace_launch_regions,
+        &json!({ "artifacts": [{ "path": path }] }).to_string(),
+    );
+    // sqlite3: 1,312 kernels, each with one runtime call of its process.
+    assert_eq!(regions["regions"][0]["kernel_count"], 1312);
+    assert_eq!(regions["regions"][0]["correlated_kernel_count"], 1312);
+    let e = err(
+        opguard_trace_info,
+        &json!({ "path": report.to_str().unwrap() }).to_string(),
+    );
+    assert_eq!(e["code"], "trace.nsight_report");
+    // A value of the wrong type in a row: the table, row and column.
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.sqlite");
+    std::fs::copy(&export, &bad).unwrap();
+    let db = rusqlite::Connection::open(&bad).unwrap();
+    db.execute(
+        "UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET start = 'soon' WHERE rowid = 7",
+        [],
+    )
+    .unwrap();
+    drop(db);
+    let e = err(
+        opguard_trace_launch_regions,
+        &json!({ "artifacts": [{ "path": bad.to_str().unwrap() }] }).to_string(),
+    );
+    assert_eq!(e["code"], "trace.bad_value", "{e}");
+    assert_eq!(e["table"], "CUPTI_ACTIVITY_KIND_KERNEL");
+    assert_eq!(e["rowid"], 7);
+    assert_eq!(e["column"], "start");
+    assert_eq!(e["input"], "artifacts[0]");
 }
