@@ -1,7 +1,6 @@
 //! Shared inputs for the opguard benchmarks: the real traces under
 //! `../shared/data`, and large traces generated deterministically (cached
 //! under the cargo target directory, never committed).
-#![forbid(unsafe_code)]
 
 use std::fs::File;
 use std::io::{BufWriter, Write};

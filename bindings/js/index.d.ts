@@ -45,8 +45,13 @@ export class OpguardError extends Error {
   readonly rawMessage: string;
   readonly details: JsonObject;
 }
-/** NULL, invalid UTF-8, not JSON, or not the entry point's request (`capi.*`). */
+/** NULL, invalid UTF-8, or not the entry point's request (`capi.*`, and `document.*`). */
 export class RequestError extends OpguardError {}
+/**
+ * A JSON document could not be read, the request itself or one it carries or
+ * names (`document.*`); `details` has `json_path`, `line`, `column` (or `limit`).
+ */
+export class DocumentError extends RequestError {}
 /** A bug in opguard (`capi.internal_panic`, `capi.internal_error`). */
 export class InternalError extends OpguardError {}
 /** The trace reader refused an input (`trace.*`). */
@@ -91,10 +96,12 @@ export function traceInfo(file?: string | null, options?: { text?: string; reade
 /** Launch regions, one per artifact, and their aggregate. */
 export function traceLaunchRegions(artifacts: Artifact[], options?: { top?: number; reader?: ReaderOptions }): JsonObject;
 
-/** The census of one capture. */
+/** The census of one capture. An operator no family claims throws
+ * `census.unclassified_operators` unless `requireClassified` is `false`. */
 export function census(capture: DocOrPath, options?: {
   families?: DocOrPath;
   declaredHostResolutions?: DocOrPath;
+  /** Default true: an incomplete census is not a pass (seed 004). */
   requireClassified?: boolean;
   requireHostResolutions?: boolean;
 }): JsonObject;

@@ -50,8 +50,13 @@ class OpguardError extends Error {
     this.rawMessage = message;
   }
 }
-/** NULL, invalid UTF-8, not JSON, or not the entry point's request (`capi.*`). */
+/** NULL, invalid UTF-8, or not the entry point's request (`capi.*`, and `document.*`). */
 class RequestError extends OpguardError {}
+/**
+ * A JSON document could not be read, the request itself or one it carries or
+ * names (`document.*`); `details` has `json_path`, `line`, `column` (or `limit`).
+ */
+class DocumentError extends RequestError {}
 /** A bug in opguard (`capi.internal_panic`, `capi.internal_error`). */
 class InternalError extends OpguardError {}
 /** The trace reader refused an input (`trace.*`). */
@@ -70,7 +75,7 @@ class JobError extends OpguardError {}
 class LibraryNotFoundError extends Error {}
 
 const BY_PREFIX = {
-  capi: RequestError, trace: TraceError, census: CensusError, align: AlignError,
+  capi: RequestError, document: DocumentError, trace: TraceError, census: CensusError, align: AlignError,
   scaling: ScalingError, select: SelectError, job: JobError,
 };
 
@@ -169,7 +174,7 @@ function call(entryPoint, request) {
   const text = typeof request === 'string' ? request : JSON.stringify(request);
   if (text.includes('\0')) {
     // A NUL would silently cut the C string; JSON text never holds one.
-    throw new RequestError('capi.invalid_json', 'request holds a NUL character; JSON escapes it as \\u0000');
+    throw new DocumentError('document.json_syntax', 'request holds a NUL character; JSON escapes it as \\u0000');
   }
   const envelope = JSON.parse(fn(text));
   if (envelope.ok === true) return envelope.value;
@@ -225,7 +230,8 @@ const api = {
       ...doc('capture', capture),
       ...doc('families', families),
       ...doc('declared_host_resolutions', declaredHostResolutions),
-      ...(requireClassified ? { require_classified: true } : {}),
+      // An incomplete census is not a pass (seed 004): only false opts out.
+      ...(requireClassified === false ? { require_classified: false } : {}),
       ...(requireHostResolutions ? { require_host_resolutions: true } : {}),
     }),
   censusCompareWidths: (first, second, control, { families } = {}) => call('opguard_census_compare_widths', {
@@ -268,7 +274,7 @@ const api = {
   /** Loads a library file without caching it (for tests). */
   loadLibrary: load,
 
-  OpguardError, RequestError, InternalError, TraceError, CensusError, AlignError, ScalingError, SelectError, JobError,
+  OpguardError, RequestError, DocumentError, InternalError, TraceError, CensusError, AlignError, ScalingError, SelectError, JobError,
   LibraryNotFoundError, JSON_ENTRY_POINTS, ABI_VERSION,
 };
 

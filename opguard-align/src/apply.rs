@@ -189,7 +189,7 @@ pub fn apply(artifact: &Path, alignment_map: &Path, output: &Path) -> Result<Res
 /// Reads a request document (at most [`MAX_REQUEST_BYTES`]).
 pub(crate) fn read_request_bytes(path: &Path) -> Result<Vec<u8>, Error> {
     opguard_document::read_path_bounded(path, MAX_REQUEST_BYTES)
-        .map_err(|e| Error::document(e, "the request", ErrorKind::InvalidRequest).with_path(path))
+        .map_err(|e| Error::document("the request", e).with_path(path))
 }
 
 /// Parses a request document (at most [`MAX_REQUEST_BYTES`]; repeated keys
@@ -204,7 +204,7 @@ pub fn parse_request(text: &str, base: &Path) -> Result<Request, Error> {
             Ok(doc) => doc,
             Err(_) => {
                 return Err(typed.map_or_else(
-                    |e| Error::document(e, "the request", ErrorKind::InvalidRequest),
+                    |e| Error::document("the request", e),
                     |_| Error::new(ErrorKind::InvalidRequest("not a request".into())),
                 ))
             }
@@ -219,16 +219,16 @@ pub fn parse_request(text: &str, base: &Path) -> Result<Request, Error> {
             )))
         }
         (_, None) => {
-            return Err(Error::new(ErrorKind::InvalidRequest(
-                "missing \"protocol_version\": 1".into(),
-            )))
+            return Err(Error::document(
+                "the request",
+                opguard_document::Error::missing_field(
+                    &opguard_document::JsonPath::Root,
+                    "protocol_version",
+                ),
+            ))
         }
     }
-    let mut r = typed.map_err(|e| {
-        Error::new(ErrorKind::InvalidRequest(format!(
-            "expected {{\"protocol_version\":1,\"artifact\",\"alignment_map\",\"output\"}}: {e}"
-        )))
-    })?;
+    let mut r = typed.map_err(|e| Error::document("the request", e))?;
     r.artifact = base.join(&r.artifact);
     r.alignment_map = base.join(&r.alignment_map);
     r.output = base.join(&r.output);

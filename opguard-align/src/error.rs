@@ -41,6 +41,21 @@ pub enum ErrorKind {
     /// reader's error keeps its own code and position).
     #[error("{0}")]
     Capture(opguard_formats::Error),
+    /// A hand-written document (alignment map, apply or export request,
+    /// records line) could not be read: unreadable, over its limit, not
+    /// JSON, or not of its documented shape (a missing or unknown field, a
+    /// wrong type, a key given twice, an array where an object is read).
+    /// [`Error::code`] is the document reader's own (`duplicate_key`,
+    /// `wrong_type`, ...), and `source` keeps its JSON path, line and column
+    /// (of the records file, for a records line).
+    #[error("{what}: {source}")]
+    Document {
+        /// Which document (`the alignment map`, `the request`, `records file
+        /// line 5`).
+        what: String,
+        /// The document reader's error.
+        source: opguard_document::Error,
+    },
     /// A size limit of this crate was exceeded.
     #[error("{what} exceeds the limit of {limit} bytes")]
     LimitExceeded {
@@ -70,7 +85,9 @@ pub enum ErrorKind {
     /// The artifact claims `opguard.export/v1` but breaks its structure.
     #[error("invalid opguard.export/v1 artifact: {0}")]
     InvalidExport(String),
-    /// The alignment map is malformed (JSON, schema, reason, evidence...).
+    /// The alignment map is not a v1 map (another or no `version`) or breaks
+    /// a rule the reader cannot see (an empty reason, a malformed digest or
+    /// event reference, ...).
     #[error("invalid alignment map: {0}")]
     InvalidMap(String),
     /// The map was written for another artifact.
@@ -164,13 +181,16 @@ pub enum ErrorKind {
         /// The second relation.
         second: String,
     },
-    /// The request document is malformed.
+    /// The request does not fit: neither records nor two or more traces, no
+    /// `protocol_version`, an output path without a file name.
     #[error("invalid request: {0}")]
     InvalidRequest(String),
     /// The request's `protocol_version` is not 1.
     #[error("unsupported protocol_version {0}; this library speaks protocol_version 1")]
     UnsupportedProtocolVersion(String),
-    /// The records file is malformed.
+    /// The records file is not an `opguard.records/v1` file (no header,
+    /// another format, not UTF-8) or a record breaks a rule the reader
+    /// cannot see (an empty id, run or operator).
     #[error("invalid records file, line {line}: {detail}")]
     InvalidRecords {
         /// One-based line number.
@@ -262,21 +282,12 @@ impl Error {
     }
 
     /// A hand-written document (map, request, records line) that could not
-    /// be read: I/O and size keep their own kinds; anything else is
-    /// `invalid(message)`, the message naming the JSON path and position.
-    pub(crate) fn document(
-        e: opguard_document::Error,
-        what: &'static str,
-        invalid: impl FnOnce(String) -> ErrorKind,
-    ) -> Self {
-        let message = e.to_string();
-        match e.into_kind() {
-            opguard_document::ErrorKind::Io(source) => Error::io(what, source),
-            opguard_document::ErrorKind::LimitExceeded { limit } => {
-                Error::new(ErrorKind::LimitExceeded { what, limit })
-            }
-            _ => Error::new(invalid(message)),
-        }
+    /// be read: the document reader's error, passed through.
+    pub(crate) fn document(what: impl Into<String>, source: opguard_document::Error) -> Self {
+        Error::new(ErrorKind::Document {
+            what: what.into(),
+            source,
+        })
     }
 
     /// A stable, machine-readable code.
@@ -312,6 +323,7 @@ impl std::error::Error for Error {
             ErrorKind::OutputDirNotWritable(e) => Some(e),
             ErrorKind::Trace(e) => Some(e),
             ErrorKind::Capture(e) => Some(e),
+            ErrorKind::Document { source, .. } => Some(source),
             _ => None,
         }
     }
@@ -330,8 +342,11 @@ impl From<opguard_formats::Error> for Error {
 }
 
 opguard_document::error_codes! {
-    /// Every code [`Error::code`] returns, with its one-line meaning (the C ABI
-    /// lists them under the `align.` prefix).
+    /// Every code [`Error::code`] returns for this crate's own faults, with
+    /// its one-line meaning (the C ABI lists them under the `align.` prefix).
+    /// A document the reader refuses keeps the document reader's code
+    /// ([`opguard_document::ERROR_CODES`], `document.` in the C ABI), a trace
+    /// the trace reader's.
     pub const ERROR_CODES;
     impl ErrorKind {
         /// The stable code of this kind of error (see [`ERROR_CODES`]).
@@ -340,6 +355,7 @@ opguard_document::error_codes! {
     passthrough {
         ErrorKind::Trace(e) => e.code(),
         ErrorKind::Capture(e) => e.code(),
+        ErrorKind::Document { source, .. } => source.code(),
     }
     codes {
         ErrorKind::Io { .. } => "io": "reading an alignment input or writing the output failed",
@@ -351,7 +367,7 @@ opguard_document::error_codes! {
         ErrorKind::OutputDirNotWritable(_) => "output_dir_not_writable": "the output's directory cannot be written",
         ErrorKind::NotAnExport(_) => "not_an_export": "the artifact is not an `opguard.export/v1` file",
         ErrorKind::InvalidExport(_) => "invalid_export": "the artifact claims `opguard.export/v1` but breaks its structure",
-        ErrorKind::InvalidMap(_) => "invalid_map": "the alignment map is malformed",
+        ErrorKind::InvalidMap(_) => "invalid_map": "the alignment map is not a v1 map or breaks a rule of one",
         ErrorKind::StaleArtifactHash { .. } => "stale_artifact_hash": "the map was written for another artifact",
         ErrorKind::RefArtifactMismatch { .. } => "ref_artifact_mismatch": "an event reference names another artifact",
         ErrorKind::RefOutOfRange { .. } => "ref_out_of_range": "an event reference's index is past the end",
@@ -362,9 +378,9 @@ opguard_document::error_codes! {
         ErrorKind::SelectorsNotAllowed { .. } => "selectors_not_allowed": "`not_comparable` / `undetermined` take no selectors",
         ErrorKind::SameRunPair { .. } => "same_run_pair": "both ends of a pair are in the same run",
         ErrorKind::ConflictingMappings { .. } => "conflicting_mappings": "two active comparable relations share an operation",
-        ErrorKind::InvalidRequest(_) => "invalid_request": "an apply or export request is not of the documented shape (the C ABI reports it as `capi.invalid_request`)",
+        ErrorKind::InvalidRequest(_) => "invalid_request": "an apply or export request does not fit (the C ABI reports it as `capi.invalid_request`)",
         ErrorKind::UnsupportedProtocolVersion(_) => "unsupported_protocol_version": "the apply request's `protocol_version` is not 1",
-        ErrorKind::InvalidRecords { .. } => "invalid_records": "the records file is malformed",
+        ErrorKind::InvalidRecords { .. } => "invalid_records": "the records file is not an `opguard.records/v1` file or a record breaks one of its rules",
         ErrorKind::DuplicateRecordId(_) => "duplicate_record_id": "two records share a `record_id`",
         ErrorKind::DuplicateSequence { .. } => "duplicate_sequence": "two records of one run and rank share a sequence number",
         ErrorKind::RunCount(_) => "run_count": "an export compares exactly two runs",

@@ -281,12 +281,8 @@ pub fn export(request: &ExportRequest) -> Result<ExportSummary, Error> {
 pub fn export_request_file(path: &Path) -> Result<ExportSummary, Error> {
     let bytes = crate::apply::read_request_bytes(path)?;
     let mut request: ExportRequest =
-        opguard_document::from_slice(&bytes, crate::apply::MAX_REQUEST_BYTES).map_err(|e| {
-            Error::document(e, "the export request", |m| {
-                ErrorKind::InvalidRequest(format!("not an export request: {m}"))
-            })
-            .with_path(path)
-        })?;
+        opguard_document::from_slice(&bytes, crate::apply::MAX_REQUEST_BYTES)
+            .map_err(|e| Error::document("the export request", e).with_path(path))?;
     let base = path.parent().unwrap_or(Path::new(""));
     request.records = request.records.map(|p| base.join(p));
     for p in &mut request.from_profile {
@@ -329,9 +325,8 @@ pub fn export_with(
 /// ([`records_from_profile`](crate::records_from_profile)), so a caller
 /// that wants the records (to count or inspect them) and the export reads
 /// each trace once. The answer is [`export_profiles`]' for the same traces,
-/// except that records without shapes are not refused here (`inspect`
-/// aligns such traces by operator and callsite); call
-/// [`ProfileRecords::check_exportable`] to refuse them as the export does.
+/// refusals included: a trace without operations or recorded without shapes
+/// ([`ProfileRecords::check_exportable`]), a run and rank given twice.
 pub fn export_profile_records(
     profiles: Vec<ProfileRecords>,
     output: &Path,
@@ -344,6 +339,7 @@ pub fn export_profile_records(
         )));
     }
     for (i, p) in profiles.iter().enumerate() {
+        p.check_exportable(&p.path)?;
         if profiles[..i]
             .iter()
             .any(|o| o.run == p.run && o.rank == p.rank)

@@ -76,8 +76,6 @@
 //! assert!(validate_export(&reviewed)?.is_valid());
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
-#![deny(missing_docs)]
-#![forbid(unsafe_code)]
 
 // Data flow: records (from a records file or from profiler traces) →
 // candidates by order-aware alignment → recorded-field comparison → an
@@ -136,3 +134,8 @@ pub use validate::{validate_export, ValidationReport};
 /// This crate's version (its Cargo.toml `version`), for tools that report what
 /// they were built with (`opguard --version`).
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// The README's examples are compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

@@ -177,9 +177,8 @@ fn selector(v: &serde_json::Value, at: &str) -> Result<Selector, Error> {
 
 /// Reads a map file, at most `limit` bytes; returns it, its bytes' digest.
 pub(crate) fn read_map(path: &Path, limit: u64) -> Result<(ParsedMap, Sha256Digest), Error> {
-    let bytes = opguard_document::read_path_bounded(path, limit).map_err(|e| {
-        Error::document(e, "the alignment map", ErrorKind::InvalidMap).with_path(path)
-    })?;
+    let bytes = opguard_document::read_path_bounded(path, limit)
+        .map_err(|e| Error::document("the alignment map", e).with_path(path))?;
     let digest = Sha256Digest::of(&bytes);
     let map = parse_map(&bytes, limit).map_err(|e| e.with_path(path))?;
     Ok((map, digest))
@@ -196,20 +195,20 @@ pub(crate) fn parse_map(bytes: &[u8], limit: u64) -> Result<ParsedMap, Error> {
             // The typed error is the better one when the map is no object at all.
             let Ok(doc) = opguard_document::from_slice::<opguard_document::Value>(bytes, limit)
             else {
-                return Err(Error::document(
-                    e,
-                    "the alignment map",
-                    ErrorKind::InvalidMap,
-                ));
+                return Err(Error::document("the alignment map", e));
             };
             // Say "wrong version" rather than complain about a future
             // version's fields.
             return Err(match doc.get("version") {
-                Some(opguard_document::Value::Int(1)) => {
-                    invalid(format!("does not match alignment maps v1: {e}"))
-                }
+                Some(opguard_document::Value::Int(1)) => Error::document("the alignment map", e),
                 Some(v) => invalid(format!("version is {v}; this library reads version 1")),
-                None => invalid("missing \"version\": 1".into()),
+                None => Error::document(
+                    "the alignment map",
+                    opguard_document::Error::missing_field(
+                        &opguard_document::JsonPath::Root,
+                        "version",
+                    ),
+                ),
             });
         }
     };

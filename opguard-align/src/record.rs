@@ -237,10 +237,10 @@ pub(crate) fn parse_record_line<'a, T: Deserialize<'a>>(
     line: u64,
 ) -> Result<T, Error> {
     opguard_document::from_str(text, u64::MAX).map_err(|e| {
-        Error::new(ErrorKind::InvalidRecords {
-            line,
-            detail: format!("not a record: {e}"),
-        })
+        Error::document(
+            format!("invalid records file, line {line}: not a record"),
+            e.in_file_from_line(usize::try_from(line).unwrap_or(usize::MAX)),
+        )
     })
 }
 
@@ -273,7 +273,8 @@ pub(crate) fn visit_record_lines(
             })
             .with_path(path)
         })?;
-        let text = text.trim();
+        // Leading blanks stay, so a document error's column is the line's.
+        let text = text.trim_end();
         if text.is_empty() {
             continue;
         }
@@ -286,9 +287,14 @@ pub(crate) fn visit_record_lines(
         };
         if !header {
             let h: Header = opguard_document::from_str(text, u64::MAX).map_err(|e| {
-                bad(format!(
-                    "expected the header {{\"format\":\"{RECORDS_FORMAT}\"}}: {e}"
-                ))
+                Error::document(
+                    format!(
+                        "invalid records file, line {line_no}: expected the header \
+                         {{\"format\":\"{RECORDS_FORMAT}\"}}"
+                    ),
+                    e.in_file_from_line(usize::try_from(line_no).unwrap_or(usize::MAX)),
+                )
+                .with_path(path)
             })?;
             if h.format != RECORDS_FORMAT {
                 return Err(bad(format!(

@@ -313,13 +313,13 @@ fn records_file_errors_fail_with_codes_and_write_nothing() {
             "{\"format\":\"opguard.records/v2\"}\n".into(),
             "invalid_records",
         ),
-        (format!("{h}{{\"record_id\":\"x\"}}\n"), "invalid_records"),
+        (format!("{h}{{\"record_id\":\"x\"}}\n"), "missing_field"),
         (
             format!(
                 "{h}{}",
                 line("x", "a", 0, 0).replace("\"op\":", "\"opname\":\"?\",\"op\":")
             ),
-            "invalid_records",
+            "unknown_field",
         ),
         (
             format!("{h}{}{}", line("x", "a", 0, 0), line("x", "b", 0, 0)),

@@ -43,8 +43,8 @@ fn a_map_without_a_version_says_the_version_is_missing() {
     let doc = serde_json::json!({"artifact_sha256": s.output_sha256, "reviews": []});
     std::fs::write(&map, doc.to_string()).unwrap();
     let err = apply(&view, &map, &dir.path().join("out.json")).unwrap_err();
-    assert_eq!(err.code(), "invalid_map");
-    assert!(err.to_string().contains("missing \"version\": 1"), "{err}");
+    assert_eq!(err.code(), "missing_field");
+    assert!(err.to_string().contains("missing field `version`"), "{err}");
 }
 
 #[test]
@@ -184,7 +184,7 @@ fn a_map_review_or_evidence_written_as_an_array_is_refused_at_its_path() {
         let map = dir.path().join("map.json");
         std::fs::write(&map, &doc).unwrap();
         let err = apply(&view, &map, &out).unwrap_err();
-        assert_eq!(err.code(), "invalid_map", "{doc}");
+        assert_eq!(err.code(), "wrong_type", "{doc}");
         assert!(err.to_string().contains(expected), "{doc}: {err}");
         assert!(!out.exists());
     }

@@ -36,8 +36,16 @@ fn a_bad_record_is_reported_at_its_line() {
         read_records(&path).unwrap_err(),
         export_records(&path, &dir.path().join("v.json")).unwrap_err(),
     ] {
-        assert_eq!(err.code(), "invalid_records");
+        assert_eq!(err.code(), "wrong_type");
         assert!(err.to_string().contains("line 5: not a record"), "{err}");
+        // The document's own error, at the records file's line.
+        let opguard_align::ErrorKind::Document { source, .. } = err.kind() else {
+            panic!("{err:?} is not the document's error");
+        };
+        assert_eq!(
+            (source.path().as_str(), source.line()),
+            ("record_id", Some(5))
+        );
     }
 }
 
@@ -85,7 +93,7 @@ fn a_record_and_every_object_inside_it_are_read_by_name_never_by_position() {
             read_records(&path).unwrap_err(),
             export_records(&path, &out).unwrap_err(),
         ] {
-            assert_eq!(err.code(), "invalid_records", "{what}: {err}");
+            assert_eq!(err.code(), "wrong_type", "{what}: {err}");
             assert!(
                 err.to_string().contains("line 3: not a record"),
                 "{what}: {err}"

@@ -89,19 +89,28 @@ fn bad_requests_fail_with_codes_and_write_nothing() {
             r#"{"protocol_version":"1","artifact":"view.json","alignment_map":"m.json","output":"o.json"}"#,
             "unsupported_protocol_version",
         ),
+        // #30: one rule with the Python request path: 1 is the integer 1.
+        (
+            r#"{"protocol_version":1.0,"artifact":"view.json","alignment_map":"m.json","output":"o.json"}"#,
+            "unsupported_protocol_version",
+        ),
+        (
+            r#"{"protocol_version":true,"artifact":"view.json","alignment_map":"m.json","output":"o.json"}"#,
+            "unsupported_protocol_version",
+        ),
         (
             r#"{"artifact":"view.json","alignment_map":"m.json","output":"o.json"}"#,
-            "invalid_request",
+            "missing_field",
         ),
         (
             r#"{"protocol_version":1,"artifact":"view.json","output":"o.json"}"#,
-            "invalid_request",
+            "missing_field",
         ),
         (
             r#"{"protocol_version":1,"artifact":"view.json","alignment_map":"m.json","output":"o.json","force":true}"#,
-            "invalid_request",
+            "unknown_field",
         ),
-        (r#"{"protocol_version":1,"#, "invalid_request"),
+        (r#"{"protocol_version":1,"#, "json_syntax"),
         (
             r#"{"protocol_version":1,"artifact":"view.json","alignment_map":"missing.json","output":"o.json"}"#,
             "io",
@@ -114,6 +123,9 @@ fn bad_requests_fail_with_codes_and_write_nothing() {
         assert_eq!(listing(dir.path()), ["req.json", "view.json"]);
     }
     assert!(parse_request("{}", dir.path()).is_err());
+    let float = r#"{"protocol_version":1.0,"artifact":"view.json","alignment_map":"m.json","output":"o.json"}"#;
+    let message = parse_request(float, dir.path()).unwrap_err().to_string();
+    assert!(message.contains("protocol_version 1.0"), "{message}");
 }
 
 #[test]
@@ -128,10 +140,10 @@ fn a_repeated_key_in_an_apply_request_is_refused_not_read_as_the_last() {
     ] {
         std::fs::write(dir.path().join("req.json"), text).unwrap();
         let err = apply_request_file(&dir.path().join("req.json")).unwrap_err();
-        assert_eq!(err.code(), "invalid_request", "{text}: {err}");
+        assert_eq!(err.code(), "duplicate_key", "{text}: {err}");
         assert!(err.to_string().contains("duplicate key"), "{text}: {err}");
         let err = parse_request(text, dir.path()).unwrap_err();
-        assert_eq!(err.code(), "invalid_request", "{text}: {err}");
+        assert_eq!(err.code(), "duplicate_key", "{text}: {err}");
     }
     assert_eq!(listing(dir.path()), ["m.json", "req.json", "view.json"]);
 }
@@ -221,7 +233,7 @@ fn an_export_request_and_its_traces_are_objects_never_fields_by_position() {
         let path = dir.path().join(name);
         std::fs::write(&path, text).unwrap();
         let err = export_request_file(&path).unwrap_err();
-        assert_eq!(err.code(), "invalid_request", "{name}: {err}");
+        assert_eq!(err.code(), "wrong_type", "{name}: {err}");
         assert!(
             err.to_string().contains("found an array, expected struct"),
             "{name}: {err}"

@@ -95,8 +95,9 @@ char *opguard_trace_launch_regions(const char *request);
 
 /* {"capture": {...} | "capture_path": file, "families"?, "families_path"?,
  *  "declared_host_resolutions"?, "declared_host_resolutions_path"?,
- *  "require_classified"?: bool, "require_host_resolutions"?: bool}
- * -> {"census": ..., "host_resolution_diff": ... | null} */
+ *  "require_classified"?: bool (default true), "require_host_resolutions"?: bool}
+ * -> {"census": ..., "host_resolution_diff": ... | null}; an operator no family
+ * claims is census.unclassified_operators unless "require_classified": false */
 char *opguard_census(const char *request);
 
 /* {"first"|"first_path", "second"|"second_path", "control"?|"control_path"?}
@@ -144,7 +145,8 @@ char *opguard_job_summary(const char *request);
 /* {"summaries": [rank summary | job, ...]} -> the merged job
  * (opguard.job/v1: ranks, frames with per_rank, max_ns, median_ns,
  * slowest_rank, missing). Associative and commutative: any order and
- * grouping gives the same document. */
+ * grouping gives the same document, or job.frame_conflict when two
+ * documents disagree on what one frame id is. */
 char *opguard_job_merge(const char *request);
 
 #ifdef __cplusplus

@@ -9,11 +9,13 @@ use crate::boundary::ok;
 use crate::error::Error;
 use crate::request::parse;
 
-/// Maps an align error: reader errors keep their `trace.*` code, a request
-/// that does not fit is `capi.invalid_request`, the rest are `align.*`.
+/// Maps an align error: reader errors keep their `trace.*` code, a document
+/// the JSON reader refused its `document.*` code, a request that does not
+/// fit is `capi.invalid_request`, the rest are `align.*`.
 fn align_error(e: &opguard_align::Error) -> Error {
     let err = match e.kind() {
         ErrorKind::Trace(t) => Error::trace(t),
+        ErrorKind::Document { source, .. } => Error::document(e.to_string(), source),
         ErrorKind::InvalidRequest(_) => Error::invalid_request(e.to_string()),
         _ => Error::new(format!("align.{}", e.code()), e.to_string()),
     };

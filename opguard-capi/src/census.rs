@@ -3,8 +3,7 @@
 use std::borrow::Cow;
 
 use opguard_census::{
-    Capture, Census, CensusError, DeclaredHostResolutions, FamilyTable, HostResolutionDiff,
-    WidthComparison,
+    Capture, Census, DeclaredHostResolutions, FamilyTable, HostResolutionDiff, WidthComparison,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
@@ -19,8 +18,8 @@ use crate::request::{one_of, parse, Doc};
 fn load<T>(
     name: &str,
     doc: Option<Doc<'_>>,
-    from_slice: fn(&[u8]) -> Result<T, CensusError>,
-    from_path: fn(&str) -> Result<T, CensusError>,
+    from_slice: fn(&[u8]) -> Result<T, opguard_census::Error>,
+    from_path: fn(&str) -> Result<T, opguard_census::Error>,
 ) -> Result<Option<T>, Error> {
     let result = match doc {
         None => return Ok(None),
@@ -51,10 +50,16 @@ struct CensusRequest<'a> {
     declared_host_resolutions: Option<&'a RawValue>,
     #[serde(borrow, default)]
     declared_host_resolutions_path: Option<Cow<'a, str>>,
-    #[serde(default)]
+    /// Seed 004: an incomplete census is not a pass. On unless the request
+    /// says `false`.
+    #[serde(default = "on")]
     require_classified: bool,
     #[serde(default)]
     require_host_resolutions: bool,
+}
+
+fn on() -> bool {
+    true
 }
 
 #[derive(Serialize)]
@@ -65,8 +70,10 @@ struct CensusReply {
 
 /// `{"capture"|"capture_path", "families"|"families_path"?,
 /// "declared_host_resolutions"|"declared_host_resolutions_path"?,
-/// "require_classified"?, "require_host_resolutions"?}` →
-/// `{"census": …, "host_resolution_diff": … | null}`.
+/// "require_classified"? (default true), "require_host_resolutions"?}` →
+/// `{"census": …, "host_resolution_diff": … | null}`; an operator no family
+/// claims is `census.unclassified_operators` unless `require_classified` is
+/// `false`.
 pub(crate) fn census(request: &str) -> Result<String, Error> {
     let r: CensusRequest<'_> = parse("census", request)?;
     let capture_doc = one_of("capture", r.capture, r.capture_path.as_deref(), true)?;

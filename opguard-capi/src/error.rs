@@ -17,7 +17,11 @@ pub struct CodeInfo {
 /// The codes the boundary itself produces (`capi.*`).
 ///
 /// Library errors pass through with their own crate's stable code under the
-/// crate's prefix (`trace.*`, `census.*`); see [`library_codes`].
+/// crate's prefix (`trace.*`, `census.*`); a JSON document that cannot be
+/// read, the request itself or one it names, is `document.*` from every
+/// entry point; see [`library_codes`]. Retired, never reused:
+/// `capi.invalid_json` and `capi.limit_exceeded` (now `document.json_syntax`
+/// and `document.limit_exceeded`).
 pub const CAPI_CODES: &[CodeInfo] = &[
     CodeInfo {
         code: "capi.null_argument",
@@ -35,20 +39,11 @@ pub const CAPI_CODES: &[CodeInfo] = &[
         meaning: "a bug: the library panicked and the panic was stopped at the boundary",
     },
     CodeInfo {
-        code: "capi.invalid_json",
-        status: None,
-        meaning: "the request is not JSON (fields `line`, `column`)",
-    },
-    CodeInfo {
         code: "capi.invalid_request",
         status: None,
-        meaning: "the request is JSON but not the entry point's request: a missing, unknown or \
-                  repeated field, a wrong type, or two fields that exclude each other",
-    },
-    CodeInfo {
-        code: "capi.limit_exceeded",
-        status: None,
-        meaning: "the request is larger than its limit (field `limit`)",
+        meaning: "the request does not fit the entry point although its document reads: two \
+                  fields that exclude each other, neither of two that one is needed, a value \
+                  out of its set",
     },
     CodeInfo {
         code: "capi.internal_error",
@@ -71,14 +66,23 @@ pub struct LibraryCodes {
 }
 
 /// The library codes that reach the boundary, built from each crate's
-/// published list (nothing is copied here): `trace.*` is
+/// published list (nothing is copied here): `document.*` is
+/// `opguard_document::Error::code()`, wherever the document was read (a
+/// request, a capture, a map, a trials or job document); `trace.*` is
 /// `opguard_trace::Error::code()` (also when the reader failed inside align
-/// or behind a selection or scaling error's `trace_code`), `census.*`
-/// `opguard_census::CensusError::code()`, `select.*`, `align.*` (its
+/// or behind a selection or scaling error's `trace_code`), the door's own
+/// (`opguard_formats`: `nsight_report`, `unsupported_database`), the
+/// Nsight Systems reader's (`opguard_nsys`) and rocprofv3's (`opguard_rocprof`), `census.*`
+/// `opguard_census::Error::code()`, `select.*`, `align.*` (its
 /// `invalid_request` is reported as `capi.invalid_request`) and `scaling.*`
 /// likewise. The crates promise those strings are stable; see
 /// [`library_codes`] for the flat list ABI version 1 can return.
 pub const LIBRARY_CODES: &[LibraryCodes] = &[
+    LibraryCodes {
+        prefix: "document",
+        codes: opguard_document::ERROR_CODES,
+        reported_as_capi: &[],
+    },
     LibraryCodes {
         prefix: "trace",
         codes: opguard_trace::ERROR_CODES,
@@ -100,6 +104,16 @@ pub const LIBRARY_CODES: &[LibraryCodes] = &[
         prefix: "trace",
         codes: opguard_model::ERROR_CODES,
         reported_as_capi: &["out_of_order"],
+    },
+    LibraryCodes {
+        prefix: "trace",
+        codes: opguard_nsys::ERROR_CODES,
+        reported_as_capi: &[],
+    },
+    LibraryCodes {
+        prefix: "trace",
+        codes: opguard_rocprof::ERROR_CODES,
+        reported_as_capi: &[],
     },
     LibraryCodes {
         prefix: "census",
@@ -130,8 +144,9 @@ pub const LIBRARY_CODES: &[LibraryCodes] = &[
 
 /// Every library code the boundary can return, prefixed
 /// (`census.limit_exceeded`), with its meaning, in [`LIBRARY_CODES`] order.
-/// A code two crates of one prefix both publish (`trace.io`, from the
-/// reader and the door to every format) is one meaning, listed once.
+/// A code two crates of one prefix both publish (`trace.io` from the JSON
+/// reader, the door to every format and the Nsight Systems reader) is one
+/// meaning, listed once, with the first meaning.
 pub fn library_codes() -> impl Iterator<Item = (String, &'static str)> {
     let mut seen = std::collections::HashSet::new();
     LIBRARY_CODES
@@ -230,23 +245,28 @@ impl Error {
         Error::new("capi.invalid_request", message)
     }
 
-    /// Maps a request parse failure: syntax to `capi.invalid_json`, size to
-    /// `capi.limit_exceeded`, shape to `capi.invalid_request`; the JSON path,
-    /// line and column go with it.
-    pub(crate) fn request(entry: &str, e: &opguard_document::Error) -> Self {
-        let code = match e.code() {
-            "json_syntax" => "capi.invalid_json",
-            "limit_exceeded" => "capi.limit_exceeded",
-            _ => "capi.invalid_request",
-        };
-        let mut err = Error::new(code, format!("{entry} request: {e}"));
+    /// A JSON document that could not be read, wherever it was read (the
+    /// request, or a document inside or named by it): `document.<code>` with
+    /// the JSON path, line and column, or the limit. `message` is the
+    /// library's, which names the document.
+    pub(crate) fn document(message: String, e: &opguard_document::Error) -> Self {
+        let err = Error::new(format!("document.{}", e.code()), message);
         if let Some(limit) = e.limit() {
             return err.with("limit", limit);
         }
-        if let (Some(line), Some(column)) = (e.line(), e.column()) {
-            err = err.with("line", line).with("column", column);
+        if matches!(e.kind(), opguard_document::ErrorKind::Io(_)) {
+            return err;
         }
+        let err = match (e.line(), e.column()) {
+            (Some(line), Some(column)) => err.with("line", line).with("column", column),
+            _ => err,
+        };
         err.with("json_path", e.path())
+    }
+
+    /// A request that could not be read as the entry point's request.
+    pub(crate) fn request(entry: &str, e: &opguard_document::Error) -> Self {
+        Error::document(format!("{entry} request: {e}"), e)
     }
 
     pub(crate) fn trace(e: &opguard_trace::Error) -> Self {
@@ -271,6 +291,7 @@ impl Error {
     pub(crate) fn capture(e: &opguard_formats::Error) -> Self {
         match e.kind() {
             opguard_formats::ErrorKind::Json(json) => Error::trace(json),
+            opguard_formats::ErrorKind::Nsys(nsys) => Error::nsys(nsys),
             opguard_formats::ErrorKind::Xplane(x) => {
                 let mut err = Error::new(format!("trace.{}", x.code()), x.to_string());
                 if let Some(offset) = x.offset() {
@@ -287,8 +308,29 @@ impl Error {
         }
     }
 
-    pub(crate) fn census(e: &opguard_census::CensusError) -> Self {
-        Error::new(format!("census.{}", e.code()), e.to_string())
+    /// An Nsight Systems export's error: its code under `trace.`, and the
+    /// table, rowid and column it is about when it is in one.
+    pub(crate) fn nsys(e: &opguard_nsys::Error) -> Self {
+        let mut err = Error::new(format!("trace.{}", e.code()), e.to_string());
+        if let Some(position) = e.position() {
+            err = err.with("table", position.table);
+            if let Some(rowid) = position.rowid {
+                err = err.with("rowid", rowid);
+            }
+            if let Some(column) = position.column {
+                err = err.with("column", column);
+            }
+        }
+        err
+    }
+
+    pub(crate) fn census(e: &opguard_census::Error) -> Self {
+        match e.kind() {
+            opguard_census::ErrorKind::Document { source, .. } => {
+                Error::document(e.to_string(), source)
+            }
+            _ => Error::new(format!("census.{}", e.code()), e.to_string()),
+        }
     }
 
     /// Says which input of a request the error is about (`capture`, `artifacts[1]`).

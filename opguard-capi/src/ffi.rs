@@ -120,8 +120,9 @@ json_entries! {
     /// `{"artifacts": [{"path"|"text", "role"?, "stage"?, "provider"?}], "top"?, "reader"?}`
     /// → `{"regions": […], "aggregate": …}`.
     opguard_trace_launch_regions => trace::launch_regions;
-    /// `{"capture"|"capture_path", "families"?, "declared_host_resolutions"?, …}`
-    /// → `{"census": …, "host_resolution_diff": …}`.
+    /// `{"capture"|"capture_path", "families"?, "declared_host_resolutions"?,
+    /// "require_classified"? (default true), …}` → `{"census": …,
+    /// "host_resolution_diff": …}`.
     opguard_census => census::census;
     /// `{"first"|"first_path", "second"|"second_path", "control"|"control_path"?}`
     /// → the two-width comparison.

@@ -14,6 +14,9 @@ use crate::error::Error;
 use crate::request::{one_of, parse, Doc};
 
 fn select_error(e: &opguard_select::Error) -> Error {
+    if let opguard_select::ErrorKind::Document { what, source } = e.kind() {
+        return Error::document(e.to_string(), source).in_input(what.clone());
+    }
     let err = Error::new(format!("select.{}", e.code()), e.to_string());
     match e.trace_code() {
         Some(code) => err.with("trace_code", code),

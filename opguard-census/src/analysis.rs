@@ -5,9 +5,9 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use sha2::{Digest as _, Sha256};
 
-use crate::capture::{Capture, Entry, Replacement};
+use crate::admitted::{admitted, Admitted, Constraint};
+use crate::capture::{Capture, Entry, FastMap, Replacement};
 use crate::expr::{self, RelOp, Tok};
-use crate::fxhash::FxMap;
 
 /// The digest's domain tag; bump it if the byte stream below ever changes.
 pub(crate) const DIGEST_TAG: &[u8] = b"opguard.census/digest-v1\0";
@@ -122,11 +122,16 @@ pub(crate) struct StepInfo {
     pub(crate) entries: u64,
     /// `(symbol, number)`: class symbols replaced by a number.
     pub(crate) solved: Vec<(String, i64)>,
-    /// `(guard, number)`: guards equating a class symbol with a number.
+    /// `(guard, number)`: the guards that, in the step's symbols alone, admit
+    /// only one value of the size range (`Eq(s0, 2)`, `s0 <= 2`, `s0 < 3`, ...),
+    /// with that value.
     pub(crate) pinned: Vec<(String, i64)>,
+    /// Guards in the step's symbols alone that admit no value of the size
+    /// range at all.
+    pub(crate) admits_nothing: Vec<String>,
     /// `(symbol, number)`: any symbol replaced by the capture's own step hint.
     pub(crate) solved_to_hint: Vec<(String, i64)>,
-    /// Guards equating any symbol with the capture's own step hint.
+    /// Guards that admit only the capture's own step hint for any symbol.
     pub(crate) pinned_to_hint: Vec<String>,
 }
 
@@ -169,13 +174,13 @@ fn push_i64(buf: &mut Vec<u8>, v: i64) {
 /// Returns whether the entry mentions a symbol of `class`.
 fn canonical_entry<'a>(
     text: &'a str,
-    ids: &mut FxMap<&'a str, u32>,
+    ids: &mut FastMap<&'a str, u32>,
     class: &HashSet<String>,
     toks: &mut Vec<Tok<'a>>,
     out: &mut String,
 ) -> bool {
     out.clear();
-    let assign = |s: &'a str, ids: &mut FxMap<&'a str, u32>| -> u32 {
+    let assign = |s: &'a str, ids: &mut FastMap<&'a str, u32>| -> u32 {
         let next = ids.len() as u32;
         *ids.entry(s).or_insert(next)
     };
@@ -233,14 +238,14 @@ pub(crate) fn analyse(capture: &Capture) -> Structure {
     let mut hasher = Sha256::new();
     let mut buf: Vec<u8> = Vec::with_capacity(1 << 16);
     buf.extend_from_slice(DIGEST_TAG);
-    let mut ids: FxMap<&str, u32> = FxMap::default();
+    let mut ids: FastMap<&str, u32> = FastMap::default();
     let mut toks: Vec<Tok> = Vec::new();
     let mut text = String::new();
     // Canonical bytes of each interned expression, computed where it first appears:
     // from then on its symbols all have ids, so its canonical form is fixed.
     let exprs = capture.exprs();
     let mut canon: Vec<Option<(Box<[u8]>, bool)>> = vec![None; exprs.len()];
-    let mut concrete: FxMap<i64, u64> = FxMap::default();
+    let mut concrete: FastMap<i64, u64> = FastMap::default();
     let (mut entries_total, mut unknown, mut step_entries) = (0u64, 0u64, 0u64);
     let names = capture.interned_names();
     let mut per_name = vec![NameStats::default(); names.len()];
@@ -316,7 +321,7 @@ pub(crate) fn analyse(capture: &Capture) -> Structure {
 
     let symbol_ids: HashMap<String, u32> =
         ids.into_iter().map(|(k, v)| (k.to_string(), v)).collect();
-    let mut step = step_info(capture, class, &symbol_ids);
+    let mut step = step_info(capture, class, &symbol_ids, &unification);
     step.entries = step_entries;
     Structure {
         digest,
@@ -345,6 +350,7 @@ fn step_info(
     capture: &Capture,
     class: HashSet<String>,
     symbol_ids: &HashMap<String, u32>,
+    unification: &Unification,
 ) -> StepInfo {
     let hint = i64::try_from(capture.step_hint()).ok();
     let mut info = StepInfo::default();
@@ -364,38 +370,48 @@ fn step_info(
             }
         }
     }
+    // Every guard in the symbols of one set alone, as a constraint on the set's
+    // value; the step's set is the step axis's.
+    let guards = capture.guards();
+    let step_set = capture.step_axis().map(|a| unification.set_of(a));
+    let mut by_set: HashMap<SetKey, Vec<Constraint>> = HashMap::new();
     let mut toks = Vec::new();
-    for g in capture.guards() {
+    for (i, g) in guards.iter().enumerate() {
         if expr::tokenize(g, &mut toks).is_err() {
             continue;
         }
-        if let Some((l, RelOp::Eq, r)) = expr::split_relation(&toks) {
-            // A symbol equated with the capture's own hint.
-            if let ([Tok::Ident(s)], [Tok::Int(n)]) | ([Tok::Int(n)], [Tok::Ident(s)]) = (l, r) {
-                if expr::bare_symbol(s).is_some() && n.parse::<i64>().ok() == hint {
-                    info.pinned_to_hint.push(g.clone());
-                }
-            }
-            // A linear equality in step symbols alone with one solution pins the
-            // axis: `Eq(s52, 2)`, and as well `Eq(2*s0, 16)` or `Eq(s0 + 1, 9)`.
-            if let (Some(l), Some(r)) = (expr::parse_linear(l), expr::parse_linear(r)) {
-                let only_step = l
-                    .terms
-                    .iter()
-                    .chain(r.terms.iter())
-                    .all(|(sym, _)| class.contains(*sym));
-                // i128: sums of i64 coefficients from the input cannot overflow it.
-                let sum = |lin: &expr::Linear<&str>| {
-                    lin.terms.iter().map(|t| i128::from(t.1)).sum::<i128>()
-                };
-                let a = sum(&l) - sum(&r);
-                let b = i128::from(r.constant) - i128::from(l.constant);
-                if only_step && a != 0 && b % a == 0 {
-                    if let Ok(v) = i64::try_from(b / a) {
-                        info.pinned.push((g.clone(), v));
-                    }
-                }
-            }
+        let Some((l, op, r)) = expr::split_relation(&toks) else {
+            continue;
+        };
+        let (Some(l), Some(r)) = (expr::parse_linear(l), expr::parse_linear(r)) else {
+            continue;
+        };
+        let mut sets = l
+            .terms
+            .iter()
+            .chain(r.terms.iter())
+            .map(|(sym, _)| unification.set_of(sym));
+        let Some(set) = sets.next() else { continue };
+        if sets.all(|other| other == set) {
+            by_set
+                .entry(set)
+                .or_default()
+                .push(Constraint::of(i, &l, op, &r));
+        }
+    }
+    let mut sets: Vec<(SetKey, Vec<Constraint>)> = by_set.into_iter().collect();
+    sets.sort_by_key(|(_, cs)| cs[0].guard);
+    for (set, constraints) in sets {
+        let admits = admitted(&constraints);
+        let texts = || admits.deciding.iter().map(|&i| guards[i].clone());
+        let is_step = step_set.as_ref() == Some(&set);
+        match admits.admitted {
+            Admitted::Only(v) if is_step => info.pinned.extend(texts().map(|g| (g, v))),
+            Admitted::Nothing if is_step => info.admits_nothing.extend(texts()),
+            _ => {}
+        }
+        if matches!(admits.admitted, Admitted::Only(v) if Some(v) == hint) {
+            info.pinned_to_hint.extend(texts());
         }
     }
     info.class = class;

@@ -3,10 +3,13 @@
 use std::io::Read;
 use std::path::Path;
 
+use crate::error::{Error, ErrorKind};
 use crate::expr::{self, Tok};
-use crate::fxhash::FxMap;
 use crate::json::{self, Ctx, Document, JPath, DEFAULT_MAX_BYTES, J};
-use crate::CensusError;
+
+/// The crate's internal maps, keyed by short strings and integers of one
+/// capture: foldhash (the workspace's fast hasher), seeded per map.
+pub(crate) type FastMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::RandomState>;
 
 /// The one capture format this crate reads.
 pub const CAPTURE_FORMAT: &str = "opguard.census/capture-v1";
@@ -223,14 +226,8 @@ impl std::fmt::Debug for OpView<'_> {
 impl Document for Capture {
     const KIND: &'static str = "capture";
 
-    fn parse_as(bytes: &[u8], what: &str) -> Result<Capture, CensusError> {
-        if bytes.len() as u64 > DEFAULT_MAX_BYTES {
-            return Err(CensusError::TooLarge {
-                what: what.to_string(),
-                limit: DEFAULT_MAX_BYTES,
-            });
-        }
-        let tree = json::parse(bytes, what)?;
+    fn parse_as(bytes: &[u8], what: &str) -> Result<Capture, Error> {
+        let tree = json::parse(bytes, DEFAULT_MAX_BYTES, what)?;
         let capture = read_capture(&Ctx { what }, &tree)?;
         capture.refuse_unless_width_can_be_symbolic()?;
         Ok(capture)
@@ -239,18 +236,18 @@ impl Document for Capture {
 
 impl Capture {
     /// Parse a capture from JSON bytes (at most [`DEFAULT_MAX_BYTES`]).
-    pub fn from_slice(bytes: &[u8]) -> Result<Capture, CensusError> {
+    pub fn from_slice(bytes: &[u8]) -> Result<Capture, Error> {
         <Capture as Document>::parse_as(bytes, Self::KIND)
     }
 
     /// Parse a capture from a reader, reading at most `limit` bytes (one more is
-    /// [`CensusError::TooLarge`], never a truncated parse).
-    pub fn from_reader<R: Read>(reader: R, limit: u64) -> Result<Capture, CensusError> {
+    /// a `limit_exceeded` document error, never a truncated parse).
+    pub fn from_reader<R: Read>(reader: R, limit: u64) -> Result<Capture, Error> {
         json::load_reader(reader, limit)
     }
 
     /// Read and parse a capture file (at most [`DEFAULT_MAX_BYTES`]).
-    pub fn from_path(path: impl AsRef<Path>) -> Result<Capture, CensusError> {
+    pub fn from_path(path: impl AsRef<Path>) -> Result<Capture, Error> {
         json::load_path(path.as_ref())
     }
 
@@ -323,15 +320,18 @@ impl Capture {
     /// The refusal of seed 004 finding 5: a capture at a width torch specialises
     /// (0 or 1), or one whose declared axis is not a symbol, is not a symbolic capture
     /// and must not be readable as one.
-    fn refuse_unless_width_can_be_symbolic(&self) -> Result<(), CensusError> {
-        let refuse = |reason: String| CensusError::StepAxisNotSymbolic {
-            label: self.label.clone(),
-            step_axis: self
-                .step_axis
-                .as_deref()
-                .map_or_else(|| "null".to_string(), |s| format!("{s:?}")),
-            step_hint: self.step_hint,
-            reason,
+    fn refuse_unless_width_can_be_symbolic(&self) -> Result<(), Error> {
+        let refuse = |reason: String| {
+            ErrorKind::StepAxisNotSymbolic {
+                label: self.label.clone(),
+                step_axis: self
+                    .step_axis
+                    .as_deref()
+                    .map_or_else(|| "null".to_string(), |s| format!("{s:?}")),
+                step_hint: self.step_hint,
+                reason,
+            }
+            .into()
         };
         if self.step_hint < MIN_SYMBOLIC_WIDTH {
             let hint = self.step_hint;
@@ -353,7 +353,7 @@ impl Capture {
     }
 }
 
-fn read_capture(ctx: &Ctx, tree: &J) -> Result<Capture, CensusError> {
+fn read_capture(ctx: &Ctx, tree: &J) -> Result<Capture, Error> {
     let root = JPath::Root;
     // The format first, so a family table or anything else offered as a capture
     // is named for what it is before its fields are read.
@@ -373,29 +373,26 @@ fn read_capture(ctx: &Ctx, tree: &J) -> Result<Capture, CensusError> {
     let f = ctx.fields(&root, tree, TOP_FIELDS, "a capture object")?;
     for (seed, ours) in SEED_NAMES {
         if f.get(seed).is_some() && f.get(ours).is_some() {
-            return Err(CensusError::ConflictingFields {
+            return Err(ErrorKind::ConflictingFields {
                 what: ctx.what.to_string(),
                 first: (*ours).into(),
                 second: (*seed).into(),
                 problem: format!("{seed} is the seed's name for {ours}; give one of them"),
-            });
+            }
+            .into());
         }
     }
     // A required field may come under its seed name.
-    let req = |key: &'static str, expected: &str| match SEED_NAMES
+    let req = |key: &'static str| match SEED_NAMES
         .iter()
         .find(|(seed, ours)| *ours == key && f.get(seed).is_some())
     {
-        Some((seed, _)) => f.require(ctx, &root, seed, expected),
-        None => f.require(ctx, &root, key, expected),
+        Some((seed, _)) => f.require(ctx, &root, seed),
+        None => f.require(ctx, &root, key),
     };
 
     let label = ctx
-        .non_empty_string(
-            &root.key("label"),
-            req("label", "a string")?,
-            "a non-empty string",
-        )?
+        .non_empty_string(&root.key("label"), req("label")?, "a non-empty string")?
         .to_string();
 
     let hint_expected = "the step width traced, a non-negative integer";
@@ -406,30 +403,28 @@ fn read_capture(ctx: &Ctx, tree: &J) -> Result<Capture, CensusError> {
             let a = ctx.u64(&root.key("step_hint"), a, hint_expected)?;
             let b = ctx.u64(&root.key("step_axis_hint"), b, hint_expected)?;
             if a != b {
-                return Err(CensusError::ConflictingFields {
+                return Err(ErrorKind::ConflictingFields {
                     what: ctx.what.to_string(),
                     first: "step_hint".into(),
                     second: "step_axis_hint".into(),
                     problem: format!("{a} and {b}; give one, or the same number in both"),
-                });
+                }
+                .into());
             }
             a
         }
         (Some(a), None) => ctx.u64(&root.key("step_hint"), a, hint_expected)?,
         (None, Some(b)) => ctx.u64(&root.key("step_axis_hint"), b, hint_expected)?,
-        (None, None) => return Err(ctx.missing(&root.key("step_hint"), hint_expected)),
+        (None, None) => return Err(ctx.missing(&root, "step_hint")),
     };
 
     let axis_path = root.key("step_axis");
-    let step_axis = match req(
-        "step_axis",
-        "the step-width symbol, or null for a concrete capture",
-    )? {
+    let step_axis = match req("step_axis")? {
         J::Null => None,
         J::Str(s) => match expr::bare_symbol(s) {
             Some(sym) => Some(sym.to_string()),
             None => {
-                return Err(CensusError::StepAxisNotSymbolic {
+                return Err(ErrorKind::StepAxisNotSymbolic {
                     label,
                     step_axis: format!("{s:?}"),
                     step_hint,
@@ -443,11 +438,12 @@ fn read_capture(ctx: &Ctx, tree: &J) -> Result<Capture, CensusError> {
                             ""
                         }
                     ),
-                })
+                }
+                .into())
             }
         },
         J::Int(i) => {
-            return Err(CensusError::StepAxisNotSymbolic {
+            return Err(ErrorKind::StepAxisNotSymbolic {
                 label,
                 step_axis: i.to_string(),
                 step_hint,
@@ -455,7 +451,8 @@ fn read_capture(ctx: &Ctx, tree: &J) -> Result<Capture, CensusError> {
                     "it claims step axis {i}, a number, not a symbol: torch specialises sizes 0 \
                      and 1 to constants, so the width was traced as the constant {i}"
                 ),
-            })
+            }
+            .into())
         }
         other => return Err(ctx.wrong_type(&axis_path, other, "a symbol name or null")),
     };
@@ -464,7 +461,7 @@ fn read_capture(ctx: &Ctx, tree: &J) -> Result<Capture, CensusError> {
         None => {}
         Some(J::Bool(claimed)) if *claimed == step_axis.is_some() => {}
         Some(J::Bool(claimed)) => {
-            return Err(CensusError::ConflictingFields {
+            return Err(ErrorKind::ConflictingFields {
                 what: ctx.what.to_string(),
                 first: "step_symbol".into(),
                 second: "step_axis".into(),
@@ -474,7 +471,8 @@ fn read_capture(ctx: &Ctx, tree: &J) -> Result<Capture, CensusError> {
                         .as_deref()
                         .map_or("null".to_string(), |a| format!("the symbol {a:?}"))
                 ),
-            })
+            }
+            .into())
         }
         Some(other) => {
             return Err(ctx.wrong_type(&root.key("step_symbol"), other, "true or false"))
@@ -513,28 +511,20 @@ fn read_capture(ctx: &Ctx, tree: &J) -> Result<Capture, CensusError> {
         replacements: Vec::new(),
         host_resolutions: Vec::new(),
     };
-    read_ops(ctx, req("ops", "an array of operator calls")?, &mut capture)?;
-    capture.guards = read_guards(ctx, req("guards", "an array of guard strings")?)?;
-    capture.replacements = read_replacements(
-        ctx,
-        req(
-            "replacements",
-            "an object mapping symbols to their replacements",
-        )?,
-    )?;
-    capture.host_resolutions = read_host_resolutions(
-        ctx,
-        req("host_resolutions", "an array of host resolutions")?,
-    )?;
+    read_ops(ctx, req("ops")?, &mut capture)?;
+    capture.guards = read_guards(ctx, req("guards")?)?;
+    capture.replacements = read_replacements(ctx, req("replacements")?)?;
+    capture.host_resolutions = read_host_resolutions(ctx, req("host_resolutions")?)?;
     Ok(capture)
 }
 
-fn wrong_format(ctx: &Ctx, found: String) -> CensusError {
-    CensusError::WrongFormat {
+fn wrong_format(ctx: &Ctx, found: String) -> Error {
+    ErrorKind::WrongFormat {
         what: ctx.what.to_string(),
         found,
         expected: CAPTURE_FORMAT,
     }
+    .into()
 }
 
 fn valid_op_name(name: &str) -> bool {
@@ -543,12 +533,12 @@ fn valid_op_name(name: &str) -> bool {
         && name.chars().all(|c| !c.is_whitespace() && !c.is_control())
 }
 
-fn read_ops(ctx: &Ctx, v: &J, capture: &mut Capture) -> Result<(), CensusError> {
+fn read_ops(ctx: &Ctx, v: &J, capture: &mut Capture) -> Result<(), Error> {
     let root = JPath::Root;
     let ops_path = root.key("ops");
     let items = ctx.array(&ops_path, v, "an array of operator calls")?;
-    let mut intern: FxMap<&str, u32> = FxMap::default();
-    let mut expr_ids: FxMap<&str, u32> = FxMap::default();
+    let mut intern: FastMap<&str, u32> = FastMap::default();
+    let mut expr_ids: FastMap<&str, u32> = FastMap::default();
     let mut toks: Vec<Tok> = Vec::new();
     capture.ops.reserve(items.len());
     for (i, item) in items.iter().enumerate() {
@@ -562,7 +552,7 @@ fn read_ops(ctx: &Ctx, v: &J, capture: &mut Capture) -> Result<(), CensusError> 
         let name_path = op_path.key("name");
         let name = ctx.string(
             &name_path,
-            f.require(ctx, &op_path, "name", "the operator's name")?,
+            f.require(ctx, &op_path, "name")?,
             "the operator's name",
         )?;
         if !valid_op_name(name) {
@@ -584,12 +574,7 @@ fn read_ops(ctx: &Ctx, v: &J, capture: &mut Capture) -> Result<(), CensusError> 
         let shapes_path = op_path.key("shapes");
         let shapes = ctx.array(
             &shapes_path,
-            f.require(
-                ctx,
-                &op_path,
-                "shapes",
-                "the shapes of its tensor inputs then outputs",
-            )?,
+            f.require(ctx, &op_path, "shapes")?,
             "an array of shapes",
         )?;
         for (s, shape) in shapes.iter().enumerate() {
@@ -623,7 +608,7 @@ fn read_ops(ctx: &Ctx, v: &J, capture: &mut Capture) -> Result<(), CensusError> 
 
 const DIM_EXPECTED: &str = "a non-negative integer, a symbolic expression string, or null";
 
-fn read_dim(ctx: &Ctx, path: &JPath, v: &J) -> Result<Entry, CensusError> {
+fn read_dim(ctx: &Ctx, path: &JPath, v: &J) -> Result<Entry, Error> {
     match v {
         J::Int(i) if *i >= 0 => Ok(Entry::Int(*i)),
         J::Int(i) => Err(ctx.invalid(path, format!("size {i} is negative"), DIM_EXPECTED)),
@@ -643,7 +628,7 @@ fn check_entry_expression<'a>(
     path: &JPath,
     s: &'a str,
     toks: &mut Vec<Tok<'a>>,
-) -> Result<(), CensusError> {
+) -> Result<(), Error> {
     check_expression(ctx, path, s, toks)?;
     if expr::integer_literal(s).is_some() {
         return Err(ctx.invalid(
@@ -660,19 +645,22 @@ fn check_expression<'a>(
     path: &JPath,
     s: &'a str,
     toks: &mut Vec<Tok<'a>>,
-) -> Result<(), CensusError> {
+) -> Result<(), Error> {
     if expr::bare_symbol(s).is_some() {
         return Ok(());
     }
-    expr::tokenize(s, toks).map_err(|problem| CensusError::InvalidExpression {
-        what: ctx.what.to_string(),
-        path: path.to_string(),
-        text: s.to_string(),
-        problem,
+    expr::tokenize(s, toks).map_err(|problem| {
+        ErrorKind::InvalidExpression {
+            what: ctx.what.to_string(),
+            path: path.to_string(),
+            text: s.to_string(),
+            problem,
+        }
+        .into()
     })
 }
 
-fn read_guards(ctx: &Ctx, v: &J) -> Result<Vec<String>, CensusError> {
+fn read_guards(ctx: &Ctx, v: &J) -> Result<Vec<String>, Error> {
     let path = JPath::Root.key("guards");
     let items = ctx.array(&path, v, "an array of guard strings")?;
     let mut toks = Vec::new();
@@ -688,7 +676,7 @@ fn read_guards(ctx: &Ctx, v: &J) -> Result<Vec<String>, CensusError> {
         .collect()
 }
 
-fn read_replacements(ctx: &Ctx, v: &J) -> Result<Vec<(String, Replacement)>, CensusError> {
+fn read_replacements(ctx: &Ctx, v: &J) -> Result<Vec<(String, Replacement)>, Error> {
     let path = JPath::Root.key("replacements");
     let entries = ctx.object(&path, v, "an object mapping symbols to their replacements")?;
     let mut toks = Vec::new();
@@ -718,7 +706,7 @@ fn read_replacements(ctx: &Ctx, v: &J) -> Result<Vec<(String, Replacement)>, Cen
     Ok(out)
 }
 
-fn read_host_resolutions(ctx: &Ctx, v: &J) -> Result<Vec<HostResolution>, CensusError> {
+fn read_host_resolutions(ctx: &Ctx, v: &J) -> Result<Vec<HostResolution>, Error> {
     let path = JPath::Root.key("host_resolutions");
     let items = ctx.array(&path, v, "an array of host resolutions")?;
     let mut out = Vec::with_capacity(items.len());
@@ -726,12 +714,7 @@ fn read_host_resolutions(ctx: &Ctx, v: &J) -> Result<Vec<HostResolution>, Census
         let p = path.index(i);
         let f = ctx.fields(&p, item, &["frames", "value"], "a host resolution object")?;
         let frames_path = p.key("frames");
-        let frames_v = f.require(
-            ctx,
-            &p,
-            "frames",
-            "the frames the conversion happened under",
-        )?;
+        let frames_v = f.require(ctx, &p, "frames")?;
         let frames = ctx
             .array(
                 &frames_path,
@@ -750,7 +733,7 @@ fn read_host_resolutions(ctx: &Ctx, v: &J) -> Result<Vec<HostResolution>, Census
             })
             .collect::<Result<Vec<_>, _>>()?;
         let value_path = p.key("value");
-        let value = match f.require(ctx, &p, "value", "the number the size was converted to")? {
+        let value = match f.require(ctx, &p, "value")? {
             J::Int(i) => *i,
             other => return Err(ctx.wrong_type(&value_path, other, "an integer")),
         };

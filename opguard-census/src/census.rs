@@ -6,9 +6,9 @@ use serde::Serialize;
 
 use crate::analysis::{self, Structure};
 use crate::capture::Capture;
+use crate::error::{Error, ErrorKind};
 use crate::families::FamilyTable;
 use crate::host::{DeclaredHostResolutions, HostResolutionDiff};
-use crate::CensusError;
 
 /// The format tag written into every serialised [`Census`].
 pub const CENSUS_FORMAT: &str = "opguard.census/census-v1";
@@ -222,11 +222,11 @@ impl Census {
 
     /// Demand that every operator call be classified: `Err` with code
     /// `unclassified_operators` naming each unclassified operator and its count.
-    pub fn require_classified(&self) -> Result<(), CensusError> {
+    pub fn require_classified(&self) -> Result<(), Error> {
         if self.unclassified.ops == 0 {
             return Ok(());
         }
-        Err(CensusError::UnclassifiedOperators {
+        Err(ErrorKind::UnclassifiedOperators {
             label: self.label.clone(),
             count: self.unclassified.ops,
             names: self
@@ -236,7 +236,8 @@ impl Census {
                 .map(|(n, c)| format!("{n} ×{c}"))
                 .collect::<Vec<_>>()
                 .join(", "),
-        })
+        }
+        .into())
     }
 
     /// Compare the host-resolution log to a declared set.
@@ -249,15 +250,16 @@ impl Census {
     pub fn require_host_resolutions(
         &self,
         declared: &DeclaredHostResolutions,
-    ) -> Result<(), CensusError> {
+    ) -> Result<(), Error> {
         let diff = self.host_resolution_diff(declared);
         if diff.matches {
             return Ok(());
         }
-        Err(CensusError::HostResolutionsDiffer {
+        Err(ErrorKind::HostResolutionsDiffer {
             label: self.label.clone(),
             summary: diff.summary(),
-        })
+        }
+        .into())
     }
 
     /// Concrete dimensions as a map (value → count).
@@ -303,13 +305,24 @@ fn step_axis_report(capture: &Capture, s: &Structure) -> StepAxisReport {
                 s.non_numeric
             ),
         ),
-        Some(axis) if !st.solved.is_empty() || !st.pinned.is_empty() => {
+        Some(axis)
+            if !st.solved.is_empty() || !st.pinned.is_empty() || !st.admits_nothing.is_empty() =>
+        {
             let mut why: Vec<String> = st
                 .solved
                 .iter()
                 .map(|(k, n)| format!("replacement {k} → {n}"))
                 .collect();
-            why.extend(st.pinned.iter().map(|(g, _)| format!("guard {g}")));
+            why.extend(
+                st.pinned
+                    .iter()
+                    .map(|(g, n)| format!("guard {g} (admits only {n})")),
+            );
+            why.extend(
+                st.admits_nothing
+                    .iter()
+                    .map(|g| format!("guard {g} (admits no value at all)")),
+            );
             (
                 StepAxisStatus::Specialised,
                 format!(

@@ -4,19 +4,16 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use serde::Serialize;
 
+use crate::admitted::SIZE_SYMBOL_MIN;
 use crate::analysis::{self, SetKey, Structure};
 use crate::capture::Capture;
 use crate::census::Census;
+use crate::error::{Error, ErrorKind};
 use crate::expr::{self, Linear, RelOp, Tok};
 use crate::families::FamilyTable;
-use crate::CensusError;
 
 /// The format tag written into every serialised [`WidthComparison`].
 pub const COMPARISON_FORMAT: &str = "opguard.census/width-comparison-v1";
-
-/// The smallest value torch gives a size symbol: a size symbol's default range is
-/// `[2, ∞)`, which is what makes a guard such as `s0 + 1 > 2` vacuous.
-const SIZE_SYMBOL_MIN: i64 = 2;
 
 /// One capture as the comparison saw it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -133,10 +130,12 @@ pub enum GuardRelation {
     /// The same guard at both widths once each width's own hint is read as `$HINT`
     /// (`s0 + 1 > 3` at width 3, `s0 + 1 > 8` at width 8).
     SameRelativeToHint,
-    /// The same equality at both widths once each width's own hint is read as
-    /// `$HINT`, equating a symbol with the hint (`Eq(s52, 2)` at width 2, `Eq(s52, 8)`
-    /// at width 8): the width was specialised. Reported as evidence by
-    /// `no_guard_pins_step_axis`; not counted again as a structural difference.
+    /// The same guard at both widths once each width's own hint is read as
+    /// `$HINT`, and at one width at least it (with the other guards) admits only
+    /// the hint for its symbol (`Eq(s52, 2)` at width 2, `Eq(s52, 8)` at width 8;
+    /// `s0 <= 2` at width 2 beside `s0 <= 8` at width 8): the width was
+    /// specialised. Reported as evidence by `no_guard_pins_step_axis`; not counted
+    /// again as a structural difference.
     PinnedToHint,
     /// Present at one width only, mentions that width's hint, and is vacuous at the
     /// other width for a size symbol (range `[2, ∞)`): hint-dependent, not structure.
@@ -247,7 +246,7 @@ impl WidthComparison {
         first: &Capture,
         second: &Capture,
         control: Option<&Capture>,
-    ) -> Result<WidthComparison, CensusError> {
+    ) -> Result<WidthComparison, Error> {
         static DEFAULT: std::sync::OnceLock<FamilyTable> = std::sync::OnceLock::new();
         Self::compare_with_families(
             first,
@@ -266,10 +265,10 @@ impl WidthComparison {
         second: &Capture,
         control: Option<&Capture>,
         families: &FamilyTable,
-    ) -> Result<WidthComparison, CensusError> {
+    ) -> Result<WidthComparison, Error> {
         for c in [first, second] {
             if c.step_axis().is_none() {
-                return Err(CensusError::StepAxisNotSymbolic {
+                return Err(ErrorKind::StepAxisNotSymbolic {
                     label: c.label().to_string(),
                     step_axis: "null".into(),
                     step_hint: c.step_hint(),
@@ -279,22 +278,25 @@ impl WidthComparison {
                          the width is an integer in every shape; pass it as the control",
                         c.step_hint()
                     ),
-                });
+                }
+                .into());
             }
         }
         if first.step_hint() == second.step_hint() {
-            return Err(CensusError::SameWidth {
+            return Err(ErrorKind::SameWidth {
                 first: first.label().to_string(),
                 second: second.label().to_string(),
                 hint: first.step_hint(),
-            });
+            }
+            .into());
         }
         if let Some(c) = control {
             if let Some(axis) = c.step_axis() {
-                return Err(CensusError::ControlNotConcrete {
+                return Err(ErrorKind::ControlNotConcrete {
                     label: c.label().to_string(),
                     step_axis: axis.to_string(),
-                });
+                }
+                .into());
             }
         }
         let a = analysis::analyse(first);
@@ -368,9 +370,12 @@ to a number, and no other symbol is solved to the step's own width at both width
 on its own (seed 004 finding 10): an empty replacements map cannot see a symbol lost rather than \
 solved, nor a host conversion that was logged or substituted instead of recorded. The two-width \
 digest is the load-bearing evidence.";
-const PROVES_PINS: &str = "No guard equates the step axis, or a symbol unified with it, with a \
-number, and no guard pins another symbol to the step's own width at both widths. Like the \
-replacements check, this sees only what torch recorded; the digest is the load-bearing evidence.";
+const PROVES_PINS: &str = "The guards written in the step axis alone (or symbols unified with \
+it) admit more than one value of a size symbol's range [2, ∞), and no guards admit only the \
+step's own width for another symbol at both widths. Decided by the values the guards admit, \
+whatever their spelling (`Eq(s0, 2)`, `s0 == 2`, `s0 <= 2`, `s0 < 3`, `2 >= s0`, `Ne` beside a \
+bound). Like the replacements check, this sees only what torch recorded; the digest is the \
+load-bearing evidence.";
 const PROVES_GUARDS: &str = "The guard sets agree once symbol names are set aside, except for \
 guards that mention the hint itself (such as `s0 + 1 > 8` at width 8, vacuous at width 2 because \
 a size symbol's range is [2, ∞)); those are reported as hint-dependent, not as a difference in \
@@ -612,7 +617,10 @@ fn no_replacement_solves_step_axis(p: &Widths) -> Check {
 fn no_guard_pins_step_axis(p: &Widths) -> Check {
     let (s1, s2) = (p.s1, p.s2);
     let both_hint_pinned = !s1.step.pinned_to_hint.is_empty() && !s2.step.pinned_to_hint.is_empty();
-    let held = s1.step.pinned.is_empty() && s2.step.pinned.is_empty() && !both_hint_pinned;
+    let held = [s1, s2]
+        .iter()
+        .all(|s| s.step.pinned.is_empty() && s.step.admits_nothing.is_empty())
+        && !both_hint_pinned;
     check(
         held,
         PROVES_PINS,
@@ -926,11 +934,18 @@ fn describe_replacements(c: &Capture, s: &Structure) -> String {
 
 fn describe_pins(s: &Structure) -> String {
     let mut parts = Vec::new();
-    if !s.step.pinned.is_empty() {
+    if let Some((_, value)) = s.step.pinned.first() {
         let v: Vec<&str> = s.step.pinned.iter().map(|(g, _)| g.as_str()).collect();
         parts.push(format!(
-            "guards equating the step axis with a number: {}",
+            "guards admitting only {value} for the step axis over a size symbol's range \
+             [2, ∞): {}",
             v.join(", ")
+        ));
+    }
+    if !s.step.admits_nothing.is_empty() {
+        parts.push(format!(
+            "guards admitting no value of the step axis at all: {}",
+            s.step.admits_nothing.join(", ")
         ));
     }
     let others: Vec<&str> = s
@@ -942,12 +957,12 @@ fn describe_pins(s: &Structure) -> String {
         .collect();
     if !others.is_empty() {
         parts.push(format!(
-            "guards pinning another symbol to the step's width: {}",
+            "guards admitting only the step's width for another symbol: {}",
             others.join(", ")
         ));
     }
     if parts.is_empty() {
-        "no guard equates a step symbol with a number".to_string()
+        "the guards admit more than one value of every symbol".to_string()
     } else {
         parts.join("; ")
     }
@@ -1070,16 +1085,7 @@ fn canon_guards(c: &Capture, s: &Structure) -> Vec<CanonGuard> {
                 map(expr::parse_linear(r)?)?,
             ))
         });
-        let pins_to_hint = relation.as_ref().is_some_and(|(l, op, r)| {
-            let sym_eq_num = |a: &Linear<CSym>, b: &Linear<CSym>| {
-                a.terms.len() == 1
-                    && a.terms[0].1 == 1
-                    && a.constant == 0
-                    && b.terms.is_empty()
-                    && b.constant == hint
-            };
-            *op == RelOp::Eq && (sym_eq_num(l, r) || sym_eq_num(r, l))
-        });
+        let pins_to_hint = s.step.pinned_to_hint.contains(g);
         let (literal, relative, step_only) = match relation {
             Some((mut l, op, mut r)) => {
                 let mut lt = String::new();
@@ -1198,12 +1204,12 @@ fn compare_guards(c1: &Capture, s1: &Structure, c2: &Capture, s2: &Structure) ->
             .then(|| (0..g2.len()).find(|&j| !used2[j] && g2[j].relative == a.relative));
         if let Some(Some(j)) = found {
             used2[j] = true;
-            let (relation, note) = if a.pins_to_hint {
+            let (relation, note) = if a.pins_to_hint || g2[j].pins_to_hint {
                 (
                     GuardRelation::PinnedToHint,
                     format!(
-                        "{} at both widths ({} at width {h1}, {} at width {h2}): a symbol equated \
-                         with each width's own hint, so the width was specialised",
+                        "{} at both widths ({} at width {h1}, {} at width {h2}): with the other \
+                         guards it admits only its width's own hint, so the width was specialised",
                         a.relative, a.original, g2[j].original
                     ),
                 )

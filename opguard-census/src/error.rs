@@ -1,45 +1,58 @@
 //! The crate's one error type.
 
-use std::path::PathBuf;
-
 /// Everything that can go wrong reading a capture, a family table or a declared
 /// host-resolution set, and every refusal the census makes.
 ///
-/// Each variant says what was being read (`what`, e.g. `capture file a.json`), where
+/// Boxed, like every opguard error, so a result carries one pointer.
+#[derive(Debug, thiserror::Error)]
+#[error(transparent)]
+pub struct Error {
+    inner: Box<ErrorKind>,
+}
+
+impl Error {
+    /// What went wrong.
+    pub fn kind(&self) -> &ErrorKind {
+        &self.inner
+    }
+
+    /// A stable, machine-readable code (`"step_axis_not_symbolic"`, …): this
+    /// crate's own ([`ERROR_CODES`]) or, for a document that cannot be read, the
+    /// document reader's ([`opguard_document::ERROR_CODES`]).
+    pub fn code(&self) -> &'static str {
+        self.inner.code()
+    }
+}
+
+impl From<ErrorKind> for Error {
+    fn from(kind: ErrorKind) -> Self {
+        Error {
+            inner: Box::new(kind),
+        }
+    }
+}
+
+/// What went wrong.
+///
+/// Each kind says what was being read (`what`, e.g. `capture file a.json`), where
 /// (a JSON path such as `ops[12].shapes[1][0]`, or a line and column for syntax), and
-/// what was expected. [`CensusError::code`] gives a stable machine-readable string for
-/// each variant; the codes are part of the contract and never change meaning.
+/// what was expected. [`ErrorKind::code`] gives a stable machine-readable string for
+/// each kind; the codes are part of the contract and never change meaning.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
-pub enum CensusError {
-    /// Reading a file failed.
-    #[error("cannot read {path}: {source}", path = path.display())]
-    Io {
-        /// The file.
-        path: PathBuf,
-        /// The underlying error.
+pub enum ErrorKind {
+    /// A document that cannot be read: unreadable, larger than its limit, not
+    /// JSON, or a field of the wrong type, missing, unknown, given twice or
+    /// holding a value the format cannot hold. [`ErrorKind::code`] is the document
+    /// reader's own (`duplicate_key`, `wrong_type`, ...), and `source` keeps its
+    /// JSON path and, for syntax, line and column.
+    #[error("{what}: {source}")]
+    Document {
+        /// What was being read.
+        what: String,
+        /// The document reader's error.
         #[source]
-        source: std::io::Error,
-    },
-    /// The input is larger than the limit it was read with.
-    #[error("{what} is larger than the limit of {limit} bytes")]
-    TooLarge {
-        /// What was being read.
-        what: String,
-        /// The limit in bytes.
-        limit: u64,
-    },
-    /// The input is not JSON (or not UTF-8).
-    #[error("{what} is not valid JSON at line {line}, column {column}: {message}")]
-    Syntax {
-        /// What was being read.
-        what: String,
-        /// One-based line of the error.
-        line: usize,
-        /// One-based column of the error.
-        column: usize,
-        /// serde_json's description.
-        message: String,
+        source: opguard_document::Error,
     },
     /// The document's `format` field is missing or names another format.
     #[error("{what}: format is {found}, expected \"{expected}\"")]
@@ -50,59 +63,6 @@ pub enum CensusError {
         found: String,
         /// The one format this reader accepts.
         expected: &'static str,
-    },
-    /// A required field is absent.
-    #[error("{what}: {path} is missing; expected {expected}")]
-    MissingField {
-        /// What was being read.
-        what: String,
-        /// JSON path of the missing field.
-        path: String,
-        /// What the field should hold.
-        expected: String,
-    },
-    /// A field this format does not define. Refused rather than ignored, so that a
-    /// field meant for a later version (or misspelt) is never silently misread.
-    #[error("{what}: {path} is not a field of this format; the fields here are {known}")]
-    UnknownField {
-        /// What was being read.
-        what: String,
-        /// JSON path of the unknown field.
-        path: String,
-        /// The fields the format defines at that place.
-        known: String,
-    },
-    /// An object with the same key twice (JSON parsers disagree on which one wins).
-    #[error("{what}: {path} appears twice in the same object")]
-    DuplicateKey {
-        /// What was being read.
-        what: String,
-        /// JSON path of the repeated key.
-        path: String,
-    },
-    /// A field holds the wrong JSON type.
-    #[error("{what}: {path} is {found}; expected {expected}")]
-    WrongType {
-        /// What was being read.
-        what: String,
-        /// JSON path of the value.
-        path: String,
-        /// The JSON type found.
-        found: &'static str,
-        /// What was expected.
-        expected: String,
-    },
-    /// A field has the right type but a value this format cannot hold.
-    #[error("{what}: {path}: {problem}; expected {expected}")]
-    InvalidValue {
-        /// What was being read.
-        what: String,
-        /// JSON path of the value.
-        path: String,
-        /// What is wrong with it.
-        problem: String,
-        /// What was expected.
-        expected: String,
     },
     /// A string that should be a symbolic expression does not read as one.
     #[error("{what}: {path}: {text:?} is not a symbolic expression: {problem}")]
@@ -205,31 +165,28 @@ pub enum CensusError {
 }
 
 opguard_document::error_codes! {
-    /// Every code [`CensusError::code`] returns, with its one-line meaning (the C ABI
-    /// lists them under the `census.` prefix).
+    /// Every code [`Error::code`] returns for this crate's own faults, with its
+    /// one-line meaning (the C ABI lists them under the `census.` prefix). A
+    /// document the reader refuses keeps the document reader's code
+    /// ([`opguard_document::ERROR_CODES`], `document.` in the C ABI).
     pub const ERROR_CODES;
-    impl CensusError {
-        /// A stable, machine-readable code for the variant (`"step_axis_not_symbolic"`, …).
+    impl ErrorKind {
+        /// A stable, machine-readable code for the kind (`"step_axis_not_symbolic"`, …).
         pub fn code;
     }
+    passthrough {
+        ErrorKind::Document { source, .. } => source.code(),
+    }
     codes {
-        CensusError::Io { .. } => "io": "a census input file cannot be read",
-        CensusError::TooLarge { .. } => "limit_exceeded": "a census input is larger than its limit",
-        CensusError::Syntax { .. } => "json_syntax": "a census input is not JSON",
-        CensusError::WrongFormat { .. } => "wrong_format": "a census input's `format` is missing or another format",
-        CensusError::MissingField { .. } => "missing_field": "a required field of a census input is absent",
-        CensusError::UnknownField { .. } => "unknown_field": "a census input has a field its format does not define",
-        CensusError::DuplicateKey { .. } => "duplicate_key": "a census input has the same key twice in one object",
-        CensusError::WrongType { .. } => "wrong_type": "a census input field has the wrong JSON type",
-        CensusError::InvalidValue { .. } => "invalid_value": "a census input field has a value the format cannot hold",
-        CensusError::InvalidExpression { .. } => "invalid_expression": "a shape entry is not a symbolic expression",
-        CensusError::ConflictingFields { .. } => "conflicting_fields": "two census input fields disagree",
-        CensusError::StepAxisNotSymbolic { .. } => "step_axis_not_symbolic": "a capture offered as symbolic has no symbolic step axis",
-        CensusError::DuplicateOperator { .. } => "duplicate_operator": "a family table names one operator twice",
-        CensusError::DuplicateFamily { .. } => "duplicate_family": "a family table defines a family twice",
-        CensusError::UnclassifiedOperators { .. } => "unclassified_operators": "`require_classified` and some operator has no family",
-        CensusError::HostResolutionsDiffer { .. } => "host_resolutions_differ": "`require_host_resolutions` and the log differs",
-        CensusError::SameWidth { .. } => "same_width": "a width comparison got two captures at one width",
-        CensusError::ControlNotConcrete { .. } => "control_not_concrete": "the control capture declares a step axis",
+        ErrorKind::WrongFormat { .. } => "wrong_format": "a census input's `format` is missing or another format",
+        ErrorKind::InvalidExpression { .. } => "invalid_expression": "a shape entry is not a symbolic expression",
+        ErrorKind::ConflictingFields { .. } => "conflicting_fields": "two census input fields disagree",
+        ErrorKind::StepAxisNotSymbolic { .. } => "step_axis_not_symbolic": "a capture offered as symbolic has no symbolic step axis",
+        ErrorKind::DuplicateOperator { .. } => "duplicate_operator": "a family table names one operator twice",
+        ErrorKind::DuplicateFamily { .. } => "duplicate_family": "a family table defines a family twice",
+        ErrorKind::UnclassifiedOperators { .. } => "unclassified_operators": "`require_classified` and some operator has no family",
+        ErrorKind::HostResolutionsDiffer { .. } => "host_resolutions_differ": "`require_host_resolutions` and the log differs",
+        ErrorKind::SameWidth { .. } => "same_width": "a width comparison got two captures at one width",
+        ErrorKind::ControlNotConcrete { .. } => "control_not_concrete": "the control capture declares a step axis",
     }
 }

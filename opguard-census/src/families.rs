@@ -4,8 +4,8 @@ use std::collections::HashMap;
 use std::io::Read;
 use std::path::Path;
 
+use crate::error::{Error, ErrorKind};
 use crate::json::{self, Ctx, Document, JPath, J};
-use crate::CensusError;
 
 /// The one family-table format this crate reads.
 pub const FAMILIES_FORMAT: &str = "opguard.census/families-v1";
@@ -79,22 +79,22 @@ impl FamilyTable {
     }
 
     /// Parse a table from JSON bytes.
-    pub fn from_slice(bytes: &[u8]) -> Result<FamilyTable, CensusError> {
+    pub fn from_slice(bytes: &[u8]) -> Result<FamilyTable, Error> {
         <FamilyTable as Document>::parse_as(bytes, Self::KIND)
     }
 
     /// Parse a table from a reader, reading at most `limit` bytes.
-    pub fn from_reader<R: Read>(reader: R, limit: u64) -> Result<FamilyTable, CensusError> {
+    pub fn from_reader<R: Read>(reader: R, limit: u64) -> Result<FamilyTable, Error> {
         json::load_reader(reader, limit)
     }
 
     /// Read and parse a table file (at most [`crate::DEFAULT_MAX_BYTES`]).
-    pub fn from_path(path: impl AsRef<Path>) -> Result<FamilyTable, CensusError> {
+    pub fn from_path(path: impl AsRef<Path>) -> Result<FamilyTable, Error> {
         json::load_path(path.as_ref())
     }
 
     /// Build a table in code: `(family, operators)` pairs, validated as a file is.
-    pub fn from_families<F, O, S>(families: F) -> Result<FamilyTable, CensusError>
+    pub fn from_families<F, O, S>(families: F) -> Result<FamilyTable, Error>
     where
         F: IntoIterator<Item = (S, O)>,
         O: IntoIterator<Item = S>,
@@ -125,8 +125,8 @@ impl FamilyTable {
 impl Document for FamilyTable {
     const KIND: &'static str = "family table";
 
-    fn parse_as(bytes: &[u8], what: &str) -> Result<FamilyTable, CensusError> {
-        let tree = json::parse(bytes, what)?;
+    fn parse_as(bytes: &[u8], what: &str) -> Result<FamilyTable, Error> {
+        let tree = json::parse(bytes, u64::MAX, what)?;
         let ctx = Ctx { what };
         let root = JPath::Root;
         let f = ctx.fields(
@@ -138,7 +138,7 @@ impl Document for FamilyTable {
         match f.get("format") {
             Some(J::Str(s)) if &**s == FAMILIES_FORMAT => {}
             found => {
-                return Err(CensusError::WrongFormat {
+                return Err(ErrorKind::WrongFormat {
                     what: what.to_string(),
                     found: match found {
                         Some(J::Str(s)) => format!("{s:?}"),
@@ -146,7 +146,8 @@ impl Document for FamilyTable {
                         None => "absent (no format field)".into(),
                     },
                     expected: FAMILIES_FORMAT,
-                })
+                }
+                .into())
             }
         }
         if let Some(d) = f.get("description") {
@@ -155,7 +156,7 @@ impl Document for FamilyTable {
         let fams_path = root.key("families");
         let fams = ctx.array(
             &fams_path,
-            f.require(&ctx, &root, "families", "an array of families")?,
+            f.require(&ctx, &root, "families")?,
             "an array of families",
         )?;
         let mut table = FamilyTable {
@@ -173,7 +174,7 @@ impl Document for FamilyTable {
             let name_path = p.key("family");
             let name = ctx.non_empty_string(
                 &name_path,
-                ff.require(&ctx, &p, "family", "the family's name")?,
+                ff.require(&ctx, &p, "family")?,
                 "the family's name",
             )?;
             if let Some(d) = ff.get("description") {
@@ -183,7 +184,7 @@ impl Document for FamilyTable {
             let ops_path = p.key("operators");
             let ops = ctx.array(
                 &ops_path,
-                ff.require(&ctx, &p, "operators", "an array of operator names")?,
+                ff.require(&ctx, &p, "operators")?,
                 "an array of operator names",
             )?;
             for (j, op) in ops.iter().enumerate() {
@@ -197,7 +198,7 @@ impl Document for FamilyTable {
 }
 
 impl FamilyTable {
-    fn add_family(&mut self, ctx: &Ctx, path: &JPath, name: String) -> Result<(), CensusError> {
+    fn add_family(&mut self, ctx: &Ctx, path: &JPath, name: String) -> Result<(), Error> {
         let name_path = path.key("family");
         if name.trim().is_empty() {
             return Err(ctx.invalid(&name_path, "the name is empty".into(), "a family name"));
@@ -210,11 +211,12 @@ impl FamilyTable {
             ));
         }
         if self.families.iter().any(|f| f.name == name) {
-            return Err(CensusError::DuplicateFamily {
+            return Err(ErrorKind::DuplicateFamily {
                 what: ctx.what.to_string(),
                 family: name,
                 path: name_path.to_string(),
-            });
+            }
+            .into());
         }
         self.families.push(Family {
             name,
@@ -223,7 +225,7 @@ impl FamilyTable {
         Ok(())
     }
 
-    fn add_operator(&mut self, ctx: &Ctx, path: &JPath, op: String) -> Result<(), CensusError> {
+    fn add_operator(&mut self, ctx: &Ctx, path: &JPath, op: String) -> Result<(), Error> {
         let expected = "a whole operator name without its overload, such as \"aten.add\"";
         let parts: Vec<&str> = op.split('.').collect();
         if op.is_empty()
@@ -252,13 +254,14 @@ impl FamilyTable {
         }
         let family = self.families.len() - 1;
         if let Some(&prev) = self.by_operator.get(&op) {
-            return Err(CensusError::DuplicateOperator {
+            return Err(ErrorKind::DuplicateOperator {
                 what: ctx.what.to_string(),
                 operator: op,
                 first_family: self.families[prev].name.clone(),
                 second_family: self.families[family].name.clone(),
                 path: path.to_string(),
-            });
+            }
+            .into());
         }
         self.families[family].operators.push(op.clone());
         self.by_operator.insert(op, family);

@@ -6,8 +6,8 @@ use std::path::Path;
 
 use serde::Serialize;
 
+use crate::error::Error;
 use crate::json::{self, Ctx, Document, JPath};
-use crate::CensusError;
 
 /// A declared host-resolution multiset: innermost frame (`file:line in function`) →
 /// the number of conversions expected at that line.
@@ -21,23 +21,23 @@ pub struct DeclaredHostResolutions {
 
 impl DeclaredHostResolutions {
     /// Parse a declared set from JSON bytes.
-    pub fn from_slice(bytes: &[u8]) -> Result<Self, CensusError> {
+    pub fn from_slice(bytes: &[u8]) -> Result<Self, Error> {
         <Self as Document>::parse_as(bytes, Self::KIND)
     }
 
     /// Parse a declared set from a reader, reading at most `limit` bytes.
-    pub fn from_reader<R: Read>(reader: R, limit: u64) -> Result<Self, CensusError> {
+    pub fn from_reader<R: Read>(reader: R, limit: u64) -> Result<Self, Error> {
         json::load_reader(reader, limit)
     }
 
     /// Read and parse a declared-set file (at most [`crate::DEFAULT_MAX_BYTES`]).
-    pub fn from_path(path: impl AsRef<Path>) -> Result<Self, CensusError> {
+    pub fn from_path(path: impl AsRef<Path>) -> Result<Self, Error> {
         json::load_path(path.as_ref())
     }
 
     /// Build a declared set in code. A line named twice, an empty line or a count of
     /// zero is an error, as in a file.
-    pub fn from_lines<I, S>(lines: I) -> Result<Self, CensusError>
+    pub fn from_lines<I, S>(lines: I) -> Result<Self, Error>
     where
         I: IntoIterator<Item = (S, u64)>,
         S: Into<String>,
@@ -52,10 +52,7 @@ impl DeclaredHostResolutions {
             let p = root.key(&line);
             check_line(&ctx, &p, &line, count)?;
             if out.insert(line.clone(), count).is_some() {
-                return Err(CensusError::DuplicateKey {
-                    what: ctx.what.to_string(),
-                    path: p.to_string(),
-                });
+                return Err(ctx.fail(opguard_document::Error::duplicate_key(&p, &line)));
             }
         }
         Ok(DeclaredHostResolutions { lines: out })
@@ -65,8 +62,8 @@ impl DeclaredHostResolutions {
 impl Document for DeclaredHostResolutions {
     const KIND: &'static str = "declared host resolutions";
 
-    fn parse_as(bytes: &[u8], what: &str) -> Result<Self, CensusError> {
-        let tree = json::parse(bytes, what)?;
+    fn parse_as(bytes: &[u8], what: &str) -> Result<Self, Error> {
+        let tree = json::parse(bytes, u64::MAX, what)?;
         let ctx = Ctx { what };
         let root = JPath::Root;
         let entries = ctx.object(
@@ -97,7 +94,7 @@ impl DeclaredHostResolutions {
     }
 }
 
-fn check_line(ctx: &Ctx, p: &JPath, line: &str, count: u64) -> Result<(), CensusError> {
+fn check_line(ctx: &Ctx, p: &JPath, line: &str, count: u64) -> Result<(), Error> {
     if line.trim().is_empty() {
         return Err(ctx.invalid(p, "the line is empty".into(), "\"file:line in function\""));
     }

@@ -7,53 +7,24 @@ use std::path::Path;
 
 pub(crate) use opguard_document::{JsonPath as JPath, Value as J};
 
-use crate::CensusError;
+use crate::error::{Error, ErrorKind};
 
 /// The largest document any reader here accepts unless told otherwise: 256 MiB.
 pub const DEFAULT_MAX_BYTES: u64 = opguard_document::DEFAULT_MAX_BYTES;
 
 /// A document that could not be read or parsed, as this crate's error.
-fn document_error(e: opguard_document::Error, what: &str, path: Option<&Path>) -> CensusError {
-    let (json_path, line, column) = (e.path(), e.line().unwrap_or(0), e.column().unwrap_or(0));
-    let message = e.message();
-    match e.into_kind() {
-        opguard_document::ErrorKind::Io(source) => CensusError::Io {
-            path: path
-                .map(Path::to_path_buf)
-                .unwrap_or_else(|| "<reader>".into()),
-            source,
-        },
-        opguard_document::ErrorKind::LimitExceeded { limit } => CensusError::TooLarge {
-            what: what.to_string(),
-            limit,
-        },
-        opguard_document::ErrorKind::DuplicateKey { .. } => CensusError::DuplicateKey {
-            what: what.to_string(),
-            path: json_path,
-        },
-        _ => CensusError::Syntax {
-            what: what.to_string(),
-            line,
-            column,
-            message,
-        },
+fn document_error(what: &str, source: opguard_document::Error) -> Error {
+    ErrorKind::Document {
+        what: what.to_string(),
+        source,
     }
+    .into()
 }
 
-/// Parse bytes into a tree (repeated keys refused at every depth); the
-/// caller has bounded the bytes.
-pub(crate) fn parse<'a>(bytes: &'a [u8], what: &str) -> Result<J<'a>, CensusError> {
-    opguard_document::tree_from_slice(bytes, u64::MAX).map_err(|e| document_error(e, what, None))
-}
-
-/// Read at most `limit` bytes; one more is an error, not a truncation.
-pub(crate) fn read_limited<R: Read>(
-    reader: R,
-    limit: u64,
-    what: &str,
-    path: Option<&Path>,
-) -> Result<Vec<u8>, CensusError> {
-    opguard_document::read_bounded(reader, limit).map_err(|e| document_error(e, what, path))
+/// Parse bytes (at most `limit`) into a tree, repeated keys refused at every
+/// depth.
+pub(crate) fn parse<'a>(bytes: &'a [u8], limit: u64, what: &str) -> Result<J<'a>, Error> {
+    opguard_document::tree_from_slice(bytes, limit).map_err(|e| document_error(what, e))
 }
 
 /// A document read from JSON bytes; the reader and file entry points of every
@@ -62,23 +33,21 @@ pub(crate) trait Document: Sized {
     /// What the document is called in messages (`capture`, `family table`, …).
     const KIND: &'static str;
     /// Parse bytes, naming the document `what` in errors.
-    fn parse_as(bytes: &[u8], what: &str) -> Result<Self, CensusError>;
+    fn parse_as(bytes: &[u8], what: &str) -> Result<Self, Error>;
 }
 
 /// Read at most `limit` bytes from `reader` and parse them.
-pub(crate) fn load_reader<T: Document, R: Read>(reader: R, limit: u64) -> Result<T, CensusError> {
-    let bytes = read_limited(reader, limit, T::KIND, None)?;
+pub(crate) fn load_reader<T: Document, R: Read>(reader: R, limit: u64) -> Result<T, Error> {
+    let bytes =
+        opguard_document::read_bounded(reader, limit).map_err(|e| document_error(T::KIND, e))?;
     T::parse_as(&bytes, T::KIND)
 }
 
 /// Read a file (at most [`DEFAULT_MAX_BYTES`]) and parse it.
-pub(crate) fn load_path<T: Document>(path: &Path) -> Result<T, CensusError> {
+pub(crate) fn load_path<T: Document>(path: &Path) -> Result<T, Error> {
     let what = format!("{} {}", T::KIND, path.display());
-    let file = std::fs::File::open(path).map_err(|source| CensusError::Io {
-        path: path.to_path_buf(),
-        source,
-    })?;
-    let bytes = read_limited(file, DEFAULT_MAX_BYTES, &what, Some(path))?;
+    let bytes = opguard_document::read_path_bounded(path, DEFAULT_MAX_BYTES)
+        .map_err(|e| document_error(&what, e))?;
     T::parse_as(&bytes, &what)
 }
 
@@ -88,30 +57,28 @@ pub(crate) struct Ctx<'w> {
 }
 
 impl Ctx<'_> {
-    pub(crate) fn wrong_type(&self, path: &JPath, v: &J, expected: &str) -> CensusError {
-        CensusError::WrongType {
-            what: self.what.to_string(),
-            path: path.to_string(),
-            found: v.type_name(),
-            expected: expected.to_string(),
-        }
+    /// A document error at a place in this document.
+    pub(crate) fn fail(&self, e: opguard_document::Error) -> Error {
+        document_error(self.what, e)
     }
 
-    pub(crate) fn invalid(&self, path: &JPath, problem: String, expected: &str) -> CensusError {
-        CensusError::InvalidValue {
-            what: self.what.to_string(),
-            path: path.to_string(),
-            problem,
-            expected: expected.to_string(),
-        }
+    pub(crate) fn wrong_type(&self, path: &JPath, v: &J, expected: &str) -> Error {
+        self.fail(opguard_document::Error::wrong_type(
+            path,
+            v.type_name(),
+            expected,
+        ))
     }
 
-    pub(crate) fn missing(&self, path: &JPath, expected: &str) -> CensusError {
-        CensusError::MissingField {
-            what: self.what.to_string(),
-            path: path.to_string(),
-            expected: expected.to_string(),
-        }
+    pub(crate) fn invalid(&self, path: &JPath, problem: String, expected: &str) -> Error {
+        self.fail(opguard_document::Error::invalid_value(
+            path,
+            format!("{problem}; expected {expected}"),
+        ))
+    }
+
+    pub(crate) fn missing(&self, parent: &JPath, field: &'static str) -> Error {
+        self.fail(opguard_document::Error::missing_field(parent, field))
     }
 
     /// An object's entries (the reader refused repeated keys already).
@@ -120,7 +87,7 @@ impl Ctx<'_> {
         path: &JPath,
         v: &'v J,
         expected: &str,
-    ) -> Result<&'v [(Cow<'v, str>, J<'v>)], CensusError> {
+    ) -> Result<&'v [(Cow<'v, str>, J<'v>)], Error> {
         match v {
             J::Object(entries) => Ok(entries),
             other => Err(self.wrong_type(path, other, expected)),
@@ -132,17 +99,17 @@ impl Ctx<'_> {
         &self,
         path: &JPath,
         v: &'v J,
-        known: &[&str],
+        known: &'static [&'static str],
         expected: &str,
-    ) -> Result<Fields<'v>, CensusError> {
+    ) -> Result<Fields<'v>, Error> {
         let entries = self.object(path, v, expected)?;
         for (k, _) in entries {
             if !known.contains(&&**k) {
-                return Err(CensusError::UnknownField {
-                    what: self.what.to_string(),
-                    path: path.key(k).to_string(),
-                    known: known.join(", "),
-                });
+                return Err(self.fail(opguard_document::Error::unknown_field(
+                    &path.key(k),
+                    k,
+                    known,
+                )));
             }
         }
         Ok(Fields { entries })
@@ -153,7 +120,7 @@ impl Ctx<'_> {
         path: &JPath,
         v: &'v J,
         expected: &str,
-    ) -> Result<&'v [J<'v>], CensusError> {
+    ) -> Result<&'v [J<'v>], Error> {
         match v {
             J::Array(items) => Ok(items),
             other => Err(self.wrong_type(path, other, expected)),
@@ -165,7 +132,7 @@ impl Ctx<'_> {
         path: &JPath,
         v: &'v J,
         expected: &str,
-    ) -> Result<&'v str, CensusError> {
+    ) -> Result<&'v str, Error> {
         match v {
             J::Str(s) => Ok(s),
             other => Err(self.wrong_type(path, other, expected)),
@@ -177,7 +144,7 @@ impl Ctx<'_> {
         path: &JPath,
         v: &'v J,
         expected: &str,
-    ) -> Result<&'v str, CensusError> {
+    ) -> Result<&'v str, Error> {
         let s = self.string(path, v, expected)?;
         if s.trim().is_empty() {
             return Err(self.invalid(path, "the string is empty".into(), expected));
@@ -185,7 +152,7 @@ impl Ctx<'_> {
         Ok(s)
     }
 
-    pub(crate) fn u64(&self, path: &JPath, v: &J, expected: &str) -> Result<u64, CensusError> {
+    pub(crate) fn u64(&self, path: &JPath, v: &J, expected: &str) -> Result<u64, Error> {
         match v {
             J::Int(i) if *i >= 0 => Ok(*i as u64),
             J::Int(i) => Err(self.invalid(path, format!("{i} is negative"), expected)),
@@ -213,10 +180,8 @@ impl<'v> Fields<'v> {
         &self,
         ctx: &Ctx,
         parent: &JPath,
-        key: &str,
-        expected: &str,
-    ) -> Result<&'v J<'v>, CensusError> {
-        self.get(key)
-            .ok_or_else(|| ctx.missing(&parent.key(key), expected))
+        key: &'static str,
+    ) -> Result<&'v J<'v>, Error> {
+        self.get(key).ok_or_else(|| ctx.missing(parent, key))
     }
 }

@@ -5,7 +5,7 @@
 //! The core types:
 //!
 //! - [`Capture`]: an `opguard.census/capture-v1` record, parsed and validated (typed
-//!   errors with a JSON path and a stable [`CensusError::code`]). A capture whose step
+//!   errors with a JSON path and a stable [`Error::code`]). A capture whose step
 //!   axis is not a symbol — torch specialises sizes 0 and 1 — is refused
 //!   (`step_axis_not_symbolic`), never read as a symbolic capture.
 //! - [`FamilyTable`]: operator families, matched on the whole operator name with
@@ -69,8 +69,6 @@
 //! same expression, or the arguments of a non-linear expression (`Max(s1, s0)`),
 //! kept as written — equal structures can digest differently (a false "not free");
 //! a different structure never digests equal.
-#![deny(missing_docs)]
-#![forbid(unsafe_code)]
 
 // Data flow: capture document → its shapes and expressions → one pass of
 // analysis → the census of one capture; two censuses → the width
@@ -87,6 +85,9 @@ mod families;
 // Model: the sympy-printed size, guard and replacement expressions torch
 // writes: symbols, linear forms, relations, canonical rendering.
 mod expr;
+// Analysis: what a capture's guards admit for one size symbol (pins decided
+// by the admitted values, not by the spelling).
+mod admitted;
 // Analysis: one pass over a capture's shapes (digest, concrete dimensions,
 // per-operator counts, the step axis).
 mod analysis;
@@ -99,8 +100,6 @@ mod compare;
 mod host;
 // The crate's one error type and its codes.
 mod error;
-// Support: the hasher of the crate's internal maps.
-mod fxhash;
 
 pub use json::DEFAULT_MAX_BYTES;
 
@@ -125,8 +124,13 @@ pub use compare::{
 
 pub use host::{DeclaredHostResolutions, HostResolutionDiff, LineDiff};
 
-pub use error::{CensusError, ERROR_CODES};
+pub use error::{Error, ErrorKind, ERROR_CODES};
 
 /// This crate's version (its Cargo.toml `version`), for tools that report what
 /// they were built with (`opguard --version`).
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// The README's examples are compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

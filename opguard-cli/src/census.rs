@@ -8,8 +8,7 @@
 use std::path::{Path, PathBuf};
 
 use opguard_census::{
-    Capture, Census, CensusError, DeclaredHostResolutions, FamilyTable, HostResolutionDiff,
-    WidthComparison,
+    Capture, Census, DeclaredHostResolutions, FamilyTable, HostResolutionDiff, WidthComparison,
 };
 use serde::Serialize;
 
@@ -82,12 +81,18 @@ pub struct Report {
     pub captures: Vec<CaptureReport>,
     /// `null` without `--compare`.
     pub comparison: Option<ComparisonReport>,
+    /// Every operator call of every capture belongs to a family.
+    pub every_operator_classified: bool,
+    /// `--allow-unclassified`: operators no family claims do not fail the run.
+    pub allow_unclassified: bool,
 }
 
 impl Report {
-    /// 1 when a verdict asked for is negative (not a free symbol, or a host
-    /// resolution log that differs from the declared set), else 0.
+    /// 1 when a verdict is negative (an operator no family claims, unless
+    /// allowed; not a free symbol; a host resolution log that differs from
+    /// the declared set), else 0.
     pub fn status(&self) -> u8 {
+        let incomplete = !self.every_operator_classified && !self.allow_unclassified;
         let not_free = self
             .comparison
             .as_ref()
@@ -96,7 +101,7 @@ impl Report {
             .captures
             .iter()
             .any(|c| c.host_resolution_check.as_ref().is_some_and(|d| !d.matches));
-        if not_free || host_differs {
+        if incomplete || not_free || host_differs {
             exit::NEGATIVE
         } else {
             exit::OK
@@ -104,8 +109,12 @@ impl Report {
     }
 }
 
-fn census_error(e: CensusError, input: &Path) -> CliError {
-    CliError::new(e.code(), e.to_string()).in_input(input.display().to_string())
+fn census_error(e: opguard_census::Error, input: &Path) -> CliError {
+    let out = CliError::new(e.code(), e.to_string()).in_input(input.display().to_string());
+    match e.kind() {
+        opguard_census::ErrorKind::Document { source, .. } => out.at_document(source),
+        _ => out,
+    }
 }
 
 fn load(path: &Path) -> Result<Capture, CliError> {
@@ -159,7 +168,7 @@ pub fn report(args: &CensusArgs) -> Result<Report, CliError> {
         }
         _ => None,
     };
-    let captures = captures
+    let captures: Vec<CaptureReport> = captures
         .iter()
         .map(|(role, path, capture)| {
             let census = Census::compute(capture, &table);
@@ -178,8 +187,10 @@ pub fn report(args: &CensusArgs) -> Result<Report, CliError> {
         })
         .collect();
     Ok(Report {
+        every_operator_classified: captures.iter().all(|c| c.census.unclassified.ops == 0),
         captures,
         comparison,
+        allow_unclassified: args.allow_unclassified,
     })
 }
 
@@ -204,7 +215,7 @@ fn human(report: &Report, style: Style) -> String {
         if i > 0 {
             out.push('\n');
         }
-        human_capture(&mut out, c, style);
+        human_capture(&mut out, c, report.allow_unclassified, style);
     }
     if let Some(cmp) = &report.comparison {
         out.push('\n');
@@ -213,7 +224,7 @@ fn human(report: &Report, style: Style) -> String {
     out
 }
 
-fn human_capture(out: &mut String, c: &CaptureReport, style: Style) {
+fn human_capture(out: &mut String, c: &CaptureReport, allow_unclassified: bool, style: Style) {
     let census = &c.census;
     let role = match c.role {
         Role::Capture => "capture",
@@ -267,7 +278,16 @@ fn human_capture(out: &mut String, c: &CaptureReport, style: Style) {
 
     if !u.by_name.is_empty() {
         let names: Vec<String> = u.by_name.iter().map(|(n, k)| format!("{n} ×{k}")).collect();
-        out.push_str(&format!("  unclassified: {}\n", names.join(", ")));
+        if allow_unclassified {
+            out.push_str(&format!("  unclassified: {}\n", names.join(", ")));
+        } else {
+            out.push_str(&format!(
+                "  {}: {}; classify them in the family table (--families FILE) or pass \
+                 --allow-unclassified\n",
+                style.error("an incomplete census (unclassified operators)"),
+                names.join(", ")
+            ));
+        }
     }
     if t.unknown > 0 {
         out.push_str(&format!("  unknown entries: {}\n", t.unknown));

@@ -151,9 +151,12 @@ pub enum Shell {
 }
 
 const EXPORT_AFTER_HELP: &str = "\
-The runs are paired per rank by an order-aware alignment of operator and callsite; a pair is
-a candidate for review, never a claim that tensors are equal (verdict: not_evaluated). The
-output must not exist (outputs are never overwritten); a name ending in .gz is gzip.
+The runs are paired per rank by an order-aware alignment of operator and callsite: an
+operation pairs only with one of the same rank in the other run (two ranks of one job have no
+pairs: their operations are no_corresponding_trace_file; compare them with `opguard job`).
+`opguard inspect` pairs its first two traces by the same rule. A pair is a candidate for
+review, never a claim that tensors are equal (verdict: not_evaluated). The output must not
+exist (outputs are never overwritten); a name ending in .gz is gzip.
 
 Memory: with --from-profile each trace's records are written, as the trace is read, to a
 temporary opguard.records/v1 file beside the output (.<OUT>.opguard-records-*, created
@@ -190,7 +193,8 @@ pub struct ExportArgs {
     pub records: Option<PathBuf>,
     /// A PyTorch profiler trace recorded with shapes; give it once per run and rank (two
     /// or more). The run label is the file name without .json/.gz (`stdin` for `-`,
-    /// which reads one trace from stdin), the rank its distributedInfo.rank. Each
+    /// which reads one trace from stdin; files of one name are numbered in the order
+    /// given, `trace (1)`, `trace (2)`), the rank its distributedInfo.rank. Each
     /// trace's records are spilled to a temporary file beside OUT (removed on success
     /// and failure), so memory is bounded by the operation index, not the traces.
     #[arg(long = "from-profile", value_name = "TRACE")]
@@ -335,10 +339,10 @@ Exit status: 0 the selection is certified (ok), 1 it is refused, 2 a malformed r
 unreadable trace.
 
 Examples:
-  opguard select verdict --request seam-request.json
-  opguard select verdict --json --request seam-request.json | jq '.failed'
-  zcat rank0.json.gz | opguard select verdict --request seam-request.json   # its trace is \"-\"
-  opguard select verdict --request seam-request.json --provider kineto_cuda --salvage")]
+  opguard select verdict --seam-request seam-request.json
+  opguard select verdict --json --seam-request seam-request.json | jq '.failed'
+  zcat rank0.json.gz | opguard select verdict --seam-request seam-request.json   # its trace is \"-\"
+  opguard select verdict --seam-request seam-request.json --provider kineto_cuda --salvage")]
     Verdict(SelectVerdictArgs),
 }
 
@@ -368,9 +372,11 @@ pub struct SelectVerdictArgs {
     pub reader: ReaderArgs,
     #[command(flatten)]
     pub provider: ProviderArgs,
-    /// The request (protocol_version 1); trace paths are relative to it, and a
-    /// process trace written `-` is read from stdin.
-    #[arg(long, value_name = "FILE")]
+    /// The seam request (protocol_version 1); trace paths are relative to it, and
+    /// a process trace written `-` is read from stdin.
+    // `--request`, its former name, still works (hidden): one name for the
+    // seam request on every command.
+    #[arg(long = "seam-request", alias = "request", value_name = "FILE")]
     pub request: PathBuf,
 }
 
@@ -432,9 +438,10 @@ const CENSUS_AFTER_HELP: &str = "\
 Everything is read before anything is printed: a refused capture (a width torch specialises,
 error code step_axis_not_symbolic) exits 2 with no record on stdout.
 
-Exit status: 0 ok; 1 when a verdict asked for is negative (--compare: the step axis is not a
-free symbol, an operator no family claims included; --declared-host-resolutions: the log
-differs from the declared set); 2 on error.
+Exit status: 0 ok; 1 when a verdict is negative: an operator no family claims in any capture
+(an incomplete census is not a pass; --allow-unclassified reports it without failing),
+--compare: the step axis is not a free symbol, --declared-host-resolutions: the log differs
+from the declared set; 2 on error.
 
 Examples:
   opguard census clean_sym_w2.json
@@ -463,6 +470,11 @@ pub struct ReaderArgs {
     /// bytes or with a unit, e.g. 512MiB.
     #[arg(long, value_name = "SIZE", value_parser = parse_size, default_value = "256MiB")]
     pub max_encoded_bytes: u64,
+    /// Read an Nsight Systems export whose schema version is outside the
+    /// ones opguard was checked against (a newer nsys); every table and
+    /// column read is still checked by name and type.
+    #[arg(long)]
+    pub unverified_schema: bool,
 }
 
 impl ReaderArgs {
@@ -472,6 +484,18 @@ impl ReaderArgs {
             .salvage(self.salvage)
             .max_decoded_bytes(self.max_decoded_bytes)
             .max_encoded_bytes(self.max_encoded_bytes)
+    }
+
+    /// How to read a capture of any format keeping what `model` asks for,
+    /// with the reader's second thread when `decode_thread`.
+    pub fn read_options(
+        &self,
+        model: opguard_model::ModelOptions,
+        decode_thread: bool,
+    ) -> opguard_formats::ReadOptions {
+        opguard_formats::ReadOptions::new(model)
+            .reader(self.options().decode_thread(decode_thread))
+            .unverified_schema(self.unverified_schema)
     }
 }
 
@@ -700,6 +724,10 @@ pub struct CensusArgs {
     /// CAPTURE (and --compare) must equal, as a multiset.
     #[arg(long, value_name = "D")]
     pub declared_host_resolutions: Option<PathBuf>,
+    /// Report operators no family claims without failing: by default an incomplete
+    /// census exits 1 (seed 004: unclassified must be empty).
+    #[arg(long)]
+    pub allow_unclassified: bool,
 }
 
 const REPORT_AFTER_HELP: &str = "\
@@ -713,7 +741,7 @@ input, an existing output).
 
 Examples:
   opguard report
-  opguard report --out decode.html rank0.json.gz rank1.json.gz --request seam-request.json
+  opguard report --out decode.html rank0.json.gz rank1.json.gz --seam-request seam-request.json
   opguard report --out scaling.html --trials trials.json base.json.gz";
 
 /// `opguard report`.
@@ -727,7 +755,8 @@ pub struct ReportArgs {
     #[arg(long, value_name = "FILE", default_value = "opguard-report.html")]
     pub out: PathBuf,
     /// A seam request to evaluate (its trace paths are relative to it).
-    #[arg(long, value_name = "FILE")]
+    // `--request`, its former name, still works (hidden).
+    #[arg(long = "seam-request", alias = "request", value_name = "FILE")]
     pub request: Option<PathBuf>,
     /// A trials document (opguard scaling) to draw as scatter plots with rho.
     #[arg(long, value_name = "FILE")]

@@ -52,8 +52,11 @@ pub struct ErrorData {
     pub json_path: Option<String>,
     /// The input the error is about (a file, `-` for stdin, or a line).
     pub input: Option<String>,
-    /// 1-based line of a line-oriented input (`--stdin`).
+    /// 1-based line of a line-oriented input (`--stdin`) or of a JSON
+    /// document.
     pub line: Option<u64>,
+    /// 1-based column in that line of a JSON document.
+    pub column: Option<u64>,
     /// The exit status: [`exit::ERROR`] or [`exit::USAGE`].
     pub status: u8,
 }
@@ -71,6 +74,7 @@ impl CliError {
                 json_path: None,
                 input: None,
                 line: None,
+                column: None,
                 status: exit::ERROR,
             }),
         }
@@ -86,6 +90,20 @@ impl CliError {
     /// Names the input the error is about.
     pub fn in_input(mut self, input: impl Into<String>) -> Self {
         self.input = Some(input.into());
+        self
+    }
+
+    /// Places the error where a JSON document reader put it: the JSON path,
+    /// line and column (a file that cannot be read, or is over its limit,
+    /// has no place inside it).
+    pub fn at_document(mut self, e: &opguard_document::Error) -> Self {
+        use opguard_document::ErrorKind;
+        if matches!(e.kind(), ErrorKind::Io(_) | ErrorKind::LimitExceeded { .. }) {
+            return self;
+        }
+        self.json_path = Some(e.path());
+        self.line = e.line().map(|l| l as u64);
+        self.column = e.column().map(|c| c as u64);
         self
     }
 
@@ -114,8 +132,10 @@ impl CliError {
             (None, Some(i)) => place.push(format!("traceEvents[{i}]")),
             (None, None) => {}
         }
-        if let Some(l) = self.line {
-            place.push(format!("line {l}"));
+        match (self.line, self.column) {
+            (Some(l), Some(c)) => place.push(format!("line {l}, column {c}")),
+            (Some(l), None) => place.push(format!("line {l}")),
+            _ => {}
         }
         if !place.is_empty() {
             out.push_str(&format!(" ({})", place.join(", ")));
@@ -138,6 +158,7 @@ impl CliError {
             json_path: Option<&'a str>,
             input: Option<&'a str>,
             line: Option<u64>,
+            column: Option<u64>,
         }
         #[derive(Serialize)]
         struct Wrapper<'a> {
@@ -153,6 +174,7 @@ impl CliError {
                 json_path: self.json_path.as_deref(),
                 input: self.input.as_deref(),
                 line: self.line,
+                column: self.column,
             },
         };
         // Serializing plain strings and integers cannot fail; fall back to a
@@ -175,6 +197,11 @@ impl CliError {
     }
 }
 
+/// What a limit's error adds: the flag that raises it.
+fn raise_with(flag: &str) -> String {
+    format!("; raise it with {flag} (e.g. {flag} 1GiB)")
+}
+
 impl From<&opguard_trace::Error> for CliError {
     fn from(e: &opguard_trace::Error) -> Self {
         let mut message = e.message();
@@ -186,7 +213,7 @@ impl From<&opguard_trace::Error> for CliError {
                 _ => None,
             };
             if let Some(flag) = flag {
-                message.push_str(&format!("; raise it with {flag} (e.g. {flag} 1GiB)"));
+                message.push_str(&raise_with(flag));
             }
         }
         let mut out = CliError::new(e.code(), message);
@@ -210,6 +237,7 @@ impl From<&opguard_formats::Error> for CliError {
     fn from(e: &opguard_formats::Error) -> Self {
         match e.kind() {
             opguard_formats::ErrorKind::Json(json) => CliError::from(json),
+            opguard_formats::ErrorKind::Nsys(nsys) => CliError::from(nsys),
             opguard_formats::ErrorKind::Xplane(x) => {
                 let mut message = x.message();
                 if let opguard_xplane::ErrorKind::LimitExceeded { which, .. } = x.kind() {
@@ -226,6 +254,29 @@ impl From<&opguard_formats::Error> for CliError {
             }
             _ => CliError::new(e.code(), e.message()),
         }
+    }
+}
+
+/// An Nsight Systems export's error: its code and message with the table,
+/// row and column; a limit says which flag raises it.
+impl From<&opguard_nsys::Error> for CliError {
+    fn from(e: &opguard_nsys::Error) -> Self {
+        let mut message = e.to_string();
+        if let opguard_nsys::ErrorKind::LimitExceeded { which, .. } = e.kind() {
+            let flag = match which {
+                opguard_nsys::Limit::DecodedBytes => Some("--max-decoded-bytes"),
+                opguard_nsys::Limit::EncodedBytes => Some("--max-encoded-bytes"),
+                _ => None,
+            };
+            if let Some(flag) = flag {
+                message.push_str(&raise_with(flag));
+                message.push_str(
+                    "; an export is not compressed, so both --max-encoded-bytes and \
+                     --max-decoded-bytes apply to its size",
+                );
+            }
+        }
+        CliError::new(e.code(), message)
     }
 }
 

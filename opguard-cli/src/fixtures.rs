@@ -1,15 +1,20 @@
 //! `opguard fixtures run`: the language-neutral parity fixtures through this
 //! build.
 //!
-//! This module is test-harness code, not contract logic: it reads each case
+//! A user feature, not a test of the workspace: whoever builds or packages
+//! `opguard` (or patches a crate) proves the binary they ship agrees with the
+//! fixtures every other implementation runs, and sees which case does not.
+//! Its contract (output lines, `--json` objects, exit status, the header
+//! check) is README.md's "`opguard fixtures run`"; `tests/fixtures.rs` holds
+//! it to that. It holds no contract logic of its own: it reads each case
 //! file, calls the library function the case is about
 //! ([`opguard_kernel_name::canonicalize`] / [`opguard_kernel_name::matches`],
 //! [`opguard_select::verdict_from_request_file`],
 //! [`opguard_scaling::run_trials_file`], [`opguard_align::export_records`] /
 //! [`opguard_align::apply`]) and compares the JSON it answers with what the
 //! case expects, the way the Python runner (`bindings/python/tests/`) does:
-//! the same fields compared, the same error codes (without the C API's
-//! `<module>.` prefix), the same case names `<file>::<id>`.
+//! the same fields compared, the same error codes (without the C ABI's
+//! `<crate>.` or `document.` prefix), the same case names `<file>::<id>`.
 //!
 //! Every file is read and checked before any case runs, so a malformed file
 //! stops the run with status 2 and nothing on stdout.
@@ -19,7 +24,7 @@ use std::fmt::Write as _;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use opguard_kernel_name::{canonicalize, matches, short_name, IDENTITY_SCHEME};
+use opguard_kernel_name::{canonicalize, matches, short_name, Field, IDENTITY_SCHEME};
 use opguard_scaling::Metric;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -69,19 +74,6 @@ const ALIGN: CaseFile = CaseFile {
     schema: "opguard.align.fixture",
     versions: &[2],
 };
-/// The ten fields of a symbol case's `expected`.
-const SYMBOL_FIELDS: &[&str] = &[
-    "base",
-    "qualification",
-    "template",
-    "annotation",
-    "memory_op",
-    "mangling",
-    "degenerate",
-    "truncated",
-    "short_name",
-    "identity",
-];
 /// Scaling fields compared with a relative tolerance of 1e-12 (its README).
 const FLOAT_FIELDS: &[&str] = &["spearman_rho", "p_value", "adjusted_p_value"];
 /// Per-operation expectations of an align case.
@@ -421,8 +413,8 @@ fn load_kernel_name(path: &Path) -> Result<KernelNameFile, CliError> {
         .in_input(path.display().to_string()));
     }
     for c in &f.symbol_cases {
-        for field in SYMBOL_FIELDS {
-            require(path, c.expected.contains_key(*field), || {
+        for field in Field::FIXTURE.map(Field::name) {
+            require(path, c.expected.contains_key(field), || {
                 format!("symbol case {}: expected.{field} is missing", c.id)
             })?;
         }

@@ -12,9 +12,11 @@ use crate::out::Out;
 /// (each crate's own `VERSION`, so a version bump in one shows here).
 pub const BUILT_WITH: &[(&str, &str)] = &[
     ("opguard-model", opguard_model::VERSION),
+    ("opguard-document", opguard_document::VERSION),
     ("opguard-trace", opguard_trace::VERSION),
     ("opguard-formats", opguard_formats::VERSION),
     ("opguard-xplane", opguard_xplane::VERSION),
+    ("opguard-nsys", opguard_nsys::VERSION),
     ("opguard-kernel-name", opguard_kernel_name::VERSION),
     ("opguard-select", opguard_select::VERSION),
     ("opguard-align", opguard_align::VERSION),

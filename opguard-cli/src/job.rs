@@ -16,7 +16,11 @@ use crate::trace_info::duration;
 
 impl From<opguard_job::Error> for CliError {
     fn from(e: opguard_job::Error) -> Self {
-        CliError::new(e.code(), e.to_string())
+        let out = CliError::new(e.code(), e.to_string());
+        match e.kind() {
+            opguard_job::ErrorKind::Document { source, .. } => out.at_document(source),
+            _ => out,
+        }
     }
 }
 
@@ -33,7 +37,7 @@ pub fn run(args: &JobArgs) -> Result<u8, CliError> {
     if paths.is_empty() {
         return Err(CliError::new(
             "no_ranks",
-            "the job names no trace files (the directories given hold no capture: Chrome JSON, plain or gzip, or an XSpace .xplane.pb, recognised by content)",
+            "the job names no capture files (the directories given hold no capture opguard reads, recognised by content: Chrome JSON, plain or gzip, an XSpace .xplane.pb, an Nsight Systems SQLite export, rocprofv3 output)",
         ));
     }
     let threads = match args.jobs {
@@ -44,7 +48,8 @@ pub fn run(args: &JobArgs) -> Result<u8, CliError> {
     // The reader flags (`--salvage`, limits) apply to every rank.
     let options = SummaryOptions::new()
         .top(args.top)
-        .reader(args.reader.options().decode_thread(decode_thread));
+        .reader(args.reader.options().decode_thread(decode_thread))
+        .unverified_schema(args.reader.unverified_schema);
     let progress = Mutex::new(Progress::items("job", paths.len() as u64, "ranks"));
     let job = run_job(&paths, workers, &options, &|done, _| {
         if let Ok(mut p) = progress.lock() {
@@ -54,6 +59,7 @@ pub fn run(args: &JobArgs) -> Result<u8, CliError> {
     if let Ok(mut p) = progress.lock() {
         p.finish();
     }
+    let job = job?;
     print_answer(args.output.json, &job, |style| {
         human(&job, args.frames, style)
     })?;

@@ -1,19 +1,23 @@
 //! `opguard trace info`: what the reader established about each file.
 //!
-//! Everything printed is computed by [`opguard_formats::info`], by the
-//! file's format: for a Chrome trace ([`opguard_trace::trace_info`]) the
-//! summary of the read, the provider, the `(ph, cat)` event counts, the
-//! time span in the file's clock domain and warnings about odd input; for
-//! an XSpace ([`opguard_xplane::XSpaceInfo`]) its planes and lines with
-//! their events by what opguard makes of them, and what it does not model.
+//! Everything printed is computed by [`opguard_formats::info`], by format:
+//! for a Chrome trace ([`opguard_trace::trace_info`]) the summary of the
+//! read, the provider, the `(ph, cat)` event counts, the time span in the
+//! file's clock domain and warnings about odd input; for an Nsight Systems
+//! export (`opguard_nsys::Export::info`) the product and schema versions,
+//! the rows of each table, the time span and the GPUs; for a rocprofv3
+//! capture its files, records by kind, processes and agents; for an XSpace
+//! ([`opguard_xplane::XSpaceInfo`]) its planes and lines with their events
+//! by what opguard makes of them, and what it does not model.
 
 use std::io::Read;
 use std::path::Path;
 
 use opguard_formats::{Info, ReadOptions};
 use opguard_model::Provider;
-use opguard_trace::trace_info;
-use opguard_trace::{Compression, ReaderOptions, TopLevelForm, TraceInfo, TraceReader};
+use opguard_nsys::ExportInfo;
+use opguard_trace::{trace_info, TraceInfo};
+use opguard_trace::{Compression, TopLevelForm, TraceReader};
 use opguard_xplane::XSpaceInfo;
 use serde::Serialize;
 
@@ -48,10 +52,12 @@ pub fn run(args: &TraceInfoArgs) -> Result<u8, CliError> {
     let mut status = exit::OK;
     // The command owns the process: inflating on a second thread while this
     // one scans is what makes a gzip trace read at the inflate floor.
-    let options = args.reader.options().decode_thread(true);
+    let options = args
+        .reader
+        .read_options(opguard_model::ModelOptions::launches_only(), true);
     crate::read::at_most_one_stdin(args.files.iter().map(|p| p.as_path()))?;
     for (i, file) in args.files.iter().enumerate() {
-        match info(file, options.clone()) {
+        match info(file, &options) {
             Ok(mut info) => {
                 if let Some(given) = args.provider.provider {
                     info.provider_detected = Some(info.info.provider());
@@ -78,18 +84,103 @@ pub fn run(args: &TraceInfoArgs) -> Result<u8, CliError> {
     Ok(status)
 }
 
-/// Reads one file (`-`, stdin, is Chrome JSON) to the end.
-pub fn info(path: &Path, options: ReaderOptions) -> Result<FileInfo, CliError> {
+/// A rocprofv3 capture's facts (CSV, JSON or rocpd), as text.
+fn rocprof_human(file: &str, info: &opguard_rocprof::CaptureInfo, style: Style) -> String {
+    let mut facts = vec![
+        ("file", file.to_owned()),
+        ("sha256", info.sha256.clone()),
+        (
+            "provider",
+            if info.producer == info.provider {
+                info.provider.to_owned()
+            } else {
+                format!("{} ({})", info.provider, info.producer)
+            },
+        ),
+        ("format", info.format.to_owned()),
+        ("clock domain", info.clock_domain.clone()),
+        ("encoded bytes", info.encoded_bytes.to_string()),
+        ("decoded bytes", info.decoded_bytes.to_string()),
+        (
+            "records",
+            format!(
+                "{} dispatches, {} API calls, {} roctx markers, {} memory copies",
+                info.records.dispatches,
+                info.records.api_calls,
+                info.records.markers,
+                info.records.memory_copies
+            ),
+        ),
+        (
+            "time span",
+            match info.time_span {
+                Some(s) => format!(
+                    "{} .. {} ns ({}, {} records)",
+                    s.start_ns,
+                    s.end_ns,
+                    duration(s.duration_ns),
+                    s.records
+                ),
+                None => "(no records)".to_owned(),
+            },
+        ),
+    ];
+    for f in &info.files {
+        facts.push((
+            "file read",
+            format!("{} ({}, {} bytes)", f.path, f.kind, f.bytes),
+        ));
+    }
+    for p in &info.processes {
+        let pid = p.pid.map_or("(not stated)".to_owned(), |p| p.to_string());
+        facts.push(("process", pid));
+    }
+    for a in &info.agents {
+        let label = a.device_label().unwrap_or_else(|| "agent".to_owned());
+        facts.push(("agent", format!("{label}: {}", a.display_name())));
+    }
+    if info.negative_duration_records > 0 {
+        facts.push((
+            "negative",
+            format!(
+                "{} records end before they start",
+                info.negative_duration_records
+            ),
+        ));
+    }
+    for w in &info.warnings {
+        facts.push(("warning", w.clone()));
+    }
+    let mut out = facts_block(&facts, style, "");
+    out.push('\n');
+    let mut table = Table::new(&[
+        ("count", Align::Right),
+        ("kind", Align::Left),
+        ("category", Align::Left),
+    ]);
+    for c in &info.counts {
+        table.row(vec![
+            c.count.to_string(),
+            c.kind.to_owned(),
+            c.category.clone(),
+        ]);
+    }
+    out.push_str(&table.render(style, "  "));
+    out
+}
+
+/// Reads one file (`-` is stdin, a Chrome trace) to the end.
+pub fn info(path: &Path, options: &ReadOptions) -> Result<FileInfo, CliError> {
     let label = path.display().to_string();
     if crate::read::is_stdin(path) {
-        let (reader, total) = crate::read::open(path, options)?;
+        let (reader, total) = crate::read::open(path, options.reader.clone())?;
         return read(reader, label, total);
     }
     let total = std::fs::metadata(path).ok().map(|m| m.len());
     let mut progress = Progress::new(&label, total);
-    let read = ReadOptions::default().reader(options);
-    let info =
-        opguard_formats::info_with_progress(path, &read, &mut |encoded| progress.update(encoded))?;
+    let info = opguard_formats::info_with_progress(path, options, &mut |encoded| {
+        progress.update(encoded)
+    })?;
     progress.finish();
     Ok(FileInfo {
         file: label,
@@ -113,9 +204,10 @@ fn read<R: Read>(
     })
 }
 
-/// The provider line: detected, or given with what was detected.
-fn provider_fact(provider: Provider, detected: Option<Provider>) -> String {
-    match detected {
+/// The provider line: detected, or given with the detected one beside it.
+fn provider_line(file: &FileInfo) -> String {
+    let provider = file.info.provider();
+    match file.provider_detected {
         Some(detected) => format!(
             "{} (given; detected {})",
             provider.as_str(),
@@ -128,9 +220,69 @@ fn provider_fact(provider: Provider, detected: Option<Provider>) -> String {
 fn human(file: &FileInfo, style: Style) -> String {
     match &file.info {
         Info::ChromeJson(info) => human_json(file, info, style),
+        Info::NsysSqlite(info) => human_nsys(file, info, style),
+        Info::Rocprof(info) => rocprof_human(&file.file, info, style),
         Info::Xspace(info) => human_xspace(file, info, style),
-        _ => String::new(),
+        other => format!("{}: format {}\n", file.file, other.format().as_str()),
     }
+}
+
+fn human_nsys(file: &FileInfo, info: &ExportInfo, style: Style) -> String {
+    let meta = &info.meta;
+    let mut facts = vec![
+        ("file", file.file.clone()),
+        ("sha256", info.sha256.to_hex()),
+        ("format", "Nsight Systems SQLite export".to_owned()),
+        ("provider", provider_line(file)),
+        ("clock domain", info.clock_domain.clone()),
+        (
+            "product",
+            format!("{} {}", meta.product_name, meta.product_version),
+        ),
+        (
+            "schema",
+            format!(
+                "{} ({}, {})",
+                meta.schema,
+                meta.metadata_table,
+                if meta.schema_verified {
+                    "verified"
+                } else {
+                    "unverified: read with --unverified-schema"
+                }
+            ),
+        ),
+        ("bytes", info.bytes.to_string()),
+        (
+            "time span",
+            match info.span {
+                Some(s) => format!(
+                    "{} .. {} ns ({})",
+                    s.start_ns,
+                    s.end_ns,
+                    duration(s.duration_ns)
+                ),
+                None => "(no timed row)".to_owned(),
+            },
+        ),
+    ];
+    if let Some(platform) = &meta.platform {
+        facts.push(("platform", platform.clone()));
+    }
+    for gpu in &info.gpus {
+        facts.push((
+            "gpu",
+            format!("{}: {}", gpu.id, gpu.name.as_deref().unwrap_or("(unnamed)")),
+        ));
+    }
+    let mut out = facts_block(&facts, style, "");
+    out.push('\n');
+    let mut table = Table::new(&[("rows", Align::Right), ("table", Align::Left)]);
+    for t in &info.tables {
+        table.row(vec![t.rows.to_string(), t.table.to_owned()]);
+    }
+    out.push_str(&table.render(style, "  "));
+    out
 }
 
 fn human_json(file: &FileInfo, info: &TraceInfo, style: Style) -> String {
@@ -145,10 +297,7 @@ fn human_json(file: &FileInfo, info: &TraceInfo, style: Style) -> String {
     let mut facts = vec![
         ("file", file.file.clone()),
         ("sha256", info.sha256.to_hex()),
-        (
-            "provider",
-            provider_fact(info.provider, file.provider_detected),
-        ),
+        ("provider", provider_line(file)),
         ("clock domain", info.clock_domain.clone()),
         ("compression", compression.to_owned()),
         ("form", form.to_owned()),
@@ -221,10 +370,7 @@ fn human_xspace(file: &FileInfo, info: &XSpaceInfo, style: Style) -> String {
         ("file", file.file.clone()),
         ("format", "xspace".to_owned()),
         ("sha256", info.sha256.to_hex()),
-        (
-            "provider",
-            provider_fact(info.provider, file.provider_detected),
-        ),
+        ("provider", provider_line(file)),
         (
             "producer",
             info.producer
@@ -326,7 +472,7 @@ mod tests {
         ],"traceName":"t"}"#;
         let reader = TraceReader::new(&json[..]).unwrap();
         let Info::ChromeJson(info) = read(reader, "mem".into(), None).unwrap().info else {
-            unreachable!("a reader of JSON gives a Chrome trace's facts")
+            panic!("a Chrome trace's facts");
         };
         assert_eq!(info.events, 5);
         assert_eq!(info.metadata_keys, ["traceName"]);

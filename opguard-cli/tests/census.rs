@@ -8,6 +8,7 @@ use serde_json::Value;
 
 use crate::common::run;
 
+#[track_caller]
 fn capture(stem: &str) -> Option<PathBuf> {
     opguard_testdata::shared_file(&format!("torch/census/{stem}.json"))
 }
@@ -297,7 +298,9 @@ fn a_family_table_replaces_the_default() {
     )
     .unwrap();
     let r = run(&["census", "--json", s(&w2), "--families", s(&table)]);
-    assert_eq!(r.status, 0, "{}", r.stderr);
+    // The one-family table leaves most operators unclassified: the census is
+    // printed whole, and an incomplete census exits 1.
+    assert_eq!(r.status, 1, "{}", r.stderr);
     let c = &r.json_lines()[0]["captures"][0];
     let families = c["families"].as_array().unwrap();
     assert_eq!(families.len(), 1);
@@ -340,4 +343,53 @@ fn a_control_without_a_comparison_is_a_usage_error() {
     let r = run(&["census", "a.json", "--control", "c.json"]);
     assert_eq!(r.status, 64);
     assert!(r.stderr.contains("--compare"), "{}", r.stderr);
+}
+
+/// Seed 004: an incomplete census is not a pass. A capture with operators no
+/// family claims once exited 0, even with a host-resolution verdict asked for
+/// and holding; now it exits 1 unless `--allow-unclassified`.
+#[test]
+fn an_incomplete_census_exits_1_unless_allowed_by_name() {
+    let fixtures = opguard_testdata::fixtures_dir().join("census");
+    let traps = fixtures.join("prefix_traps.capture.json");
+    let families = fixtures.join("seed004_families.json");
+    let dir = tempfile::tempdir().unwrap();
+    let declared = dir.path().join("declared.json");
+    std::fs::write(&declared, "{}").unwrap();
+    let args = ["census", s(&traps), "--families", s(&families)];
+
+    let r = run(&[&args[..], &["--json"]].concat());
+    assert_eq!(r.status, 1, "{}", r.stderr);
+    let report = &r.json_lines()[0];
+    assert_eq!(report["every_operator_classified"], false);
+    assert_eq!(report["allow_unclassified"], false);
+    assert_eq!(report["captures"][0]["unclassified"]["ops"], 4);
+
+    let with_declared = [&args[..], &["--declared-host-resolutions", s(&declared)]].concat();
+    let r = run(&[&with_declared[..], &["--json"]].concat());
+    assert_eq!(r.status, 1, "{}", r.stderr);
+    assert_eq!(
+        r.json_lines()[0]["captures"][0]["host_resolution_check"]["matches"],
+        true
+    );
+    let human = run(&with_declared);
+    assert_eq!(human.status, 1);
+    assert!(
+        human.stdout.contains("aten.addmm.default")
+            && human.stdout.contains("--allow-unclassified"),
+        "{}",
+        human.stdout
+    );
+
+    let r = run(&[&with_declared[..], &["--allow-unclassified", "--json"]].concat());
+    assert_eq!(r.status, 0, "{}", r.stderr);
+    assert_eq!(r.json_lines()[0]["allow_unclassified"], true);
+    // Every operator classified: 0 without the flag.
+    let r = run(&[
+        "census",
+        s(&traps),
+        "--declared-host-resolutions",
+        s(&declared),
+    ]);
+    assert_eq!(r.status, 0, "{}", r.stderr);
 }

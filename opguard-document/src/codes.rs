@@ -4,7 +4,8 @@
 /// Defines a crate's error-code list and the `code()` method that returns
 /// them, from one table, so no variant can lack a listed code and no listed
 /// code can lack a variant (the `match` has no wildcard: a new variant
-/// without a row does not compile).
+/// without a row does not compile). A `passthrough` arm may carry
+/// attributes (`#[cfg(feature = "...")]` for a variant behind a feature).
 ///
 /// Codes are unprefixed `snake_case` (`limit_exceeded`); the C ABI adds the
 /// crate's prefix (`census.limit_exceeded`). One meaning has one code across

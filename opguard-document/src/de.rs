@@ -70,6 +70,11 @@ pub(crate) fn classify(e: Error, bytes: &[u8]) -> Error {
             ));
         }
     }
+    // Skipping a string does not check its UTF-8, so a document that is
+    // not UTF-8 can pass the plain parse; it is still not JSON.
+    if std::str::from_utf8(bytes).is_err() {
+        return e.replace_kind(ErrorKind::Syntax(message));
+    }
     let kind = match message
         .strip_prefix("invalid type: ")
         .and_then(|rest| rest.split_once(", expected "))

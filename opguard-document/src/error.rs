@@ -4,6 +4,7 @@ use std::fmt;
 use std::io;
 
 use crate::path::Segment;
+use crate::JsonPath;
 
 /// A document that could not be read: what went wrong, where (JSON path,
 /// line and column) and, for a size refusal, the limit.
@@ -143,6 +144,59 @@ impl Error {
             Category::Data => ErrorKind::InvalidValue(message_without_position(&e)),
         };
         Error::new(kind).at(line, column)
+    }
+
+    /// A value of the wrong JSON type at `path`, for a reader that checks a
+    /// [`Value`](crate::Value) tree by hand (`found` as
+    /// [`Value::type_name`](crate::Value::type_name) says it).
+    pub fn wrong_type(path: &JsonPath<'_>, found: &str, expected: impl Into<String>) -> Self {
+        Error::new(ErrorKind::WrongType {
+            found: found.to_owned(),
+            expected: expected.into(),
+        })
+        .at_path(path)
+    }
+
+    /// A required field `field` absent from the object at `parent`.
+    pub fn missing_field(parent: &JsonPath<'_>, field: &'static str) -> Self {
+        Error::new(ErrorKind::MissingField { field }).at_path(&parent.key(field))
+    }
+
+    /// A field at `path` that the object there does not define (`known`).
+    pub fn unknown_field(path: &JsonPath<'_>, field: &str, known: &'static [&'static str]) -> Self {
+        Error::new(ErrorKind::UnknownField {
+            field: field.to_owned(),
+            known,
+        })
+        .at_path(path)
+    }
+
+    /// A key given twice in one object (`path` names the repeated key).
+    pub fn duplicate_key(path: &JsonPath<'_>, key: &str) -> Self {
+        Error::new(ErrorKind::DuplicateKey {
+            key: key.to_owned(),
+        })
+        .at_path(path)
+    }
+
+    /// A value at `path` of the right type that the document type cannot
+    /// hold; `message` says what is wrong and what was expected.
+    pub fn invalid_value(path: &JsonPath<'_>, message: impl Into<String>) -> Self {
+        Error::new(ErrorKind::InvalidValue(message.into())).at_path(path)
+    }
+
+    /// The document was one line of a larger file, starting at `line`
+    /// (1-based) of it: the error's line becomes the file's line.
+    pub fn in_file_from_line(mut self, line: usize) -> Self {
+        if self.inner.line > 0 && line > 0 {
+            self.inner.line += line - 1;
+        }
+        self
+    }
+
+    fn at_path(mut self, path: &JsonPath<'_>) -> Self {
+        self.inner.path = path.segments_innermost_first();
+        self
     }
 
     /// What went wrong.

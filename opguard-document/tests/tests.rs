@@ -239,3 +239,100 @@ fn every_code_is_listed_once_with_a_meaning() {
     assert!(opguard_document::check_error_codes(&[("a", "x"), ("a", "y")]).is_err());
     assert!(opguard_document::check_error_codes(&[("kernel_name.degenerate", "x")]).is_err());
 }
+
+#[test]
+fn a_value_quoted_in_a_message_keeps_its_json_number_form() {
+    let v: Value = from_slice(
+        br#"{"a": 1.0, "b": 1, "c": 0.5, "d": 1e300, "e": true}"#,
+        1024,
+    )
+    .expect("reads");
+    assert_eq!(
+        v.to_string(),
+        r#"{"a":1.0,"b":1,"c":0.5,"d":1e300,"e":true}"#
+    );
+}
+
+#[test]
+fn a_hand_reader_builds_the_same_errors_as_the_typed_reader() {
+    use opguard_document::JsonPath;
+    // The typed reader's error for a wrong type at `ops[1].name`...
+    #[derive(Debug, Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[allow(dead_code)]
+    struct Op {
+        name: String,
+    }
+    #[derive(Debug, Deserialize)]
+    #[allow(dead_code)]
+    struct Doc {
+        ops: Vec<Op>,
+    }
+    let typed = err::<Doc>(r#"{"ops": [{"name": "a"}, {"name": 3}]}"#);
+    // ...and a hand reader's, walking a tree to the same place.
+    let root = JsonPath::Root;
+    let ops = root.key("ops");
+    let op = ops.index(1);
+    let by_hand = Error::wrong_type(&op.key("name"), "the integer 3", "a string");
+    assert_eq!(
+        (typed.code(), typed.path()),
+        (by_hand.code(), by_hand.path())
+    );
+    assert_eq!(
+        by_hand.to_string(),
+        "found the integer 3, expected a string at ops[1].name"
+    );
+    assert_eq!(by_hand.line(), None);
+
+    let missing = Error::missing_field(&op, "name");
+    assert_eq!(
+        (missing.code(), missing.path().as_str()),
+        ("missing_field", "ops[1].name")
+    );
+    let unknown = Error::unknown_field(&op.key("nmae"), "nmae", &["name"]);
+    assert_eq!(
+        (unknown.code(), unknown.path().as_str()),
+        ("unknown_field", "ops[1].nmae")
+    );
+    let twice = Error::duplicate_key(&root.key("ops"), "ops");
+    assert_eq!(
+        (twice.code(), twice.path().as_str()),
+        ("duplicate_key", "ops")
+    );
+    let invalid = Error::invalid_value(&root, "the document is empty");
+    assert_eq!(
+        (invalid.code(), invalid.path().as_str()),
+        ("invalid_value", "$")
+    );
+}
+
+#[test]
+fn a_line_of_a_larger_file_reports_the_file_line() {
+    let text = "{\"a\": 1,\n \"a\": 2}";
+    let alone = err::<BTreeMap<String, u32>>(text);
+    let in_file = err::<BTreeMap<String, u32>>(text).in_file_from_line(40);
+    assert_eq!(alone.line(), Some(2));
+    assert_eq!(
+        (in_file.line(), in_file.column()),
+        (Some(41), alone.column())
+    );
+}
+
+#[test]
+fn a_string_that_is_not_utf8_is_a_syntax_error_in_the_tree_and_in_a_type() {
+    #[derive(Debug, Deserialize)]
+    #[allow(dead_code)]
+    struct Op {
+        name: String,
+    }
+    let bytes = b"{\"name\": \"a\xffb\"}";
+    let typed = from_slice::<Op>(bytes, BIG).unwrap_err();
+    let tree = opguard_document::tree_from_slice(bytes, BIG).unwrap_err();
+    for e in [typed, tree] {
+        assert_eq!(
+            (e.code(), e.path().as_str()),
+            ("json_syntax", "name"),
+            "{e}"
+        );
+    }
+}

@@ -4,8 +4,11 @@
 //! with `SQLite format 3\0`, Nsight Systems' binary report with its product
 //! name, gzip with `1f 8b`, an XSpace with a protobuf key of its own whose
 //! fields fit XSpace's schema (`opguard_xplane::probe`, feature `xplane`).
-//! Anything not recognised goes to the Chrome JSON reader, whose error then
-//! says what the bytes are not.
+//! An SQLite database is then told apart by its tables: one with an Nsight
+//! Systems export's metadata table is an export (feature `nsys`); rocprofv3's
+//! CSV header and JSON key are looked for in what would otherwise go to the
+//! Chrome JSON reader (feature `rocprof`). Anything not recognised goes to
+//! the Chrome JSON reader, whose error then says what the bytes are not.
 
 use std::fs::File;
 use std::io::Read;
@@ -31,11 +34,26 @@ pub enum Detected {
     /// Chrome Trace Event Format JSON, plain or gzip, and anything not
     /// recognised as another format.
     ChromeJson,
-    /// An SQLite database: an Nsight Systems export or a rocpd database,
-    /// told apart by their tables.
+    /// An Nsight Systems SQLite export (`nsys export --type sqlite`): an
+    /// SQLite database with the export's metadata table (`META_DATA_EXPORT`
+    /// or `EXPORT_META_DATA`). Only builds with the `nsys` feature probe the
+    /// tables; others say [`Detected::Sqlite`].
+    NsysSqlite,
+    /// Any other SQLite database, or any database in a build without a
+    /// reader of SQLite captures.
     Sqlite,
     /// Nsight Systems' binary report, which must be exported first.
     NsightReport,
+    /// A rocprofv3 CSV capture: a directory holding a `*_kernel_trace.csv`,
+    /// or a file whose first line is a rocprofv3 CSV header.
+    RocprofCsv,
+    /// A rocprofv3 JSON document (plain or gzip): an object whose first key
+    /// is `rocprofiler-sdk-tool`.
+    RocprofJson,
+    /// A rocprofv3 rocpd database: an SQLite database with rocpd's tables.
+    /// Only builds with the `rocprof` feature probe the tables; others say
+    /// [`Detected::Sqlite`].
+    RocpdSqlite,
     /// An XLA profiler XSpace protobuf (`*.xplane.pb`, JAX and
     /// TensorFlow), or binary bytes that start with an XSpace field's key
     /// (the XSpace reader then says what they are not: another protobuf, a
@@ -56,8 +74,27 @@ pub enum Detected {
 /// ```
 pub fn detect(path: impl AsRef<Path>) -> Result<Detected, Error> {
     let path = path.as_ref();
+    // A rocprofv3 CSV capture may be the directory of its files.
+    #[cfg(feature = "rocprof")]
+    if path.is_dir() && opguard_rocprof::detect(path).is_some() {
+        return Ok(Detected::RocprofCsv);
+    }
     let (prefix, len) = read_prefix(path)?;
-    Ok(detect_prefix(&prefix, len))
+    let detected = match detect_prefix(&prefix, len) {
+        Detected::Sqlite => detect_database(path)?,
+        other => other,
+    };
+    // rocprofv3's CSV header and JSON key need more than the prefix (and
+    // gzip inflated): its reader looks.
+    #[cfg(feature = "rocprof")]
+    if detected == Detected::ChromeJson {
+        match opguard_rocprof::detect(path) {
+            Some(opguard_rocprof::CaptureFormat::Csv) => return Ok(Detected::RocprofCsv),
+            Some(opguard_rocprof::CaptureFormat::Json) => return Ok(Detected::RocprofJson),
+            _ => {}
+        }
+    }
+    Ok(detected)
 }
 
 /// What the capture at `path` is when its content says so, `None` when
@@ -82,12 +119,13 @@ pub fn detect(path: impl AsRef<Path>) -> Result<Detected, Error> {
 /// ```
 pub fn recognize(path: impl AsRef<Path>) -> Result<Option<Detected>, Error> {
     let path = path.as_ref();
-    let (prefix, len) = read_prefix(path)?;
-    Ok(match detect_prefix(&prefix, len) {
-        Detected::ChromeJson => starts_like_json(&prefix).then_some(Detected::ChromeJson),
+    let detected = detect(path)?;
+    let prefix = || read_prefix(path).map(|(prefix, _)| prefix);
+    Ok(match detected {
+        Detected::ChromeJson => starts_like_json(&prefix()?).then_some(Detected::ChromeJson),
         // Whatever the file's length: a cut XSpace (its first plane longer
         // than the file) is a capture whose reader says where it was cut.
-        Detected::Xspace => is_xspace(&prefix, u64::MAX).then_some(Detected::Xspace),
+        Detected::Xspace => is_xspace(&prefix()?, u64::MAX).then_some(Detected::Xspace),
         other => Some(other),
     })
 }
@@ -111,9 +149,30 @@ fn starts_like_json(prefix: &[u8]) -> bool {
     prefix.starts_with(&[0x1f, 0x8b]) || matches!(first, Some(b'{' | b'['))
 }
 
+/// Which capture an SQLite database is, by its tables: an Nsight Systems
+/// export by its metadata table (feature `nsys`), a rocpd database by its
+/// `rocpd_*` tables (feature `rocprof`); any other database stays
+/// [`Detected::Sqlite`]. A database whose tables cannot be listed (corrupt,
+/// truncated) is the export reader's error.
+fn detect_database(path: &Path) -> Result<Detected, Error> {
+    #[cfg(feature = "nsys")]
+    if opguard_nsys::is_export(path).map_err(|e| Error::from(e).in_file(path))? {
+        return Ok(Detected::NsysSqlite);
+    }
+    #[cfg(feature = "rocprof")]
+    if opguard_rocprof::detect(path) == Some(opguard_rocprof::CaptureFormat::Rocpd) {
+        return Ok(Detected::RocpdSqlite);
+    }
+    let _ = path;
+    Ok(Detected::Sqlite)
+}
+
 /// [`detect`] on a capture's first bytes (at least 4096 of them when the
 /// capture has that many; an XSpace whose first plane claims more bytes
-/// than the prefix is taken to go on past it).
+/// than the prefix is taken to go on past it). The bytes cannot tell which
+/// SQLite capture a database is, nor find rocprofv3's CSV header or JSON
+/// key: every database is [`Detected::Sqlite`] here, rocprofv3's text
+/// [`Detected::ChromeJson`].
 pub fn detect_bytes(prefix: &[u8]) -> Detected {
     detect_prefix(prefix, u64::MAX)
 }

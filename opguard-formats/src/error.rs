@@ -26,6 +26,14 @@ struct ErrorImpl {
 pub enum ErrorKind {
     /// The Chrome JSON reader's error, with its position.
     Json(opguard_trace::Error),
+    /// The rocprofv3 reader's error (CSV, JSON or rocpd), with the file of
+    /// the capture it is in and its position.
+    #[cfg(feature = "rocprof")]
+    Rocprof(opguard_rocprof::Error),
+    /// The Nsight Systems export reader's error, with its table, row and
+    /// column.
+    #[cfg(feature = "nsys")]
+    Nsys(opguard_nsys::Error),
     /// The XSpace reader's error, with its byte offset and message path
     /// (`planes[2].lines[0].events[7]`).
     #[cfg(feature = "xplane")]
@@ -51,6 +59,10 @@ opguard_document::error_codes! {
     }
     passthrough {
         ErrorKind::Json(e) => e.code(),
+        #[cfg(feature = "rocprof")]
+        ErrorKind::Rocprof(e) => e.code(),
+        #[cfg(feature = "nsys")]
+        ErrorKind::Nsys(e) => e.code(),
         #[cfg(feature = "xplane")]
         ErrorKind::Xplane(e) => e.code(),
     }
@@ -92,6 +104,15 @@ impl Error {
     pub fn message(&self) -> String {
         match &self.inner.kind {
             ErrorKind::Json(e) => e.to_string(),
+            // A CSV capture is several files: name the one at fault when it
+            // is not the one the front end names.
+            #[cfg(feature = "rocprof")]
+            ErrorKind::Rocprof(e) => match e.file() {
+                Some(f) if Some(f) != self.inner.file.as_deref() => e.to_string(),
+                _ => e.located_message(),
+            },
+            #[cfg(feature = "nsys")]
+            ErrorKind::Nsys(e) => e.to_string(),
             #[cfg(feature = "xplane")]
             ErrorKind::Xplane(e) => e.to_string(),
             ErrorKind::Io(e) => format!("I/O error: {e}"),
@@ -101,6 +122,13 @@ impl Error {
                 .into(),
             ErrorKind::UnsupportedDatabase { detail } => detail.clone(),
         }
+    }
+}
+
+#[cfg(feature = "rocprof")]
+impl From<opguard_rocprof::Error> for Error {
+    fn from(e: opguard_rocprof::Error) -> Self {
+        Error::new(ErrorKind::Rocprof(e))
     }
 }
 
@@ -114,6 +142,13 @@ impl From<opguard_trace::Error> for Error {
 impl From<opguard_xplane::Error> for Error {
     fn from(e: opguard_xplane::Error) -> Self {
         Error::new(ErrorKind::Xplane(e))
+    }
+}
+
+#[cfg(feature = "nsys")]
+impl From<opguard_nsys::Error> for Error {
+    fn from(e: opguard_nsys::Error) -> Self {
+        Error::new(ErrorKind::Nsys(e))
     }
 }
 
@@ -139,6 +174,10 @@ impl std::error::Error for Error {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match &self.inner.kind {
             ErrorKind::Json(e) => Some(e),
+            #[cfg(feature = "rocprof")]
+            ErrorKind::Rocprof(e) => Some(e),
+            #[cfg(feature = "nsys")]
+            ErrorKind::Nsys(e) => Some(e),
             #[cfg(feature = "xplane")]
             ErrorKind::Xplane(e) => Some(e),
             ErrorKind::Io(e) => Some(e),

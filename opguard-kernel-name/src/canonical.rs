@@ -19,6 +19,11 @@ pub const MIN_TOKEN_LEN: usize = 6;
 
 /// Names the format of [`Canonical::identity`]; bump it when the format changes.
 ///
+/// `v4`: every non-ASCII character is an identifier character, so
+/// `kernél_abcdef` is its whole self (`v3` separated at `é` and gave
+/// `l_abcdef`, which `kernèl_abcdef` shared); the display limit and the
+/// minimum token length count characters, not bytes.
+///
 /// `v3`: a `_Z...` symbol whose template arguments no demangler reads (recent
 /// Clang/hipcc mangling of C++20 non-type template parameters) keeps its
 /// readable nested name (`act_and_mul_kernel<mangled:I14__hip_bfloat16...>`,
@@ -27,7 +32,7 @@ pub const MIN_TOKEN_LEN: usize = 6;
 /// `v2`: `-`/`.` join identifier runs into one name token
 /// (`aten::mul.out-dtype_Float` has base `mul.out-dtype_Float`, where `v1`
 /// gave `dtype_Float`), and `operator` keeps its operator (`operator->`).
-pub const IDENTITY_SCHEME: &str = "opguard.kernel-name.identity/v3";
+pub const IDENTITY_SCHEME: &str = "opguard.kernel-name.identity/v4";
 
 /// Whether the kernel's own template arguments are absent, complete or elided.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
@@ -526,8 +531,9 @@ fn canonicalize_name(text: &str) -> Canonical<'_> {
         memory_op: None,
         mangling: Mangling::None,
         demangled: None,
-        truncated: base.len() == SHORT_NAME_LIMIT,
-        degenerate: base.len() < MIN_TOKEN_LEN || base.as_bytes() == OPERATOR_KEYWORD,
+        // Both limits count characters, as the display cut does.
+        truncated: base.chars().count() == SHORT_NAME_LIMIT,
+        degenerate: base.chars().count() < MIN_TOKEN_LEN || base.as_bytes() == OPERATOR_KEYWORD,
     }
 }
 

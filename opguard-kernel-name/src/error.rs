@@ -17,28 +17,33 @@ pub enum ErrorKind {
     DisplayTruncated,
 }
 
-/// Every code [`Error::code`] returns, with its one-line meaning; unprefixed
-/// like every opguard crate's (a caller that mixes crates adds
-/// `kernel_name.`). The `match` in `code` has no wildcard, so a new kind
-/// cannot compile without a row here.
-pub const ERROR_CODES: &[(&str, &str)] = &[
-    (
-        "degenerate",
-        "the base identifier is shorter than the minimum token length",
-    ),
-    (
-        "elided_template",
-        "the template arguments are elided, so the identity is partial",
-    ),
-    (
-        "display_truncated",
-        "the base is exactly the display limit long and may have been cut",
-    ),
-];
+opguard_document::error_codes! {
+    /// Every code [`Error::code`] returns, with its one-line meaning; unprefixed
+    /// like every opguard crate's (a caller that mixes crates adds
+    /// `kernel_name.`).
+    pub const ERROR_CODES;
+    impl ErrorKind {
+        /// The stable code of this kind of error (see [`ERROR_CODES`]).
+        pub fn code;
+    }
+    codes {
+        ErrorKind::Degenerate { .. } => "degenerate": "the base identifier is shorter than the minimum token length",
+        ErrorKind::ElidedTemplate => "elided_template": "the template arguments are elided, so the identity is partial",
+        ErrorKind::DisplayTruncated => "display_truncated": "the base is exactly the display limit long and may have been cut",
+    }
+}
 
 /// An identity that cannot be used as a complete semantic key.
+///
+/// Boxed like every opguard error, so a successful result carries one
+/// pointer, not the symbol.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub struct Error {
+    inner: Box<ErrorImpl>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct ErrorImpl {
     kind: ErrorKind,
     symbol: String,
 }
@@ -46,35 +51,33 @@ pub struct Error {
 impl Error {
     pub(crate) fn new(kind: ErrorKind, symbol: &str) -> Self {
         Error {
-            kind,
-            symbol: symbol.to_owned(),
+            inner: Box::new(ErrorImpl {
+                kind,
+                symbol: symbol.to_owned(),
+            }),
         }
     }
 
     /// What went wrong.
     pub fn kind(&self) -> &ErrorKind {
-        &self.kind
+        &self.inner.kind
     }
 
     /// The symbol whose identity was refused.
     pub fn symbol(&self) -> &str {
-        &self.symbol
+        &self.inner.symbol
     }
 
     /// A stable machine-readable code (see [`ERROR_CODES`]).
     pub fn code(&self) -> &'static str {
-        match self.kind {
-            ErrorKind::Degenerate { .. } => ERROR_CODES[0].0,
-            ErrorKind::ElidedTemplate => ERROR_CODES[1].0,
-            ErrorKind::DisplayTruncated => ERROR_CODES[2].0,
-        }
+        self.inner.kind.code()
     }
 }
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let shown: String = self.symbol.chars().take(120).collect();
-        match &self.kind {
+        let shown: String = self.inner.symbol.chars().take(120).collect();
+        match &self.inner.kind {
             ErrorKind::Degenerate { base } => write!(
                 f,
                 "kernel symbol {shown:?}: base identifier {base:?} has {} characters, expected at least {}",

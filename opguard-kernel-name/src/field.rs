@@ -72,6 +72,23 @@ impl Field {
         Field::Identity,
     ];
 
+    /// The fields a symbol case of the parity fixture
+    /// (`fixtures/kernel-name/kernel_symbols.json`) expects, and a runner in
+    /// any language compares: the whole answer but the echoed symbol, the
+    /// demangled text and the identity scheme (the file states it once).
+    pub const FIXTURE: [Field; 10] = [
+        Field::Base,
+        Field::Qualification,
+        Field::Template,
+        Field::Annotation,
+        Field::MemoryOp,
+        Field::Mangling,
+        Field::Degenerate,
+        Field::Truncated,
+        Field::ShortName,
+        Field::Identity,
+    ];
+
     /// The JSON key.
     pub fn name(self) -> &'static str {
         match self {

@@ -70,8 +70,11 @@
 //! 7. A base shorter than [`MIN_TOKEN_LEN`] (or the bare keyword
 //!    `operator`) is degenerate and never certifies anything, itself
 //!    included.
-//! 8. Identifiers are ASCII `[A-Za-z0-9_]`; any other character separates,
-//!    except that outside groups a single `-` or `.` with an identifier
+//! 8. Identifier characters are ASCII `[A-Za-z0-9_]` and every non-ASCII
+//!    character (a non-ASCII letter is part of its name: `kernél_abcdef` and
+//!    `kernèl_abcdef` are two names, never one shared ASCII tail
+//!    `l_abcdef`); any other ASCII character separates, except that outside
+//!    groups a single `-` or `.` with an identifier
 //!    character on both sides joins two runs into one *name token*: device
 //!    op names such as MTIA's `aten::mul.out-dtype_Float` have base
 //!    `mul.out-dtype_Float` (qualification `aten`), so `mul-dtype_Float` and
@@ -96,8 +99,6 @@
 //! libraries' copies of one template must stay apart.
 //! The language-neutral parity fixture is `fixtures/kernel-name/` in the
 //! repository.
-#![deny(missing_docs)]
-#![forbid(unsafe_code)]
 
 // Data flow: symbol text → demangling and the top-level scan → canonical
 // form → strict verdict between two forms; answers serialized per field.

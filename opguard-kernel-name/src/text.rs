@@ -1,15 +1,19 @@
 //! Byte classes and the whitespace normalization shared by every fragment.
 //!
-//! Everything here works on bytes: identifier characters and whitespace are
-//! ASCII, so a multi-byte UTF-8 sequence is never split or altered.
+//! Everything here works on bytes: whitespace and every separator are ASCII,
+//! and every byte of a multi-byte UTF-8 sequence is an identifier byte, so a
+//! sequence is never split or altered.
 
 use std::borrow::Cow;
 use std::fmt;
 
-/// `[A-Za-z0-9_]`: the only identifier characters (rule 8).
+/// `[A-Za-z0-9_]` and every byte of a non-ASCII character: the identifier
+/// characters (rule 8). A non-ASCII character is part of the name it stands
+/// in, never a separator: `kernél_abcdef` is one identifier, not a cut one
+/// whose ASCII tail `l_abcdef` another name could share.
 #[inline]
 pub(crate) fn is_ident(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b == b'_'
+    b.is_ascii_alphanumeric() || b == b'_' || !b.is_ascii()
 }
 
 /// The ASCII whitespace set: space, tab, line feed, form feed, carriage return.

@@ -16,17 +16,21 @@ use crate::TraceModel;
 
 /// The version tag hashed into every [`SemanticFrameId`].
 ///
-/// `v2`: Python source paths are normalized (installed packages below
+/// `v3`: names lose CPython's object addresses (`<built-in method
+/// run_kernel of PyCapsule object at 0x7f3a10001000>` is `<built-in method
+/// run_kernel of PyCapsule object>`), and source paths lose `.` segments
+/// and repeated slashes (`./scan.py` is `scan.py`). `v2`: Python source
+/// paths are normalized (installed packages below
 /// `site-packages`/`dist-packages`, project files relative to the source
 /// root), so one function in two checkouts or venvs has one id. The
 /// compatibility policy is in the crate README ("Semantic frame ids").
-pub const SEMANTIC_FRAME_VERSION: &str = "semantic-frame/v2";
+pub const SEMANTIC_FRAME_VERSION: &str = "semantic-frame/v3";
 
 /// The prefix of every [`SemanticFrameId`]'s text; it changes with
 /// [`SEMANTIC_FRAME_VERSION`], so ids of two versions never compare equal.
-pub const SEMANTIC_FRAME_ID_PREFIX: &str = "sf2:";
+pub const SEMANTIC_FRAME_ID_PREFIX: &str = "sf3:";
 
-/// A versioned semantic frame id: `sf2:` and 32 hex digits of the SHA-256 of
+/// A versioned semantic frame id: `sf3:` and 32 hex digits of the SHA-256 of
 /// the frame's projection: version, provider family, category, then for
 /// device work the kernel-name identity scheme and canonical identity,
 /// otherwise the normalized name and source location.
@@ -69,11 +73,17 @@ pub struct SemanticFrame {
     pub provider: &'static str,
     /// The event category.
     pub category: String,
-    /// The normalized name (iteration counters such as `#12` become `#N`;
-    /// Python frames lose their location, which moves to `file`/`line`).
+    /// The normalized name: iteration counters such as `#12` become `#N`;
+    /// CPython object addresses (` at 0x7f3a10001000` in `<built-in method
+    /// run_kernel of PyCapsule object at 0x7f3a10001000>`) are removed,
+    /// because they say where an object lived in one process, not what ran
+    /// (the event itself, through its occurrence, keeps them); Python
+    /// frames lose their location, which moves to `file`/`line`.
     pub name: String,
     /// Source file, when the event names one, normalized so that the same
-    /// file in two checkouts or venvs is one path: `\` becomes `/`; a path
+    /// file in two checkouts or venvs is one path: `\` becomes `/`; `.`
+    /// segments and repeated slashes go (`./scan.py` is `scan.py`; `..` is
+    /// kept, since resolving it could cross a symbolic link); a path
     /// with a `site-packages/` or `dist-packages/` component keeps what is
     /// below the last one (`torch/nn/modules/linear.py`); an absolute path
     /// under the artifact's source root becomes relative to it; anything else
@@ -85,23 +95,69 @@ pub struct SemanticFrame {
     pub kernel_identity: Option<String>,
 }
 
-/// Replaces a trailing iteration counter (`ProfilerStep#12`) with `#N`.
+/// Removes CPython object addresses and replaces a trailing iteration
+/// counter (`ProfilerStep#12`) with `#N` (see [`SemanticFrame::name`]).
 fn normalize_name(name: &str) -> String {
-    let trimmed = name.trim();
-    if let Some((head, tail)) = trimmed.rsplit_once('#') {
+    let name = without_addresses(name.trim());
+    if let Some((head, tail)) = name.rsplit_once('#') {
         if !tail.is_empty() && tail.bytes().all(|b| b.is_ascii_digit()) {
             return format!("{head}#N");
         }
     }
-    trimmed.to_owned()
+    name
+}
+
+/// How a name of a built-in method without a name starts (pybind11
+/// functions, `<built-in method  of ... object at 0x...>`), once the address
+/// is gone: nothing but the address told two of them apart.
+const UNNAMED_BUILTIN: &str = "<built-in method  of ";
+
+/// What CPython's `repr` puts before an object's address.
+const ADDRESS_MARK: &str = " at 0x";
+
+/// `name` without every ` at 0x<hex digits>`, the address CPython's `repr`
+/// gives an object (`<built-in method reshape of Tensor object at
+/// 0x7f36768de120>`, `<function f at 0x7f...>`).
+fn without_addresses(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    let mut rest = name;
+    while let Some(at) = rest.find(ADDRESS_MARK) {
+        let after = &rest[at + ADDRESS_MARK.len()..];
+        let digits = after.bytes().take_while(u8::is_ascii_hexdigit).count();
+        let kept = if digits > 0 {
+            at
+        } else {
+            at + ADDRESS_MARK.len()
+        };
+        out.push_str(&rest[..kept]);
+        rest = &after[digits..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// Installed packages live below one of these directory names.
 const PACKAGE_DIRS: [&str; 2] = ["site-packages", "dist-packages"];
 
+/// `\` as `/`, without `.` segments or repeated slashes; a leading `/`
+/// (or a drive's `C:/`) stays.
+fn clean_path(path: &str) -> String {
+    let path = path.replace('\\', "/");
+    let segments: Vec<&str> = path
+        .split('/')
+        .filter(|s| !s.is_empty() && *s != ".")
+        .collect();
+    let joined = segments.join("/");
+    match (path.starts_with('/'), joined.is_empty()) {
+        (true, _) => format!("/{joined}"),
+        (false, true) => path,
+        (false, false) => joined,
+    }
+}
+
 /// See [`SemanticFrame::file`].
 pub fn normalize_source_path(path: &str, source_root: Option<&str>) -> String {
-    let path = path.replace('\\', "/");
+    let path = clean_path(path);
     let below_packages = PACKAGE_DIRS
         .iter()
         .filter_map(|dir| {
@@ -115,7 +171,7 @@ pub fn normalize_source_path(path: &str, source_root: Option<&str>) -> String {
         return path[start..].to_owned();
     }
     if let Some(root) = source_root {
-        let root = root.replace('\\', "/");
+        let root = clean_path(root);
         let root = root.trim_end_matches('/');
         if let Some(rest) = path.strip_prefix(root).and_then(|r| r.strip_prefix('/')) {
             if !root.is_empty() && !rest.is_empty() {
@@ -137,7 +193,7 @@ pub(crate) fn infer_source_root<'n>(
         .filter(|(class, _)| *class == SliceClass::PythonFunction)
         .filter_map(|(_, n)| python_location(name(n)))
         .find(|(_, _, function)| function == "<module>")?;
-    let file = entry.0.replace('\\', "/");
+    let file = clean_path(&entry.0);
     let absolute = file.starts_with('/') || file.get(1..3) == Some(":/");
     if !absolute
         || PACKAGE_DIRS
@@ -173,6 +229,12 @@ pub(crate) fn semantic_frame(
         (normalize_name(raw_name), None, None, None);
     if raw_name.trim().is_empty() {
         partial = Some("event has no name".into());
+    } else if name.starts_with(UNNAMED_BUILTIN) && raw_name.contains(ADDRESS_MARK) {
+        partial = Some(
+            "a built-in method without a name: only its object's address, which differs \
+             in every process, told it apart"
+                .into(),
+        );
     }
     if class == SliceClass::PythonFunction {
         if let Some((f, l, func)) = python_location(raw_name) {
@@ -242,6 +304,64 @@ mod tests {
         assert_eq!(normalize_name(" aten::mm "), "aten::mm");
         assert_eq!(normalize_name("a#b"), "a#b");
         assert_eq!(normalize_name("x#"), "x#");
+    }
+
+    #[test]
+    fn names_lose_object_addresses_and_nothing_else() {
+        let capsule = "<built-in method run_kernel of PyCapsule object at 0x7f3a10001000>";
+        let elsewhere = "<built-in method run_kernel of PyCapsule object at 0x55d0c0ffee00>";
+        assert_eq!(
+            normalize_name(capsule),
+            "<built-in method run_kernel of PyCapsule object>"
+        );
+        assert_eq!(normalize_name(capsule), normalize_name(elsewhere));
+        assert_eq!(
+            normalize_name("<bound method A.f of <A object at 0xdead> at 0xbeef>"),
+            "<bound method A.f of <A object>>"
+        );
+        // Only an address CPython's repr writes: ` at 0x` and hex digits.
+        for kept in [
+            "sum at 0xg",
+            "look at 0x",
+            "aten::mm",
+            "kernel<0x10>",
+            "at 0x12",
+        ] {
+            assert_eq!(normalize_name(kept), kept);
+        }
+        assert_eq!(
+            normalize_name("<built-in method reshape of Tensor object at 0xAB12>#3"),
+            "<built-in method reshape of Tensor object>#N"
+        );
+    }
+
+    #[test]
+    fn dot_segments_and_repeated_slashes_are_one_path() {
+        for p in [
+            "scan.py",
+            "./scan.py",
+            ".//scan.py",
+            "././scan.py",
+            ".\\scan.py",
+        ] {
+            assert_eq!(normalize_source_path(p, None), "scan.py", "{p}");
+        }
+        assert_eq!(normalize_source_path("pkg/./a//b.py", None), "pkg/a/b.py");
+        assert_eq!(
+            normalize_source_path("/srv//proj/./a.py", None),
+            "/srv/proj/a.py"
+        );
+        assert_eq!(
+            normalize_source_path("/srv/proj/./m/a.py", Some("/srv/./proj/")),
+            "m/a.py"
+        );
+        assert_eq!(normalize_source_path("C:\\p\\.\\a.py", None), "C:/p/a.py");
+        // `..` could cross a symbolic link: kept as written.
+        assert_eq!(
+            normalize_source_path("pkg/../scan.py", None),
+            "pkg/../scan.py"
+        );
+        assert_eq!(normalize_source_path(".", None), ".");
     }
 
     #[test]

@@ -64,8 +64,6 @@
 //! assert_eq!(region.region_duration_ns, Some(3_500));
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
-#![deny(missing_docs)]
-#![forbid(unsafe_code)]
 
 // Model: identities of artifacts (SHA-256) and their records.
 mod identity;

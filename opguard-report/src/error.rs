@@ -18,9 +18,16 @@ pub enum ErrorKind {
 }
 
 /// An error of [`write_new`](crate::write_new), with the path it concerns.
+///
+/// Boxed like every opguard error, so a successful write carries one pointer.
 #[derive(Debug, thiserror::Error)]
-#[error("{}: {kind}", path.display())]
+#[error("{}: {}", inner.path.display(), inner.kind)]
 pub struct Error {
+    inner: Box<ErrorImpl>,
+}
+
+#[derive(Debug)]
+struct ErrorImpl {
     kind: ErrorKind,
     path: PathBuf,
 }
@@ -28,24 +35,26 @@ pub struct Error {
 impl Error {
     pub(crate) fn new(kind: ErrorKind, path: &Path) -> Error {
         Error {
-            kind,
-            path: path.to_path_buf(),
+            inner: Box::new(ErrorImpl {
+                kind,
+                path: path.to_path_buf(),
+            }),
         }
     }
 
     /// What went wrong.
     pub fn kind(&self) -> &ErrorKind {
-        &self.kind
+        &self.inner.kind
     }
 
     /// The output path.
     pub fn path(&self) -> &Path {
-        &self.path
+        &self.inner.path
     }
 
     /// The stable code: `output_exists`, `output_dir_missing` or `io`.
     pub fn code(&self) -> &'static str {
-        self.kind.code()
+        self.inner.kind.code()
     }
 }
 

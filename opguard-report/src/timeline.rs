@@ -5,7 +5,7 @@
 //! one per device stream. A capture without launches or device activity is
 //! drawn as its host threads' activity instead.
 //!
-//! A lane keeps only which of [`TIMELINE_BINS`] equal columns of the region
+//! A lane keeps only which of [`Timeline::bins`] equal columns of the region
 //! are busy, never the events: a trace of millions of kernels gives the same
 //! few kilobytes as a trace of ten. The empty columns are the gaps; their
 //! exact totals come from the launch region ([`LaunchRegion::launch_gaps`],
@@ -19,11 +19,11 @@ use opguard_model::{classify, IdValue, NameId, SliceClass, TraceModel};
 use crate::geometry::TimeScale;
 
 /// Columns a lane is drawn with (one per pixel of the plot).
-pub const TIMELINE_BINS: usize = 720;
+pub(crate) const TIMELINE_BINS: usize = 720;
 
 /// Lanes drawn per artifact; the busiest are kept, the rest are counted in
 /// [`Timeline::omitted_lanes`] and still listed in the gap tables.
-pub const MAX_LANES: usize = 48;
+pub(crate) const MAX_LANES: usize = 48;
 
 /// What a lane shows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -84,7 +84,7 @@ pub struct Timeline {
     /// Drawn lanes: devices first, then host threads, then streams, each in
     /// the launch region's order (or host threads' activity alone).
     pub lanes: Vec<Lane>,
-    /// Lanes not drawn (beyond [`MAX_LANES`]).
+    /// Lanes not drawn: the 48 busiest are drawn, the rest counted here.
     pub omitted_lanes: usize,
 }
 

@@ -5,10 +5,13 @@ use std::path::{Path, PathBuf};
 
 use opguard_model::{ArtifactSpec, ModelOptions, TraceModel};
 use opguard_report::{
-    render, write_new, ArtifactReport, LaneKind, Report, ScalingView, BAR_PLOT_WIDTH,
-    MAX_JOB_FRAMES, TIMELINE_BINS,
+    render, write_new, ArtifactReport, LaneKind, Report, ScalingView, MAX_JOB_FRAMES,
 };
 use opguard_testdata::kineto_writer::KinetoTrace;
+
+/// The width of a Top-N bar at 100 % of the device time, in pixels, as the
+/// page draws it.
+const BAR_PLOT_WIDTH: f64 = 480.0;
 
 fn model_of(t: &KinetoTrace, dir: &Path) -> TraceModel {
     let path = dir.join("trace.json.gz");
@@ -74,13 +77,14 @@ fn timeline_lanes_are_proportional_within_the_artifacts_own_span() {
     // The device first: busy where any of its streams is.
     let device = &tl.lanes[0];
     assert_eq!(device.kind, LaneKind::Device);
-    assert_eq!(device.busy, vec![(360, TIMELINE_BINS)]);
+    assert_eq!(device.busy, vec![(360, tl.bins)]);
     let host = &tl.lanes[1];
     assert_eq!(host.kind, LaneKind::HostThread);
     assert_eq!(host.busy, vec![(0, 100)]);
     let stream = &tl.lanes[2];
     assert_eq!(stream.kind, LaneKind::Stream);
-    assert_eq!(stream.busy, vec![(360, TIMELINE_BINS)]);
+    assert_eq!(tl.bins, 720);
+    assert_eq!(stream.busy, vec![(360, tl.bins)]);
     // The same events later in another clock land on the same columns.
     let mut later = KinetoTrace::new();
     later
@@ -116,7 +120,7 @@ fn a_communication_lane_splits_exposed_from_overlapped() {
         .find(|l| l.kind == LaneKind::Communication)
         .expect("a communication lane");
     assert_eq!(comm.overlapped, vec![(360, 540)]);
-    assert_eq!(comm.busy, vec![(540, TIMELINE_BINS)], "exposed");
+    assert_eq!(comm.busy, vec![(540, a.timeline.bins)], "exposed");
     let c = a.region.communication;
     assert_eq!(
         (c.busy_ns, c.overlapped_with_compute_ns, c.exposed_ns),
@@ -146,7 +150,7 @@ fn a_host_only_capture_draws_its_threads() {
         lanes,
         [
             (LaneKind::HostActivity, vec![(0, 360)]),
-            (LaneKind::HostActivity, vec![(360, TIMELINE_BINS)])
+            (LaneKind::HostActivity, vec![(360, a.timeline.bins)])
         ]
     );
     let html = render(&Report::new(vec![a]));
@@ -207,7 +211,9 @@ fn scaling_scatters_plot_each_trials_cost_against_its_input() {
 
 #[test]
 fn every_real_trace_renders_and_large_ones_are_summarised() {
-    let mut traces = opguard_testdata::hta_traces();
+    let Some(mut traces) = opguard_testdata::hta_traces() else {
+        return;
+    };
     // The PyTorch 2.15 CPU captures: no device rows at all.
     for torch in [
         "torch/traces/proc_a.json.gz",
@@ -371,7 +377,8 @@ fn a_job_is_drawn_as_one_strip_per_frame_with_a_dot_per_rank() {
     let cut = dir.path().join("rank3-cut.json.gz");
     opguard_testdata::write_cut_copy(&paths[0], &cut);
     paths.push(cut);
-    let mut job = opguard_job::run_job(&paths, 1, &opguard_job::SummaryOptions::new(), &|_, _| {});
+    let mut job =
+        opguard_job::run_job(&paths, 1, &opguard_job::SummaryOptions::new(), &|_, _| {}).unwrap();
     job.frames[1].name = "<script>alert(1)</script>".to_owned();
     let html = render(&Report::new(Vec::new()).job(job.clone()));
 
@@ -419,7 +426,8 @@ fn a_strip_names_an_unnumbered_rank_by_its_file_name() {
         .iter()
         .map(|n| opguard_testdata::producer_trace(n))
         .collect();
-    let job = opguard_job::run_job(&paths, 1, &opguard_job::SummaryOptions::new(), &|_, _| {});
+    let job =
+        opguard_job::run_job(&paths, 1, &opguard_job::SummaryOptions::new(), &|_, _| {}).unwrap();
     let html = render(&Report::new(Vec::new()).job(job.clone()));
     let values: Vec<&str> = html
         .split("<text class=\"value\"")
@@ -434,5 +442,12 @@ fn a_strip_names_an_unnumbered_rank_by_its_file_name() {
         );
         assert!(!v.contains('/'), "{v}");
     }
-    assert!(html.contains(&format!("<td class=\"name\">{}</td>", paths[0].display())));
+    // The table keeps the path, in a file cell that wraps only between
+    // folders (after a slash), never inside a name.
+    let cell = format!(
+        "<td class=\"file\">{}</td>",
+        paths[0].display().to_string().replace('/', "/<wbr>")
+    );
+    assert!(html.contains(&cell), "{cell}");
+    assert!(html.contains("td.file{overflow-wrap:break-word;"));
 }

@@ -219,6 +219,7 @@ fn read(
 ) -> Result<TraceModel, Error> {
     let mut spec = ArtifactSpec::new();
     spec.provider = provider;
+    spec.source_root.clone_from(&trial.source_root);
     opguard_formats::read(path, spec, options).map_err(|source| {
         ErrorKind::TraceUnreadable {
             trial: trial.id.clone(),

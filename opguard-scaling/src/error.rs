@@ -43,35 +43,31 @@ impl From<ErrorKind> for Error {
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum ErrorKind {
-    /// The trials document could not be read from disk.
-    #[error("cannot read trials document {path}: {source}", path = path.display())]
-    TrialsUnreadable {
-        /// The document.
-        path: PathBuf,
-        /// The underlying error.
+    /// The trials document could not be read: unreadable, larger than
+    /// [`MAX_TRIALS_DOCUMENT_BYTES`](crate::MAX_TRIALS_DOCUMENT_BYTES), not
+    /// JSON, or a field of the wrong type, missing, unknown, given twice or
+    /// holding a value the format does not allow. [`ErrorKind::code`] is the
+    /// document reader's own (`duplicate_key`, `wrong_type`, ...), and
+    /// `source` keeps its JSON path, line and column.
+    #[error("trials document {what}: {source}")]
+    Document {
+        /// The document (its path, or the name the caller gave it).
+        what: String,
+        /// The document reader's error.
         #[source]
-        source: std::io::Error,
+        source: opguard_document::Error,
     },
-    /// The trials document is longer than
-    /// [`MAX_TRIALS_DOCUMENT_BYTES`](crate::MAX_TRIALS_DOCUMENT_BYTES); nothing
-    /// past the limit was read.
-    #[error("trials document {document} is larger than its limit of {limit} bytes")]
-    TrialsTooLarge {
-        /// The document (its path, or `<memory>`).
-        document: String,
-        /// The limit in bytes.
-        limit: u64,
-    },
-    /// The trials document is not valid JSON or breaks its schema.
-    #[error("trials document {document}: {location}: {problem}; expected {expected}")]
+    /// Trial costs given in memory cannot form series (a repeated id, an
+    /// input that is not a finite number).
+    #[error("{document}: {location}: {problem}; expected {expected}")]
     TrialsInvalid {
-        /// The document (its path, or `<memory>`).
+        /// What was checked (`<trial costs>`).
         document: String,
-        /// A JSON path (`trials[2].input`) or `line L, column C`.
+        /// Which trial and field.
         location: String,
         /// What is wrong.
         problem: String,
-        /// What the schema expects there.
+        /// What was expected.
         expected: String,
     },
     /// A trial's trace could not be read by `opguard-trace`.
@@ -146,17 +142,20 @@ pub enum ErrorKind {
 }
 
 opguard_document::error_codes! {
-    /// Every code [`ErrorKind::code`] returns, with its one-line meaning (the C ABI
-    /// lists them under the `scaling.` prefix).
+    /// Every code [`ErrorKind::code`] returns for this crate's own faults, with
+    /// its one-line meaning (the C ABI lists them under the `scaling.` prefix).
+    /// A trials document the reader refuses keeps the document reader's code
+    /// ([`opguard_document::ERROR_CODES`], `document.` in the C ABI).
     pub const ERROR_CODES;
     impl ErrorKind {
         /// The stable code of this error.
         pub fn code;
     }
+    passthrough {
+        ErrorKind::Document { source, .. } => source.code(),
+    }
     codes {
-        ErrorKind::TrialsUnreadable { .. } => "io": "the trials document cannot be read",
-        ErrorKind::TrialsTooLarge { .. } => "limit_exceeded": "the trials document is larger than `MAX_TRIALS_DOCUMENT_BYTES`",
-        ErrorKind::TrialsInvalid { .. } => "trials_invalid": "the trials document is not JSON or breaks its schema",
+        ErrorKind::TrialsInvalid { .. } => "trials_invalid": "trial costs given in memory cannot form series (a repeated id, a non-finite input)",
         ErrorKind::TraceUnreadable { .. } => "trace_unreadable": "a trial's trace cannot be read (field `trace_code`)",
         ErrorKind::ArtifactReused { .. } => "artifact_reused": "the same trace bytes are offered twice",
         ErrorKind::SourceStateConflict { .. } => "source_state_conflict": "a trial's build id or source state is stated twice, differently",

@@ -7,20 +7,13 @@
 //! degrees of freedom, two-sided; `rho = ±1` gives `p = 0`. A constant series
 //! has no rho at all ([`Spearman::ConstantSeries`]), never a rho of 0.
 //!
-//! ```
-//! use opguard_scaling::stats::{benjamini_hochberg, spearman, Spearman};
 //!
-//! let Spearman::Rho { rho, p_value } = spearman(&[1.0, 2.0, 3.0], &[10.0, 20.0, 30.0]) else {
-//!     unreachable!()
-//! };
-//! assert_eq!((rho, p_value), (1.0, 0.0));
-//! assert_eq!(spearman(&[1.0, 2.0, 3.0], &[5.0, 5.0, 5.0]), Spearman::ConstantSeries);
-//! assert_eq!(benjamini_hochberg(&[0.01, 0.04, 0.03]), vec![0.03, 0.04, 0.04]);
-//! ```
+//! Crate-internal: the report carries rho, p and the adjusted p; the values
+//! are checked against scipy in `stats_scipy.rs`.
 
 /// The outcome of [`spearman`].
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Spearman {
+pub(crate) enum Spearman {
     /// The coefficient and its two-sided p-value.
     Rho {
         /// Spearman's rho, in `[-1, 1]`.
@@ -37,15 +30,27 @@ pub enum Spearman {
 }
 
 /// Ranks starting at 1; tied values share the average of their ranks.
-/// Values are ordered with [`f64::total_cmp`].
-pub fn average_ranks(values: &[f64]) -> Vec<f64> {
+/// Values are ordered with [`f64::total_cmp`], except that `-0.0` and `0.0`
+/// are one value (they tie), as they are one number.
+pub(crate) fn average_ranks(values: &[f64]) -> Vec<f64> {
+    ranks_by(values, |a, b| (a + 0.0).total_cmp(&(b + 0.0)))
+}
+
+/// [`average_ranks`] of integers, compared as integers: through `f64`,
+/// costs beyond 2^53 that differ by less than a unit in the last place
+/// would tie.
+pub(crate) fn integer_ranks(values: &[i64]) -> Vec<f64> {
+    ranks_by(values, i64::cmp)
+}
+
+fn ranks_by<T>(values: &[T], cmp: impl Fn(&T, &T) -> std::cmp::Ordering) -> Vec<f64> {
     let mut order: Vec<usize> = (0..values.len()).collect();
-    order.sort_by(|&a, &b| values[a].total_cmp(&values[b]));
+    order.sort_by(|&a, &b| cmp(&values[a], &values[b]));
     let mut ranks = vec![0.0; values.len()];
     let mut start = 0;
     while start < order.len() {
         let mut end = start + 1;
-        while end < order.len() && values[order[end]].total_cmp(&values[order[start]]).is_eq() {
+        while end < order.len() && cmp(&values[order[end]], &values[order[start]]).is_eq() {
             end += 1;
         }
         // Positions start..end hold ranks start+1 ..= end.
@@ -59,7 +64,7 @@ pub fn average_ranks(values: &[f64]) -> Vec<f64> {
 }
 
 /// Spearman's rank correlation of `x` and `y` with its two-sided p-value.
-pub fn spearman(x: &[f64], y: &[f64]) -> Spearman {
+pub(crate) fn spearman(x: &[f64], y: &[f64]) -> Spearman {
     let n = x.len();
     if n != y.len() || n < 3 || x.iter().chain(y).any(|v| !v.is_finite()) {
         return Spearman::Undefined;
@@ -85,7 +90,7 @@ pub fn spearman(x: &[f64], y: &[f64]) -> Spearman {
 
 /// The two-sided p-value of a Spearman coefficient over `n` pairs, as scipy
 /// computes it (`n < 3` has no p-value: NaN).
-pub fn spearman_p_value(rho: f64, n: usize) -> f64 {
+pub(crate) fn spearman_p_value(rho: f64, n: usize) -> f64 {
     if n < 3 || !rho.is_finite() {
         return f64::NAN;
     }
@@ -100,7 +105,7 @@ pub fn spearman_p_value(rho: f64, n: usize) -> f64 {
 
 /// `P(|T| >= |t|)` for Student's t with `dof` degrees of freedom:
 /// `I_{dof/(dof+t²)}(dof/2, 1/2)`.
-pub fn student_t_two_sided_p(t: f64, dof: f64) -> f64 {
+pub(crate) fn student_t_two_sided_p(t: f64, dof: f64) -> f64 {
     if t.is_nan() || dof.is_nan() || dof <= 0.0 {
         return f64::NAN;
     }
@@ -114,7 +119,7 @@ pub fn student_t_two_sided_p(t: f64, dof: f64) -> f64 {
 /// The regularized incomplete beta function `I_x(a, b)` for `a, b > 0` and
 /// `x` in `[0, 1]` (NaN outside), by its continued fraction (modified Lentz),
 /// evaluated on the side where it converges fast.
-pub fn regularized_incomplete_beta(a: f64, b: f64, x: f64) -> f64 {
+pub(crate) fn regularized_incomplete_beta(a: f64, b: f64, x: f64) -> f64 {
     if !(a > 0.0 && b > 0.0 && (0.0..=1.0).contains(&x)) {
         return f64::NAN;
     }
@@ -173,7 +178,7 @@ fn lentz_step(aa: f64, c: &mut f64, d: &mut f64) -> f64 {
 }
 
 /// `ln Γ(x)` for `x > 0` (Lanczos, g = 7, 9 terms; reflection below 0.5).
-pub fn ln_gamma(x: f64) -> f64 {
+pub(crate) fn ln_gamma(x: f64) -> f64 {
     const G: f64 = 7.0;
     const C: [f64; 9] = [
         0.999_999_999_999_809_9,
@@ -204,7 +209,7 @@ pub fn ln_gamma(x: f64) -> f64 {
 /// over the ascending order, made monotone from the largest down, capped
 /// at 1 (as `scipy.stats.false_discovery_control(ps, method="bh")`).
 /// p-values belong in `[0, 1]`; a NaN stays NaN and adjusts nothing else.
-pub fn benjamini_hochberg(p_values: &[f64]) -> Vec<f64> {
+pub(crate) fn benjamini_hochberg(p_values: &[f64]) -> Vec<f64> {
     let m = p_values.len();
     let mut order: Vec<usize> = (0..m).collect();
     order.sort_by(|&a, &b| p_values[a].total_cmp(&p_values[b]).then(a.cmp(&b)));
@@ -234,6 +239,22 @@ mod tests {
             vec![3.0, 3.0, 1.0, 3.0]
         );
         assert_eq!(average_ranks(&[]), Vec::<f64>::new());
+        // One number, two signs: a tie (found by the scaling_correlation
+        // fuzz target's referee).
+        assert_eq!(average_ranks(&[0.0, -0.0, -1.0]), vec![2.5, 2.5, 1.0]);
+    }
+
+    #[test]
+    fn integer_costs_rank_as_integers() {
+        // 32 ns apart near 2^61 ns: one f64 (found by the
+        // scaling_correlation fuzz target's referee).
+        let (a, b) = (
+            -2_025_524_839_466_146_877_i64,
+            -2_025_524_839_466_146_845_i64,
+        );
+        assert_eq!(a as f64, b as f64);
+        assert_eq!(integer_ranks(&[b, a, i64::MIN]), vec![3.0, 2.0, 1.0]);
+        assert_eq!(integer_ranks(&[7, 7, 1]), vec![2.5, 2.5, 1.0]);
     }
 
     #[test]
@@ -262,3 +283,8 @@ mod tests {
         assert!(benjamini_hochberg(&[]).is_empty());
     }
 }
+
+// The values scipy computes for the same series.
+#[cfg(test)]
+#[path = "stats_scipy.rs"]
+mod scipy;

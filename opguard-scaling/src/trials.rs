@@ -5,22 +5,30 @@
 //!   "format": "opguard.scaling/trials-v1",
 //!   "metric": "inclusive_ns",
 //!   "unit": "ns",
+//!   "source_root": "/srv/ci/proj",
 //!   "trials": [
 //!     {"id": "t1", "input": 1, "variant": "base", "traces": ["t1.json.gz"],
-//!      "build_id": "abc123", "source_state": "git:4f2c", "metric": "inclusive_ns", "unit": "ns"}
+//!      "build_id": "abc123", "source_state": "git:4f2c", "metric": "inclusive_ns", "unit": "ns",
+//!      "source_root": "/home/u1/src/proj"}
 //!   ]
 //! }
 //! ```
 //!
 //! Only `trials` and, per trial, `id`, `input`, `variant` and `traces` are
-//! required. Trace paths are relative to the document's folder. Unknown
-//! fields and repeated keys are refused, so a misspelt field is never
-//! silently ignored.
+//! required. Trace paths are relative to the document's folder. A
+//! `source_root` (per trial, or for every trial that names none) is the
+//! checkout the trial's traces were captured from, as the traces print it
+//! (so never resolved against the document's folder): absolute Python frame
+//! paths under it become relative, and one function in two checkouts is one
+//! frame (opguard-trace's `ArtifactSpec::source_root`; without one, the
+//! entry script's directory is used). Unknown fields and repeated keys are
+//! refused, so a misspelt field is never silently ignored.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use serde_json::{Map, Value};
+use opguard_document::{JsonPath, Value};
 
 use crate::error::{Error, ErrorKind};
 use crate::metric::{Metric, Unit};
@@ -42,6 +50,8 @@ pub struct TrialsDocument {
     pub metric: Option<Metric>,
     /// The unit it declares; must be the metric's unit.
     pub unit: Option<Unit>,
+    /// The source root of every trial that names none of its own.
+    pub source_root: Option<String>,
     /// The trials, in document order.
     pub trials: Vec<TrialSpec>,
 }
@@ -66,6 +76,9 @@ pub struct TrialSpec {
     pub metric: Option<Metric>,
     /// The unit this trial declares, if any.
     pub unit: Option<Unit>,
+    /// The checkout its traces were captured from, as they print it: its
+    /// own, or the document's (see the module docs).
+    pub source_root: Option<String>,
 }
 
 impl TrialSpec {
@@ -85,6 +98,7 @@ impl TrialSpec {
             source_state: None,
             metric: None,
             unit: None,
+            source_root: None,
         }
     }
     /// Declares the build id.
@@ -97,6 +111,11 @@ impl TrialSpec {
         self.source_state = Some(source_state.into());
         self
     }
+    /// Declares the checkout its traces were captured from.
+    pub fn source_root(mut self, source_root: impl Into<String>) -> Self {
+        self.source_root = Some(source_root.into());
+        self
+    }
 }
 
 impl TrialsDocument {
@@ -106,7 +125,7 @@ impl TrialsDocument {
         let path = path.as_ref();
         let what = path.display().to_string();
         let bytes = opguard_document::read_path_bounded(path, MAX_TRIALS_DOCUMENT_BYTES)
-            .map_err(|e| document_error(&what, Some(path), e))?;
+            .map_err(|e| document_error(&what, e))?;
         let base = match path.parent() {
             Some(p) if !p.as_os_str().is_empty() => p.to_owned(),
             _ => PathBuf::from("."),
@@ -119,8 +138,8 @@ impl TrialsDocument {
     /// `base` resolves relative trace paths; `what` names the document in
     /// errors.
     pub fn from_json(bytes: &[u8], base: &Path, what: &str) -> Result<TrialsDocument, Error> {
-        let value: Value = opguard_document::from_slice(bytes, MAX_TRIALS_DOCUMENT_BYTES)
-            .map_err(|e| document_error(what, None, e))?;
+        let value: Value<'_> = opguard_document::from_slice(bytes, MAX_TRIALS_DOCUMENT_BYTES)
+            .map_err(|e| document_error(what, e))?;
         Parser { what }.document(&value, base)
     }
 
@@ -161,64 +180,21 @@ impl TrialsDocument {
     }
 }
 
-fn invalid(
-    what: &str,
-    location: impl Into<String>,
-    problem: impl Into<String>,
-    expected: impl Into<String>,
-) -> Error {
-    ErrorKind::TrialsInvalid {
-        document: what.to_owned(),
-        location: location.into(),
-        problem: problem.into(),
-        expected: expected.into(),
+/// A document the reader refused, or a value in it this format cannot hold:
+/// the document's own error (code, JSON path, line and column).
+fn document_error(what: &str, source: opguard_document::Error) -> Error {
+    ErrorKind::Document {
+        what: what.to_owned(),
+        source,
     }
     .into()
-}
-
-/// A document that could not be read or is not a strict JSON object.
-fn document_error(what: &str, file: Option<&Path>, e: opguard_document::Error) -> Error {
-    let location = match (e.line(), e.column()) {
-        (Some(line), Some(column)) => format!("{}, line {line}, column {column}", e.path()),
-        _ => e.path(),
-    };
-    let problem = e.message();
-    match e.into_kind() {
-        opguard_document::ErrorKind::Io(source) => ErrorKind::TrialsUnreadable {
-            path: file.map_or_else(|| what.into(), Path::to_path_buf),
-            source,
-        }
-        .into(),
-        opguard_document::ErrorKind::LimitExceeded { limit } => ErrorKind::TrialsTooLarge {
-            document: what.to_owned(),
-            limit,
-        }
-        .into(),
-        _ => invalid(
-            what,
-            location,
-            problem,
-            "a JSON object with a `trials` array and each key once per object",
-        ),
-    }
-}
-
-fn json_type(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
 }
 
 struct Parser<'a> {
     what: &'a str,
 }
 
-const DOCUMENT_FIELDS: &[&str] = &["format", "metric", "unit", "trials"];
+const DOCUMENT_FIELDS: &[&str] = &["format", "metric", "unit", "source_root", "trials"];
 const TRIAL_FIELDS: &[&str] = &[
     "id",
     "input",
@@ -228,129 +204,146 @@ const TRIAL_FIELDS: &[&str] = &[
     "source_state",
     "metric",
     "unit",
+    "source_root",
 ];
 
+type Entries<'v> = [(Cow<'v, str>, Value<'v>)];
+
+fn get<'v>(map: &'v Entries<'v>, key: &str) -> Option<&'v Value<'v>> {
+    map.iter().find(|(k, _)| k == key).map(|(_, v)| v)
+}
+
 impl Parser<'_> {
-    fn wrong_type(&self, path: &str, v: &Value, expected: &str) -> Error {
-        invalid(self.what, path, format!("found {}", json_type(v)), expected)
+    fn fail(&self, e: opguard_document::Error) -> Error {
+        document_error(self.what, e)
+    }
+
+    fn wrong_type(&self, path: &JsonPath<'_>, v: &Value<'_>, expected: &str) -> Error {
+        self.fail(opguard_document::Error::wrong_type(
+            path,
+            v.type_name(),
+            expected,
+        ))
+    }
+
+    fn invalid(
+        &self,
+        path: &JsonPath<'_>,
+        problem: impl std::fmt::Display,
+        expected: &str,
+    ) -> Error {
+        self.fail(opguard_document::Error::invalid_value(
+            path,
+            format!("{problem}; expected {expected}"),
+        ))
     }
 
     fn object<'v>(
         &self,
-        v: &'v Value,
-        path: &str,
-        fields: &[&str],
-    ) -> Result<&'v Map<String, Value>, Error> {
+        v: &'v Value<'v>,
+        path: &JsonPath<'_>,
+        fields: &'static [&'static str],
+    ) -> Result<&'v Entries<'v>, Error> {
         let Value::Object(map) = v else {
             return Err(self.wrong_type(path, v, "an object"));
         };
-        if let Some(k) = map.keys().find(|k| !fields.contains(&k.as_str())) {
-            return Err(invalid(
-                self.what,
-                format!("{path}.{k}"),
-                "not a field of this format",
-                format!("one of {}", fields.join(", ")),
-            ));
+        if let Some((k, _)) = map.iter().find(|(k, _)| !fields.contains(&&**k)) {
+            return Err(self.fail(opguard_document::Error::unknown_field(
+                &path.key(k),
+                k,
+                fields,
+            )));
         }
         Ok(map)
     }
 
     fn string(
         &self,
-        map: &Map<String, Value>,
-        path: &str,
+        map: &Entries<'_>,
+        path: &JsonPath<'_>,
         key: &str,
     ) -> Result<Option<String>, Error> {
-        match map.get(key) {
+        match get(map, key) {
             None => Ok(None),
-            Some(Value::String(s)) if !s.trim().is_empty() => Ok(Some(s.clone())),
-            Some(Value::String(_)) => Err(invalid(
-                self.what,
-                format!("{path}.{key}"),
-                "the string is empty",
-                "a non-empty string",
-            )),
-            Some(v) => Err(self.wrong_type(&format!("{path}.{key}"), v, "a non-empty string")),
+            Some(Value::Str(s)) if !s.trim().is_empty() => Ok(Some(s.to_string())),
+            Some(Value::Str(_)) => {
+                Err(self.invalid(&path.key(key), "the string is empty", "a non-empty string"))
+            }
+            Some(v) => Err(self.wrong_type(&path.key(key), v, "a non-empty string")),
         }
     }
 
-    fn required(&self, value: Option<String>, path: &str, key: &str) -> Result<String, Error> {
-        value.ok_or_else(|| {
-            invalid(
-                self.what,
-                format!("{path}.{key}"),
-                "missing",
-                "a non-empty string",
-            )
-        })
+    fn required(
+        &self,
+        value: Option<String>,
+        path: &JsonPath<'_>,
+        key: &'static str,
+    ) -> Result<String, Error> {
+        value.ok_or_else(|| self.fail(opguard_document::Error::missing_field(path, key)))
     }
 
-    fn metric(&self, map: &Map<String, Value>, path: &str) -> Result<Option<Metric>, Error> {
+    fn metric(&self, map: &Entries<'_>, path: &JsonPath<'_>) -> Result<Option<Metric>, Error> {
         let Some(name) = self.string(map, path, "metric")? else {
             return Ok(None);
         };
         name.parse().map(Some).map_err(|_| {
-            invalid(
-                self.what,
-                format!("{path}.metric"),
-                format!("unknown metric {name:?}"),
+            self.invalid(
+                &path.key("metric"),
+                format_args!("unknown metric {name:?}"),
                 "one of inclusive_ns, self_ns, count",
             )
         })
     }
 
-    fn unit(&self, map: &Map<String, Value>, path: &str) -> Result<Option<Unit>, Error> {
+    fn unit(&self, map: &Entries<'_>, path: &JsonPath<'_>) -> Result<Option<Unit>, Error> {
         let Some(name) = self.string(map, path, "unit")? else {
             return Ok(None);
         };
         Unit::from_name(&name).map(Some).ok_or_else(|| {
-            invalid(
-                self.what,
-                format!("{path}.unit"),
-                format!("unknown unit {name:?}"),
+            self.invalid(
+                &path.key("unit"),
+                format_args!("unknown unit {name:?}"),
                 "ns or count",
             )
         })
     }
 
-    fn document(&self, v: &Value, base: &Path) -> Result<TrialsDocument, Error> {
-        let map = self.object(v, "$", DOCUMENT_FIELDS)?;
-        if let Some(format) = self.string(map, "$", "format")? {
+    fn document(&self, v: &Value<'_>, base: &Path) -> Result<TrialsDocument, Error> {
+        let root = JsonPath::Root;
+        let map = self.object(v, &root, DOCUMENT_FIELDS)?;
+        if let Some(format) = self.string(map, &root, "format")? {
             if format != TRIALS_FORMAT {
-                return Err(invalid(
-                    self.what,
-                    "$.format",
-                    format!("format is {format:?}"),
-                    format!("{TRIALS_FORMAT:?}"),
+                return Err(self.invalid(
+                    &root.key("format"),
+                    format_args!("format is {format:?}"),
+                    &format!("{TRIALS_FORMAT:?}"),
                 ));
             }
         }
-        let metric = self.metric(map, "$")?;
-        let unit = self.unit(map, "$")?;
-        let trials_value = map
-            .get("trials")
-            .ok_or_else(|| invalid(self.what, "$.trials", "missing", "an array of trials"))?;
+        let metric = self.metric(map, &root)?;
+        let unit = self.unit(map, &root)?;
+        let source_root = self.string(map, &root, "source_root")?;
+        let trials_path = root.key("trials");
+        let trials_value = get(map, "trials")
+            .ok_or_else(|| self.fail(opguard_document::Error::missing_field(&root, "trials")))?;
         let Value::Array(items) = trials_value else {
-            return Err(self.wrong_type("$.trials", trials_value, "an array of trials"));
+            return Err(self.wrong_type(&trials_path, trials_value, "an array of trials"));
         };
         if items.is_empty() {
-            return Err(invalid(
-                self.what,
-                "$.trials",
-                "the array is empty",
-                "at least one trial",
-            ));
+            return Err(self.invalid(&trials_path, "the array is empty", "at least one trial"));
         }
         let mut seen: HashMap<String, usize> = HashMap::new();
         let mut trials = Vec::with_capacity(items.len());
         for (i, item) in items.iter().enumerate() {
-            let path = format!("trials[{i}]");
-            let trial = self.trial(item, &path, base)?;
+            let path = trials_path.index(i);
+            let mut trial = self.trial(item, &path, base)?;
+            if trial.source_root.is_none() {
+                trial.source_root.clone_from(&source_root);
+            }
             if let Some(first) = seen.get(trial.id.as_str()) {
-                return Err(invalid(
-                    self.what,
-                    format!("{path}.id"),
-                    format!("id {:?} is already used by trials[{first}]", trial.id),
+                return Err(self.invalid(
+                    &path.key("id"),
+                    format_args!("id {:?} is already used by trials[{first}]", trial.id),
                     "a unique trial id",
                 ));
             }
@@ -361,41 +354,40 @@ impl Parser<'_> {
             source: self.what.to_owned(),
             metric,
             unit,
+            source_root,
             trials,
         })
     }
 
-    fn trial(&self, v: &Value, path: &str, base: &Path) -> Result<TrialSpec, Error> {
+    fn trial(&self, v: &Value<'_>, path: &JsonPath<'_>, base: &Path) -> Result<TrialSpec, Error> {
         let map = self.object(v, path, TRIAL_FIELDS)?;
         let id = self.required(self.string(map, path, "id")?, path, "id")?;
         let variant = self.required(self.string(map, path, "variant")?, path, "variant")?;
-        let input_path = format!("{path}.input");
-        let input = match map.get("input") {
-            None => return Err(invalid(self.what, input_path, "missing", "a finite number")),
-            Some(Value::Number(n)) => n.as_f64().filter(|x| x.is_finite()).ok_or_else(|| {
-                invalid(
-                    self.what,
+        let input_path = path.key("input");
+        let finite = |n: f64, shown: &dyn std::fmt::Display| {
+            if n.is_finite() {
+                Ok(n)
+            } else {
+                Err(self.invalid(
                     &input_path,
-                    format!("{n} is not a finite number"),
+                    format_args!("{shown} is not a finite number"),
                     "a finite number",
-                )
-            })?,
-            Some(other) => return Err(self.wrong_type(&input_path, other, "a finite number")),
-        };
-        let traces_path = format!("{path}.traces");
-        let traces = match map.get("traces") {
-            None => {
-                return Err(invalid(
-                    self.what,
-                    traces_path,
-                    "missing",
-                    "an array of trace paths",
                 ))
             }
+        };
+        let input = match get(map, "input") {
+            None => return Err(self.fail(opguard_document::Error::missing_field(path, "input"))),
+            Some(Value::Int(n)) => *n as f64,
+            Some(Value::BigUint(n)) => *n as f64,
+            Some(Value::Float(n)) => finite(*n, n)?,
+            Some(other) => return Err(self.wrong_type(&input_path, other, "a finite number")),
+        };
+        let traces_path = path.key("traces");
+        let traces = match get(map, "traces") {
+            None => return Err(self.fail(opguard_document::Error::missing_field(path, "traces"))),
             Some(Value::Array(items)) if items.is_empty() => {
-                return Err(invalid(
-                    self.what,
-                    traces_path,
+                return Err(self.invalid(
+                    &traces_path,
                     "the array is empty",
                     "at least one trace path",
                 ))
@@ -404,9 +396,9 @@ impl Parser<'_> {
                 .iter()
                 .enumerate()
                 .map(|(j, t)| match t {
-                    Value::String(s) if !s.is_empty() => Ok(base.join(s)),
+                    Value::Str(s) if !s.is_empty() => Ok(base.join(&**s)),
                     other => Err(self.wrong_type(
-                        &format!("{traces_path}[{j}]"),
+                        &traces_path.index(j),
                         other,
                         "a non-empty path string",
                     )),
@@ -426,6 +418,7 @@ impl Parser<'_> {
             source_state: self.string(map, path, "source_state")?,
             metric: self.metric(map, path)?,
             unit: self.unit(map, path)?,
+            source_root: self.string(map, path, "source_root")?,
         })
     }
 }
@@ -454,47 +447,95 @@ mod tests {
     }
 
     #[test]
-    fn schema_breaks_name_the_json_path() {
+    fn a_trial_takes_its_own_source_root_or_the_documents() {
+        let doc = parse(
+            r#"{"source_root": "/srv/ci/proj", "trials": [
+              {"id": "a", "input": 1, "variant": "v", "traces": ["x"]},
+              {"id": "b", "input": 2, "variant": "v", "traces": ["y"], "source_root": "/home/u1/proj"}]}"#,
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        let roots: Vec<_> = doc
+            .trials
+            .iter()
+            .map(|t| t.source_root.as_deref())
+            .collect();
+        assert_eq!(roots, [Some("/srv/ci/proj"), Some("/home/u1/proj")]);
+        // As the traces print it: never resolved against the document's folder.
+        let doc = parse(
+            r#"{"trials": [{"id": "a", "input": 1, "variant": "v", "traces": ["x"], "source_root": "proj"}]}"#,
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(doc.trials[0].source_root.as_deref(), Some("proj"));
+    }
+
+    #[test]
+    fn schema_breaks_are_the_documents_errors_at_their_json_path() {
         let cases = [
-            (r#"{"trials": []}"#, "$.trials"),
+            (r#"{"trials": []}"#, "invalid_value", "trials"),
             (
                 r#"{"trials": [{"id": "a", "input": "2", "variant": "v", "traces": ["x"]}]}"#,
+                "wrong_type",
                 "trials[0].input",
             ),
             (
                 r#"{"trials": [{"id": "a", "input": 2, "variant": "v", "traces": []}]}"#,
+                "invalid_value",
                 "trials[0].traces",
             ),
             (
                 r#"{"trials": [{"id": "a", "input": 2, "variant": "v", "traces": ["x"], "inptu": 3}]}"#,
+                "unknown_field",
                 "trials[0].inptu",
             ),
             (
                 r#"{"trials": [{"id": "a", "input": 2, "traces": ["x"]}]}"#,
+                "missing_field",
                 "trials[0].variant",
             ),
             (
                 r#"{"trials": [{"id": "a", "input": 1, "variant": "v", "traces": ["x"]}, {"id": "a", "input": 2, "variant": "v", "traces": ["y"]}]}"#,
+                "invalid_value",
                 "trials[1].id",
             ),
             (
                 r#"{"trials": [{"id": "a", "input": 1, "variant": "v", "traces": ["x"]}], "metric": "wall"}"#,
-                "$.metric",
+                "invalid_value",
+                "metric",
             ),
             (
                 r#"{"format": "other/v2", "trials": [{"id": "a", "input": 1, "variant": "v", "traces": ["x"]}]}"#,
-                "$.format",
+                "invalid_value",
+                "format",
+            ),
+            (
+                r#"{"trials": [{"id": "a", "input": 1, "variant": "v", "traces": ["x", 3]}]}"#,
+                "wrong_type",
+                "trials[0].traces[1]",
+            ),
+            (
+                r#"{"source_root": "", "trials": [{"id": "a", "input": 1, "variant": "v", "traces": ["x"]}]}"#,
+                "invalid_value",
+                "source_root",
+            ),
+            (
+                r#"{"trials": [{"id": "a", "input": 1, "variant": "v", "traces": ["x"], "source_root": 3}]}"#,
+                "wrong_type",
+                "trials[0].source_root",
             ),
         ];
-        for (text, location) in cases {
+        for (text, code, path) in cases {
             match parse(text) {
                 Err(e) => match e.kind() {
-                    ErrorKind::TrialsInvalid { location: l, .. } => {
-                        assert_eq!(l, location, "{text}")
+                    ErrorKind::Document { source, .. } => {
+                        assert_eq!(
+                            (source.code(), source.path().as_str()),
+                            (code, path),
+                            "{text}"
+                        )
                     }
-                    other => panic!("{text}: expected trials_invalid at {location}, got {other:?}"),
+                    other => panic!("{text}: expected {code} at {path}, got {other:?}"),
                 },
-                other => panic!("{text}: expected trials_invalid at {location}, got {other:?}"),
+                other => panic!("{text}: expected {code} at {path}, got {other:?}"),
             }
         }
     }
@@ -504,12 +545,12 @@ mod tests {
         let dup =
             r#"{"trials": [{"id": "a", "input": 1, "input": 5, "variant": "v", "traces": ["x"]}]}"#;
         let err = parse(dup).err().map(|e| e.to_string()).unwrap_or_default();
-        assert!(err.contains("trials[0].input, line 1, column"), "{err}");
+        assert!(err.contains("at trials[0].input (line 1, column"), "{err}");
         assert!(err.contains("duplicate key \"input\""), "{err}");
         let truncated = r#"{"trials": [{"id": "a""#;
         assert_eq!(
             parse(truncated).err().map(|e| e.code()),
-            Some("trials_invalid")
+            Some("json_syntax")
         );
     }
 

@@ -12,6 +12,5 @@ mod suite {
     mod metrics;
     mod real_traces;
     mod seed003;
-    mod statistics;
     mod unmatched;
 }

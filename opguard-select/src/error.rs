@@ -7,46 +7,34 @@ use std::path::PathBuf;
 /// A verdict that *fails* (`ok: false`) is not an error: it is a
 /// [`Verdict`](crate::Verdict) with reasons. An `Error` means there is no
 /// verdict: the request is malformed or refused at admission, or a trace that
-/// exists cannot be read. Every variant says what was read (a path), where (a
+/// exists cannot be read. Every kind says what was read (a path), where (a
 /// JSON path such as `candidates[2].spec`) and what was expected;
 /// [`Error::code`] is a stable machine-readable string.
+///
+/// Boxed, like every opguard error, so a result carries one pointer.
+#[derive(Debug, thiserror::Error)]
+#[error(transparent)]
+pub struct Error {
+    inner: Box<ErrorKind>,
+}
+
+/// What went wrong.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
-pub enum Error {
-    /// The request file cannot be read.
-    #[error("cannot read request {path}: {source}", path = path.display())]
-    RequestUnreadable {
-        /// The request file.
-        path: PathBuf,
-        /// The underlying error.
+pub enum ErrorKind {
+    /// The request document could not be read: unreadable, larger than
+    /// [`MAX_REQUEST_BYTES`](crate::MAX_REQUEST_BYTES), not JSON, or not of
+    /// the documented shape (a missing or unknown field, a wrong type, a key
+    /// given twice, an array where an object is read). [`Error::code`] is the
+    /// document reader's own (`duplicate_key`, `wrong_type`, ...), and
+    /// `source` keeps its JSON path, line and column.
+    #[error("{what}: {source}")]
+    Document {
+        /// What was read (the request path, or `request`).
+        what: String,
+        /// The document reader's error.
         #[source]
-        source: std::io::Error,
-    },
-    /// The request is not JSON of the documented shape (syntax, a missing or
-    /// unknown field, a field of the wrong type, a key given twice, an array
-    /// where an object is read).
-    #[error("request {what} is invalid at {path} (line {line}, column {column}): {message}")]
-    RequestInvalid {
-        /// What was read (the request path, or `request`).
-        what: String,
-        /// The JSON path of the offending value (`candidates[0].spec`; `$`
-        /// for the whole request).
-        path: String,
-        /// One-based line (0 when unknown).
-        line: usize,
-        /// One-based column (0 when unknown).
-        column: usize,
-        /// What is wrong, naming the field.
-        message: String,
-    },
-    /// The request is longer than [`MAX_REQUEST_BYTES`](crate::MAX_REQUEST_BYTES);
-    /// nothing past the limit was read.
-    #[error("request {what} is larger than its limit of {limit} bytes")]
-    RequestTooLarge {
-        /// What was read (the request path, or `request`).
-        what: String,
-        /// The limit in bytes.
-        limit: u64,
+        source: opguard_document::Error,
     },
     /// `protocol_version` is not one this crate implements.
     #[error(
@@ -104,45 +92,34 @@ pub enum Error {
 }
 
 impl Error {
-    /// For [`Error::TraceUnreadable`], the trace reader's own code
+    /// What went wrong.
+    pub fn kind(&self) -> &ErrorKind {
+        &self.inner
+    }
+
+    /// The stable code of this error (`wrong_type`, `no_device_symbol`,
+    /// `trace_unreadable`, ...); the list is [`ERROR_CODES`] and the
+    /// document reader's [`opguard_document::ERROR_CODES`].
+    pub fn code(&self) -> &'static str {
+        self.inner.code()
+    }
+
+    /// For [`ErrorKind::TraceUnreadable`], the trace reader's own code
     /// (`gzip_truncated`, `json_syntax`, `limit_exceeded`, ...).
     pub fn trace_code(&self) -> Option<&'static str> {
-        match self {
-            Error::TraceUnreadable { source, .. } => Some(source.code()),
+        match &*self.inner {
+            ErrorKind::TraceUnreadable { source, .. } => Some(source.code()),
             _ => None,
         }
     }
 
-    /// A request that could not be read or parsed; `file` is where it was
-    /// read from, when it was a file.
-    pub(crate) fn from_document(
-        e: opguard_document::Error,
-        what: &str,
-        file: Option<&std::path::Path>,
-    ) -> Self {
-        let what = what.to_owned();
-        let (path, line, column, message) = (
-            e.path(),
-            e.line().unwrap_or(0),
-            e.column().unwrap_or(0),
-            e.message(),
-        );
-        match e.into_kind() {
-            opguard_document::ErrorKind::Io(source) => Error::RequestUnreadable {
-                path: file.map(Into::into).unwrap_or_else(|| what.into()),
-                source,
-            },
-            opguard_document::ErrorKind::LimitExceeded { limit } => {
-                Error::RequestTooLarge { what, limit }
-            }
-            _ => Error::RequestInvalid {
-                what,
-                path,
-                line,
-                column,
-                message,
-            },
+    /// A request that could not be read or parsed.
+    pub(crate) fn document(what: &str, source: opguard_document::Error) -> Self {
+        ErrorKind::Document {
+            what: what.to_owned(),
+            source,
         }
+        .into()
     }
 
     pub(crate) fn invalid(
@@ -150,31 +127,42 @@ impl Error {
         problem: impl Into<String>,
         expected: impl Into<String>,
     ) -> Self {
-        Error::InvalidValue {
+        ErrorKind::InvalidValue {
             path: path.into(),
             problem: problem.into(),
             expected: expected.into(),
+        }
+        .into()
+    }
+}
+
+impl From<ErrorKind> for Error {
+    fn from(kind: ErrorKind) -> Self {
+        Error {
+            inner: Box::new(kind),
         }
     }
 }
 
 opguard_document::error_codes! {
-    /// Every code [`Error::code`] returns, with its one-line meaning (the C ABI
-    /// lists them under the `select.` prefix).
+    /// Every code [`Error::code`] returns for this crate's own faults, with
+    /// its one-line meaning (the C ABI lists them under the `select.` prefix).
+    /// A request the document reader refuses keeps the reader's code
+    /// ([`opguard_document::ERROR_CODES`], `document.` in the C ABI).
     pub const ERROR_CODES;
-    impl Error {
-        /// The stable code of this error (`request_invalid`, `no_device_symbol`,
-        /// `trace_unreadable`, ...). Codes never change meaning.
+    impl ErrorKind {
+        /// The stable code of this kind of error (see [`ERROR_CODES`]).
+        /// Codes never change meaning.
         pub fn code;
     }
+    passthrough {
+        ErrorKind::Document { source, .. } => source.code(),
+    }
     codes {
-        Error::RequestUnreadable { .. } => "io": "the seam request file cannot be read",
-        Error::RequestInvalid { .. } => "request_invalid": "the seam request is not JSON of the documented shape",
-        Error::RequestTooLarge { .. } => "limit_exceeded": "the seam request is larger than `MAX_REQUEST_BYTES`",
-        Error::UnsupportedProtocol { .. } => "unsupported_protocol_version": "the seam request's `protocol_version` is not 1",
-        Error::InvalidSpec { .. } => "invalid_spec": "a callable spec is not `module:attr`",
-        Error::NoDeviceSymbol { .. } => "no_device_symbol": "the request names no device kernel symbol",
-        Error::InvalidValue { .. } => "invalid_value": "a seam request field has a value the protocol does not allow",
-        Error::TraceUnreadable { .. } => "trace_unreadable": "a trace that exists cannot be read (field `trace_code`)",
+        ErrorKind::UnsupportedProtocol { .. } => "unsupported_protocol_version": "the seam request's `protocol_version` is not 1",
+        ErrorKind::InvalidSpec { .. } => "invalid_spec": "a callable spec is not `module:attr`",
+        ErrorKind::NoDeviceSymbol { .. } => "no_device_symbol": "the request names no device kernel symbol",
+        ErrorKind::InvalidValue { .. } => "invalid_value": "a seam request field has a value the protocol does not allow",
+        ErrorKind::TraceUnreadable { .. } => "trace_unreadable": "a trace that exists cannot be read (field `trace_code`)",
     }
 }

@@ -9,7 +9,7 @@ use opguard_formats::ReadOptions;
 use opguard_model::{ArtifactSpec, Provider, TraceModel};
 use opguard_trace::TraceReader;
 
-use crate::error::Error;
+use crate::error::{Error, ErrorKind};
 use crate::request::{resolve, Admitted, ProcessSpec, Request};
 use crate::seam::{analyse, PidFilter};
 use crate::verdict::{
@@ -106,9 +106,11 @@ pub fn verdict_with(
                 slots.push(Some(slot));
                 continue;
             }
-            let unreadable = |source| Error::TraceUnreadable {
-                path: key.clone(),
-                source,
+            let unreadable = |source| {
+                Error::from(ErrorKind::TraceUnreadable {
+                    path: key.clone(),
+                    source,
+                })
             };
             let Some(stream) = options.stream.take() else {
                 return Err(unreadable(opguard_formats::Error::from(
@@ -142,10 +144,11 @@ pub fn verdict_with(
                 continue;
             }
             Err(e) => {
-                return Err(Error::TraceUnreadable {
+                return Err(ErrorKind::TraceUnreadable {
                     path,
                     source: opguard_trace::Error::from(e).into(),
-                })
+                }
+                .into())
             }
             Ok(_) => {}
         }
@@ -155,7 +158,7 @@ pub fn verdict_with(
             continue;
         }
         let model = opguard_formats::read(&path, spec, &options.read).map_err(|source| {
-            Error::TraceUnreadable {
+            ErrorKind::TraceUnreadable {
                 path: path.clone(),
                 source,
             }

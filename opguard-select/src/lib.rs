@@ -84,11 +84,9 @@
 //!   so correlation ids of different processes never meet; inside one merged
 //!   trace a correlation naming several launches draws no edge.
 //! * A head naming no device symbol is refused at admission
-//!   ([`Error::NoDeviceSymbol`]); a kernel name without template arguments
+//!   ([`ErrorKind::NoDeviceSymbol`]); a kernel name without template arguments
 //!   that meets several instantiations fails with `device_kernel_ambiguous`.
 //!   Kernel names are compared with [`opguard_kernel_name::matches`].
-#![deny(missing_docs)]
-#![forbid(unsafe_code)]
 
 // Data flow, seam verdict: request → each process's trace model → seam
 // analysis per process → the verdict over all of them → verdict document.
@@ -131,8 +129,13 @@ pub use profile::{
     ShapeTime, ENTITY_KIND_CONTRACT, PROFILE_FORMAT, SELF_TIME_RULE,
 };
 
-pub use error::{Error, ERROR_CODES};
+pub use error::{Error, ErrorKind, ERROR_CODES};
 
 /// This crate's version (its Cargo.toml `version`), for tools that report what
 /// they were built with (`opguard --version`).
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// The README's examples are compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

@@ -11,7 +11,7 @@ use opguard_model::{
     ArtifactSpec, HostKind, ModelOptions, NameId, SliceClass, TraceModel, INDUCTOR_PLACEHOLDER,
 };
 
-use crate::error::Error;
+use crate::error::{Error, ErrorKind};
 
 /// The `format` of a [`ProfileDocument`].
 pub const PROFILE_FORMAT: &str = "opguard.select.profile/v1";
@@ -307,11 +307,12 @@ pub fn profile_with(
     if spec.role.is_none() {
         spec.role = Some("profile".to_owned());
     }
-    let model =
-        opguard_formats::read(path, spec, options).map_err(|source| Error::TraceUnreadable {
+    let model = opguard_formats::read(path, spec, options).map_err(|source| {
+        ErrorKind::TraceUnreadable {
             path: path.to_path_buf(),
             source,
-        })?;
+        }
+    })?;
     Ok(profile_model(&model, top))
 }
 

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::Error;
+use crate::error::{Error, ErrorKind};
 
 /// The one request protocol this crate implements.
 pub const PROTOCOL_VERSION: u64 = 1;
@@ -34,7 +34,10 @@ pub const DEFAULT_MARKER_PREFIX: &str = "opguard.seam::";
 /// ```
 ///
 /// Unknown fields and repeated keys are refused, never ignored. Paths are
-/// relative to the request file.
+/// relative to the request file. Seed 001's names are read too, so a
+/// request written against the seed works: `target_callable` for `target`,
+/// `depth` for a candidate's `declared_depth` (a field given under both
+/// names is refused as given twice).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 #[non_exhaustive]
@@ -42,10 +45,11 @@ pub struct Request {
     /// Must be [`PROTOCOL_VERSION`].
     pub protocol_version: u64,
     /// The selected callable, `module:attr` (dotted class methods such as
-    /// `pkg.mod:Runner.run` included).
+    /// `pkg.mod:Runner.run` included). Also read as `target_callable`.
+    #[serde(alias = "target_callable")]
     pub target: String,
     /// The profiled device kernel symbol. A request without one is refused
-    /// at admission ([`Error::NoDeviceSymbol`]).
+    /// at admission ([`ErrorKind::NoDeviceSymbol`](crate::ErrorKind::NoDeviceSymbol)).
     #[serde(default)]
     pub device_kernel: Option<String>,
     /// The target the capture recorded (its meta). `null` fails the verdict
@@ -73,8 +77,8 @@ pub struct CandidateSpec {
     /// The callable, `module:attr`.
     pub spec: String,
     /// A self-reported call depth (larger is deeper). It can add a
-    /// rejection, never buy a pass.
-    #[serde(default)]
+    /// rejection, never buy a pass. Also read as `depth`.
+    #[serde(default, alias = "depth")]
     pub declared_depth: Option<i64>,
     /// The exact marker name, when the markers are existing
     /// `record_function` annotations rather than `marker_prefix + spec`.
@@ -158,15 +162,14 @@ impl Request {
     /// Parses a request from JSON bytes (not yet admitted: see
     /// [`crate::verdict`]).
     pub fn from_json(bytes: &[u8], what: &str) -> Result<Request, Error> {
-        opguard_document::from_slice(bytes, MAX_REQUEST_BYTES)
-            .map_err(|e| Error::from_document(e, what, None))
+        opguard_document::from_slice(bytes, MAX_REQUEST_BYTES).map_err(|e| Error::document(what, e))
     }
 
     /// Reads and parses a request file (at most [`MAX_REQUEST_BYTES`]).
     pub fn read(path: &Path) -> Result<Request, Error> {
         let what = path.display().to_string();
         let bytes = opguard_document::read_path_bounded(path, MAX_REQUEST_BYTES)
-            .map_err(|e| Error::from_document(e, &what, Some(path)))?;
+            .map_err(|e| Error::document(&what, e))?;
         Request::from_json(&bytes, &what)
     }
 
@@ -188,10 +191,11 @@ impl Request {
 
     pub(crate) fn admit(self) -> Result<Admitted, Error> {
         if self.protocol_version != PROTOCOL_VERSION {
-            return Err(Error::UnsupportedProtocol {
+            return Err(ErrorKind::UnsupportedProtocol {
                 found: self.protocol_version,
                 expected: PROTOCOL_VERSION,
-            });
+            }
+            .into());
         }
         check_spec("target", &self.target)?;
         let device_kernel = admit_device_kernel(self.device_kernel.as_deref())?;
@@ -307,9 +311,12 @@ pub(crate) fn resolve(base: &Path, relative: &str) -> PathBuf {
 }
 
 fn admit_device_kernel(found: Option<&str>) -> Result<String, Error> {
-    let refuse = |found: &str, problem: &str| Error::NoDeviceSymbol {
-        found: found.to_owned(),
-        problem: problem.to_owned(),
+    let refuse = |found: &str, problem: &str| -> Error {
+        ErrorKind::NoDeviceSymbol {
+            found: found.to_owned(),
+            problem: problem.to_owned(),
+        }
+        .into()
     };
     let Some(symbol) = found else {
         return Err(refuse("", "the request has no device_kernel"));
@@ -341,11 +348,12 @@ fn admit_device_kernel(found: Option<&str>) -> Result<String, Error> {
 fn check_spec(path: &str, spec: &str) -> Result<(), Error> {
     match spec_problem(spec) {
         None => Ok(()),
-        Some(problem) => Err(Error::InvalidSpec {
+        Some(problem) => Err(ErrorKind::InvalidSpec {
             path: path.to_owned(),
             spec: spec.to_owned(),
             problem,
-        }),
+        }
+        .into()),
     }
 }
 

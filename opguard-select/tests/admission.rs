@@ -2,7 +2,7 @@
 //! a malformed request, what is an unreadable trace, and the ambiguous
 //! kernel name.
 
-use opguard_select::{verdict_from_request_file, Error, Failure, Seen, Verdict};
+use opguard_select::{verdict_from_request_file, Error, ErrorKind, Failure, Seen, Verdict};
 use opguard_testdata::kineto_writer::KinetoTrace;
 use serde_json::json;
 
@@ -105,10 +105,10 @@ fn malformed_requests_are_errors_with_stable_codes() {
     let r = good(&c);
     let mut unknown = r.clone();
     unknown["candidate"] = json!([]);
-    assert_eq!(error_of(&c, &unknown).code(), "request_invalid");
+    assert_eq!(error_of(&c, &unknown).code(), "unknown_field");
     let mut wrong = r.clone();
     wrong["processes"] = json!({"name": "x"});
-    assert_eq!(error_of(&c, &wrong).code(), "request_invalid");
+    assert_eq!(error_of(&c, &wrong).code(), "wrong_type");
     let mut version = r.clone();
     version["protocol_version"] = json!(2);
     assert_eq!(
@@ -134,12 +134,17 @@ fn malformed_requests_are_errors_with_stable_codes() {
     );
     std::fs::write(c.path("dup.json"), text).unwrap();
     let e = verdict_from_request_file(c.path("dup.json")).unwrap_err();
-    assert_eq!(e.code(), "request_invalid");
+    assert_eq!(e.code(), "duplicate_key");
     assert!(e.to_string().contains("duplicate"), "{e}");
+    // The document reader's error passes through whole: its path and position.
+    let ErrorKind::Document { source, .. } = e.kind() else {
+        panic!("{e:?} is not the document's error");
+    };
+    assert_eq!((source.path().as_str(), source.line()), ("target", Some(1)));
 
     std::fs::write(c.path("broken.json"), b"{\"protocol_version\": 1,").unwrap();
     let e = verdict_from_request_file(c.path("broken.json")).unwrap_err();
-    assert_eq!(e.code(), "request_invalid");
+    assert_eq!(e.code(), "json_syntax");
     assert!(e.to_string().contains("line 1"), "{e}");
 
     let e = verdict_from_request_file(c.path("absent.json")).unwrap_err();
@@ -168,7 +173,7 @@ fn a_request_error_names_the_json_path() {
     let mut r = good(&c);
     r["processes"][0]["refused"] = json!([{"spec": "pkg.jit:kernel", "reason": 5}]);
     let e = error_of(&c, &r);
-    assert_eq!(e.code(), "request_invalid");
+    assert_eq!(e.code(), "wrong_type");
     assert!(
         e.to_string().contains("processes[0].refused[0].reason"),
         "{e}"
@@ -212,7 +217,7 @@ fn a_request_and_each_entry_in_it_is_an_object_never_fields_by_position() {
         ("request", whole),
     ] {
         let e = error_of(&c, &request);
-        assert_eq!(e.code(), "request_invalid", "{what}: {e}");
+        assert_eq!(e.code(), "wrong_type", "{what}: {e}");
         assert!(
             e.to_string().contains("found an array, expected struct"),
             "{what}: {e}"
@@ -334,15 +339,57 @@ fn a_short_name_is_decided_among_the_instantiations_the_target_launched() {
 
 #[test]
 fn errors_say_what_where_and_what_was_expected() {
-    let e = Error::InvalidValue {
+    let e = Error::from(ErrorKind::InvalidValue {
         path: "processes[1].name".into(),
         problem: "\"pid-1\" names two processes".into(),
         expected: "one entry per capture process".into(),
-    };
+    });
     assert_eq!(
         e.to_string(),
         "processes[1].name: \"pid-1\" names two processes; expected one entry per capture process"
     );
     assert_eq!(e.code(), "invalid_value");
     assert_eq!(e.trace_code(), None);
+}
+
+/// #30: a request written against seed 001 (`target_callable`, a
+/// candidate's `depth`) gets the same verdict as one with this crate's
+/// names; the same field under both names is refused.
+#[test]
+fn the_seeds_field_names_are_read_where_a_request_is() {
+    let c = Capture::new();
+    let ours = good(&c);
+    let mut ours_deep = ours.clone();
+    ours_deep["candidates"][0]["declared_depth"] = json!(999);
+    let seed_names = |r: &serde_json::Value| {
+        let mut r = r.clone();
+        let target = r.as_object_mut().unwrap().remove("target").unwrap();
+        r["target_callable"] = target;
+        for candidate in r["candidates"].as_array_mut().unwrap() {
+            let obj = candidate.as_object_mut().unwrap();
+            if let Some(depth) = obj.remove("declared_depth") {
+                obj.insert("depth".into(), depth);
+            }
+        }
+        r
+    };
+    for r in [&ours, &ours_deep] {
+        let theirs = seed_names(r);
+        assert!(theirs.get("target").is_none() && theirs.get("target_callable").is_some());
+        let a = verdict_from_request_file(c.request(r)).unwrap();
+        let b = verdict_from_request_file(c.request(&theirs)).unwrap();
+        assert_eq!(
+            serde_json::to_value(&a).unwrap(),
+            serde_json::to_value(&b).unwrap()
+        );
+    }
+    // The depth read as `depth` is the candidate's declared depth.
+    let deep = verdict_from_request_file(c.request(&seed_names(&ours_deep))).unwrap();
+    let text = serde_json::to_string(&deep).unwrap();
+    assert!(text.contains("\"declared_depth\":999"), "{text}");
+
+    // The field under both its names is one field given twice.
+    let mut both = seed_names(&ours);
+    both["target"] = ours["target"].clone();
+    assert_eq!(error_of(&c, &both).code(), "duplicate_key");
 }

@@ -38,8 +38,6 @@
 //! assert_eq!(first.to_string().len(), 64 + 2);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
-#![deny(missing_docs)]
-#![forbid(unsafe_code)]
 
 // Data flow: file → decoded input (SHA-256, limits, gzip) → scanned and
 // read events → one artifact's provider-neutral model (opguard-model), or
@@ -90,3 +88,8 @@ pub use writer::{write_json_string, OwnedEvent, RawJson, TraceWriter};
 /// This crate's version (its Cargo.toml `version`), for tools that report what
 /// they were built with (`opguard --version`).
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// The README's examples are compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

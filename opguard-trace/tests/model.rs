@@ -418,7 +418,7 @@ fn one_operator_in_three_files_has_one_semantic_id_and_three_occurrences() {
     assert_eq!(frames[1].0, frames[2].0);
     assert_ne!(frames[0].1, frames[1].1);
     assert_ne!(frames[1].1, frames[2].1);
-    assert!(frames[0].0.as_str().starts_with("sf2:"));
+    assert!(frames[0].0.as_str().starts_with("sf3:"));
 }
 
 #[test]
@@ -461,7 +461,10 @@ fn partial_identities_are_marked_not_guessed() {
 #[test]
 fn real_traces_correlate_only_what_an_independent_count_finds() {
     use std::io::Read;
-    for path in opguard_testdata::hta_traces() {
+    let Some(traces) = opguard_testdata::hta_traces() else {
+        return;
+    };
+    for path in traces {
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
         let m = opguard_trace::read_model(
             &path,

@@ -9,7 +9,9 @@ const os = require('node:os');
 const path = require('node:path');
 const { test, after } = require('node:test');
 const opguard = require('opguard');
-const { FIXTURES, loadJson, loadFixture, caseTests } = require('./support');
+const {
+  FIXTURES, loadJson, loadFixture, caseTests, abiCode,
+} = require('./support');
 
 const FILE = 'align/map_cases.json';
 const DIR = path.join(FIXTURES, 'align');
@@ -121,7 +123,7 @@ caseTests(FILE, DOC.cases, KNOWN_FAILURES, (c) => {
   const out = path.join(dir, 'reviewed.json');
   if (c.expected.result === 'error') {
     assert.throws(() => opguard.alignmentMapApply(view, mapPath, out),
-      (e) => e instanceof opguard.AlignError && e.code === `align.${c.expected.code}`);
+      (e) => e instanceof opguard.OpguardError && e.code === abiCode('align', c.expected.code));
     assert.ok(!fs.existsSync(out), 'a refused map wrote its output');
     assert.deepStrictEqual(fs.readdirSync(dir), ['map.json']);
   } else {

@@ -6,7 +6,7 @@ const os = require('node:os');
 const path = require('node:path');
 const { test } = require('node:test');
 const opguard = require('opguard');
-const { ROOT, FIXTURES, loadJson } = require('./support');
+const { ROOT, FIXTURES, loadJson, sharedData, logSkip } = require('./support');
 
 const W2 = path.join(FIXTURES, 'census', 'hint_guard_w2.capture.json');
 const W8 = path.join(FIXTURES, 'census', 'hint_guard_w8.capture.json');
@@ -36,11 +36,12 @@ test('every JSON entry point of the header is wrapped', () => {
 
 test('request errors are typed', () => {
   assert.throws(() => opguard.call('opguard_kernel_canonicalize', '{'),
-    (e) => e instanceof opguard.RequestError && e.code === 'capi.invalid_json' && e.details.line === 1);
+    (e) => e instanceof opguard.RequestError && e.code === 'document.json_syntax' && e.details.line === 1);
   assert.throws(() => opguard.call('opguard_kernel_canonicalize', { sym: 'x' }),
-    (e) => e instanceof opguard.RequestError && e.code === 'capi.invalid_request');
+    (e) => e instanceof opguard.DocumentError && e.code === 'document.unknown_field'
+      && e.details.json_path === 'sym');
   assert.throws(() => opguard.call('opguard_kernel_canonicalize', '{"symbol": "a\0b"}'),
-    (e) => e instanceof opguard.OpguardError && e.code === 'capi.invalid_json');
+    (e) => e instanceof opguard.OpguardError && e.code === 'document.json_syntax');
 });
 
 test('library errors are typed by family', () => {
@@ -54,6 +55,17 @@ test('library errors are typed by family', () => {
     (e) => e instanceof opguard.CensusError && e.code === 'census.same_width');
   assert.throws(() => opguard.scalingCorrelate(path.join(FIXTURES, 'scaling', 'seed003', 'trials.json'), { metric: 'wall_ns' }),
     (e) => e instanceof opguard.ScalingError && e.code === 'scaling.unknown_metric');
+});
+
+test('an incomplete census is not a pass unless asked for by name (seed 004)', () => {
+  const capture = path.join(FIXTURES, 'census', 'prefix_traps.capture.json');
+  const families = path.join(FIXTURES, 'census', 'seed004_families.json');
+  const declaredHostResolutions = path.join(FIXTURES, 'census', 'seed004_host_resolutions.declared.json');
+  for (const extra of [{}, { declaredHostResolutions }, { requireClassified: true }]) {
+    assert.throws(() => opguard.census(capture, { families, ...extra }),
+      (e) => e instanceof opguard.CensusError && e.code === 'census.unclassified_operators');
+  }
+  assert.equal(opguard.census(capture, { families, requireClassified: false }).census.unclassified.ops, 4);
 });
 
 test('every entry point answers', () => {
@@ -119,9 +131,10 @@ test('a missing library is a clear error', () => {
 
 test('salvage reads the complete events of a cut real trace', (t) => {
   const zlib = require('node:zlib');
-  const real = path.join(ROOT, '..', 'shared', 'data', 'traces', 'hta', 'trace_compare__base__base.json.gz');
-  if (!fs.existsSync(real)) {
-    t.skip('shared data not present');
+  const { file: real, skip } = sharedData('traces', 'hta', 'trace_compare__base__base.json.gz');
+  if (skip) {
+    logSkip(t.name, skip);
+    t.skip(skip);
     return;
   }
   const text = zlib.gunzipSync(fs.readFileSync(real)).toString('utf8');

@@ -4,7 +4,9 @@ const assert = require('node:assert/strict');
 const path = require('node:path');
 const { test } = require('node:test');
 const opguard = require('opguard');
-const { FIXTURES, loadJson, loadFixture, caseTests } = require('./support');
+const {
+  FIXTURES, loadJson, loadFixture, caseTests, abiCode,
+} = require('./support');
 
 const FILE = 'scaling/cases.json';
 const DIR = path.join(FIXTURES, 'scaling');
@@ -35,7 +37,7 @@ caseTests(FILE, CASES.cases, KNOWN_FAILURES, (c) => {
   const trials = path.join(DIR, c.trials);
   if (c.expect.error !== undefined) {
     assert.throws(() => opguard.scalingCorrelate(trials, { metric: c.metric }),
-      (e) => e instanceof opguard.ScalingError && e.code === `scaling.${c.expect.error}`);
+      (e) => e instanceof opguard.OpguardError && e.code === abiCode('scaling', c.expect.error));
   } else {
     const report = opguard.scalingCorrelate(trials, { metric: c.metric });
     const want = loadJson(path.join(DIR, c.expect.report));

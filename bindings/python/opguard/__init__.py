@@ -20,11 +20,12 @@ import os
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 from . import _native
-from .errors import (AlignError, CensusError, InternalError, JobError, LibraryNotFoundError,
-                     OpguardError, RequestError, ScalingError, SelectError, TraceError)
+from .errors import (AlignError, CensusError, DocumentError, InternalError, JobError,
+                     LibraryNotFoundError, OpguardError, RequestError, ScalingError, SelectError,
+                     TraceError)
 
 __all__ = [
-    "AlignError", "CensusError", "InternalError", "LibraryNotFoundError", "OpguardError",
+    "AlignError", "CensusError", "DocumentError", "InternalError", "LibraryNotFoundError", "OpguardError",
     "RequestError", "ScalingError", "SelectError", "TraceError", "JobError",
     "Json", "PathLike", "version", "abi_version", "library_path", "call",
     "kernel_canonicalize", "kernel_canonicalize_batch", "kernel_short_name", "kernel_match",
@@ -172,15 +173,17 @@ def _doc(name: str, value: Optional[DocOrPath]) -> Dict[str, Any]:
 
 def census(capture: DocOrPath, *, families: Optional[DocOrPath] = None,
            declared_host_resolutions: Optional[DocOrPath] = None,
-           require_classified: bool = False,
+           require_classified: bool = True,
            require_host_resolutions: bool = False) -> Dict[str, Any]:
-    """The census of one capture (a dict, or a path)."""
+    """The census of one capture (a dict, or a path). An operator no family
+    claims raises ``CensusError`` (``census.unclassified_operators``): an
+    incomplete census is not a pass (seed 004). ``require_classified=False``
+    returns it with its ``unclassified`` operators instead."""
     request = {}
     request.update(_doc("capture", capture))
     request.update(_doc("families", families))
     request.update(_doc("declared_host_resolutions", declared_host_resolutions))
-    if require_classified:
-        request["require_classified"] = True
+    request["require_classified"] = bool(require_classified)
     if require_host_resolutions:
         request["require_host_resolutions"] = True
     return call("opguard_census", request)

@@ -7,7 +7,7 @@ import sys
 import threading
 from pathlib import Path
 
-from .errors import LibraryNotFoundError, RequestError, error_from_envelope
+from .errors import DocumentError, LibraryNotFoundError, RequestError, error_from_envelope
 
 ABI_VERSION = 1
 
@@ -133,7 +133,7 @@ class Library:
             request = request.encode("utf-8", errors="surrogatepass")
         if b"\0" in request:
             # A NUL byte would silently cut the C string; JSON text never holds one.
-            raise RequestError("capi.invalid_json",
+            raise DocumentError("document.json_syntax",
                                "request holds a NUL byte; JSON escapes it as \\u0000")
         envelope = json.loads(self.call_raw(name, request))
         if envelope.get("ok") is True:

@@ -1,17 +1,19 @@
 """Typed errors for the opguard C ABI's error envelopes.
 
-Every error carries the library's stable ``code`` (``capi.invalid_request``,
+Every error carries the library's stable ``code`` (``document.duplicate_key``,
 ``trace.json_syntax``, ``census.step_axis_not_symbolic``, ...), its ``message``
 and any extra fields of the envelope in ``details``. The class follows the
 code's prefix, so callers can catch a family (``TraceError``) or everything
-(``OpguardError``)::
+(``OpguardError``). A JSON document that cannot be read, the request itself or
+one it names, is ``document.*`` from every entry point, with ``json_path``,
+``line`` and ``column`` in ``details``::
 
     >>> import opguard
     >>> try:
     ...     opguard.call("opguard_kernel_canonicalize", {"sym": "x"})
-    ... except opguard.RequestError as e:
-    ...     print(e.code)
-    capi.invalid_request
+    ... except opguard.DocumentError as e:
+    ...     print(e.code, e.details["json_path"])
+    document.unknown_field sym
 """
 
 from typing import Any, Dict, Mapping, Optional, Type
@@ -29,9 +31,20 @@ class OpguardError(Exception):
 
 
 class RequestError(OpguardError):
-    """The request was refused before any work: NULL, invalid UTF-8, not JSON,
-    or not the entry point's request (``capi.null_argument``,
-    ``capi.invalid_utf8``, ``capi.invalid_json``, ``capi.invalid_request``)."""
+    """The request was refused before any work: NULL, invalid UTF-8, or not
+    the entry point's request (``capi.null_argument``, ``capi.invalid_utf8``,
+    ``capi.invalid_request``, and the ``document.*`` codes of
+    :class:`DocumentError`)."""
+
+
+class DocumentError(RequestError):
+    """A JSON document could not be read: the request itself or a document it
+    carries or names (a capture, a seam request, an alignment map, a trials
+    or job document): ``document.io``, ``document.limit_exceeded``,
+    ``document.json_syntax``, ``document.duplicate_key``,
+    ``document.wrong_type``, ``document.missing_field``,
+    ``document.unknown_field``, ``document.invalid_value``; ``details`` has
+    ``json_path``, ``line``, ``column`` (or ``limit``) and ``input``."""
 
 
 class InternalError(OpguardError):
@@ -72,6 +85,7 @@ _BY_CODE: Dict[str, Type[OpguardError]] = {
 }
 _BY_PREFIX: Dict[str, Type[OpguardError]] = {
     "capi": RequestError,
+    "document": DocumentError,
     "trace": TraceError,
     "census": CensusError,
     "align": AlignError,

@@ -21,8 +21,8 @@ import sys
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from . import alignment_map_apply
-from .errors import OpguardError, RequestError
+from . import call
+from .errors import DocumentError, OpguardError
 
 __all__ = ["main", "align_request"]
 
@@ -33,39 +33,37 @@ def _refuse_repeated_keys(pairs: List[Tuple[str, Any]]) -> Dict[str, Any]:
     seen: Dict[str, Any] = {}
     for key, value in pairs:
         if key in seen:
-            raise RequestError("capi.invalid_request", f"key {key!r} is given twice")
+            raise DocumentError("document.duplicate_key", f"key {key!r} is given twice",
+                                {"json_path": key})
         seen[key] = value
     return seen
 
 
 def align_request(request_file: Path) -> Dict[str, Any]:
-    """Applies the alignment map a request file names; returns the response."""
+    """Applies the alignment map a request file names; returns the response.
+
+    The request is read here only to make its paths relative to its own
+    folder; every rule of the request itself (``protocol_version`` exactly
+    the integer 1, the fields, their types) is the library's, the one
+    ``opguard tools align --request`` applies, so the two accept and refuse
+    the same documents."""
     try:
         text = Path(request_file).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as e:
-        raise RequestError("capi.invalid_request", f"cannot read {request_file}: {e}") from e
+        raise DocumentError("document.io", f"cannot read {request_file}: {e}") from e
     try:
         request = json.loads(text, object_pairs_hook=_refuse_repeated_keys)
     except ValueError as e:
-        raise RequestError("capi.invalid_json", f"{request_file}: {e}") from e
+        raise DocumentError("document.json_syntax", f"{request_file}: {e}",
+                            {"line": e.lineno, "column": e.colno}) from e
     if not isinstance(request, dict):
-        raise RequestError("capi.invalid_request", f"{request_file}: the request is not an object")
-    if request.get("protocol_version") != 1:
-        raise RequestError("capi.invalid_request",
-                           f"{request_file}: protocol_version must be 1, "
-                           f"not {request.get('protocol_version')!r}")
-    extra = sorted(set(request) - {"protocol_version", *_PATH_FIELDS})
-    if extra:
-        raise RequestError("capi.invalid_request", f"{request_file}: unknown field {extra[0]!r}")
+        raise DocumentError("document.wrong_type",
+                            f"{request_file}: the request is not an object", {"json_path": "$"})
     base = Path(request_file).resolve().parent
-    paths = []
     for field in _PATH_FIELDS:
-        value = request.get(field)
-        if not isinstance(value, str) or not value:
-            raise RequestError("capi.invalid_request",
-                               f"{request_file}: {field} must be a non-empty path string")
-        paths.append(base / value)
-    return alignment_map_apply(*paths)
+        if isinstance(request.get(field), str):
+            request[field] = str(base / request[field])
+    return call("opguard_alignment_map_apply", request)
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:

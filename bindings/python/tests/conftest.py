@@ -1,4 +1,7 @@
+import contextlib
+import importlib
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -7,6 +10,44 @@ import pytest
 ROOT = Path(__file__).resolve().parents[3]
 FIXTURES = ROOT / "fixtures"
 SOURCE = Path(__file__).resolve().parents[1]
+SHARED_DATA = ROOT.parent / "shared" / "data"
+#: Where the real data comes from (the same words as opguard-testdata's).
+SHARED_DATA_ORIGIN = (
+    "the shared/data folder beside the checkout: real profiler traces (HolisticTraceAnalysis's "
+    "test data, PyTorch captures, ...) kept outside the repository, each file's source in its "
+    "README.md")
+
+
+def shared_data(*parts):
+    """A file of the shared data folder. Without the folder the test skips,
+    saying where the data comes from (and is listed in ``$OPGUARD_SKIP_LOG``
+    when set); under ``CI=true`` it fails."""
+    path = SHARED_DATA.joinpath(*parts)
+    if SHARED_DATA.is_dir():
+        assert path.exists(), f"{path} is missing from the shared data"
+        return path
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"CI=true but the shared data folder {SHARED_DATA} is missing")
+    reason = f"needs {SHARED_DATA_ORIGIN}; {SHARED_DATA} is not there"
+    log = os.environ.get("OPGUARD_SKIP_LOG")
+    if log:
+        test = os.environ.get("PYTEST_CURRENT_TEST", "?").split(" ")[0]
+        with open(log, "a", encoding="utf-8") as f:
+            f.write(f"{test}\tbindings/python\t{reason}\n")
+    pytest.skip(reason)
+
+# The document reader's codes (opguard-document's ERROR_CODES): a fixture's
+# expected code that is one of these arose reading a JSON document and comes
+# through the C ABI as document.<code>; any other as <crate>.<code>.
+DOCUMENT_CODES = frozenset({
+    "io", "limit_exceeded", "json_syntax", "duplicate_key", "wrong_type",
+    "missing_field", "unknown_field", "invalid_value",
+})
+
+
+def abi_code(crate, code):
+    """The C ABI's code for a library code a fixture expects."""
+    return ("document." if code in DOCUMENT_CODES else crate + ".") + code
 
 
 def pytest_addoption(parser):
@@ -91,3 +132,20 @@ def case_params(file_label, cases, known_failures):
             marks.append(pytest.mark.xfail(strict=True, reason=known_failures[case["id"]]))
         out.append(pytest.param(case, id=f"{file_label}::{case['id']}", marks=marks))
     return out
+
+
+@contextlib.contextmanager
+def source_module(tmp_path, monkeypatch, name, source):
+    """``source`` imported as module ``name`` from a real file (the marker
+    installer's tests: Triton reads a kernel's source from its file); on the
+    way out every installed marker is removed and the module forgotten."""
+    from opguard import seam
+
+    (tmp_path / f"{name}.py").write_text(source, encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    sys.modules.pop(name, None)
+    try:
+        yield importlib.import_module(name)
+    finally:
+        seam.uninstall()
+        sys.modules.pop(name, None)

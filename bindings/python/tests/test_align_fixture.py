@@ -9,7 +9,7 @@ import os
 import pytest
 
 import opguard
-from conftest import FIXTURES, case_params, load_fixture
+from conftest import FIXTURES, abi_code, case_params, load_fixture
 
 FILE = "align/map_cases.json"
 DIR = FIXTURES / "align"
@@ -133,9 +133,9 @@ def test_map_case(case, exported, tmp_path):
     out = tmp_path / "reviewed.json"
     expected = case["expected"]
     if expected["result"] == "error":
-        with pytest.raises(opguard.AlignError) as e:
+        with pytest.raises(opguard.OpguardError) as e:
             opguard.alignment_map_apply(view, map_path, out)
-        assert e.value.code == "align." + expected["code"], e.value
+        assert e.value.code == abi_code("align", expected["code"]), e.value
         assert e.value.message
         assert not out.exists(), "a refused map wrote its output"
         assert sorted(p.name for p in tmp_path.iterdir()) == ["map.json"]

@@ -9,7 +9,7 @@ import pytest
 
 import opguard
 from opguard import _native
-from conftest import FIXTURES, ROOT, load_json
+from conftest import FIXTURES, ROOT, load_json, shared_data
 
 CAPTURE_W2 = FIXTURES / "census" / "hint_guard_w2.capture.json"
 CAPTURE_W8 = FIXTURES / "census" / "hint_guard_w8.capture.json"
@@ -39,17 +39,18 @@ def test_every_json_entry_point_is_declared():
 def test_request_errors_are_typed():
     with pytest.raises(opguard.RequestError) as e:
         opguard.call("opguard_kernel_canonicalize", "{")
-    assert e.value.code == "capi.invalid_json"
+    assert e.value.code == "document.json_syntax"
     assert e.value.details["line"] == 1
-    with pytest.raises(opguard.RequestError) as e:
+    with pytest.raises(opguard.DocumentError) as e:
         opguard.call("opguard_kernel_canonicalize", {"sym": "x"})
-    assert e.value.code == "capi.invalid_request"
+    assert e.value.code == "document.unknown_field"
+    assert e.value.details["json_path"] == "sym"
     with pytest.raises(opguard.RequestError) as e:
         opguard.call("opguard_kernel_canonicalize", '{"symbol": "\ud800"}')
     assert e.value.code == "capi.invalid_utf8"
     with pytest.raises(opguard.RequestError) as e:
         opguard.call("opguard_kernel_canonicalize", '{"symbol": "a\0b"}')
-    assert e.value.code == "capi.invalid_json"
+    assert e.value.code == "document.json_syntax"
     assert isinstance(e.value, opguard.OpguardError)
 
 
@@ -71,6 +72,21 @@ def test_library_errors_are_typed_by_family():
         opguard.scaling_correlate(FIXTURES / "scaling" / "seed003" / "trials.json",
                                   metric="wall_ns")
     assert e.value.code == "scaling.unknown_metric"
+
+
+def test_an_incomplete_census_is_not_a_pass_unless_asked_for_by_name():
+    """Seed 004: unclassified must be empty. The census once returned its
+    unclassified operators with no error unless require_classified=True."""
+    capture = FIXTURES / "census" / "prefix_traps.capture.json"
+    families = FIXTURES / "census" / "seed004_families.json"
+    declared = FIXTURES / "census" / "seed004_host_resolutions.declared.json"
+    for extra in ({}, {"declared_host_resolutions": declared}):
+        with pytest.raises(opguard.CensusError) as e:
+            opguard.census(capture, families=families, **extra)
+        assert e.value.code == "census.unclassified_operators"
+        assert "aten.addmm.default" in e.value.message
+    c = opguard.census(capture, families=families, require_classified=False)
+    assert c["census"]["unclassified"]["ops"] == 4
 
 
 def test_every_entry_point_answers():
@@ -182,9 +198,7 @@ def complete_events(text):
 
 def test_salvage_reads_the_complete_events_of_a_cut_real_trace(tmp_path):
     import gzip
-    real = ROOT.parent / "shared" / "data" / "traces" / "hta" / "trace_compare__base__base.json.gz"
-    if not real.exists():
-        pytest.skip("shared data not present")
+    real = shared_data("traces", "hta", "trace_compare__base__base.json.gz")
     text = gzip.decompress(real.read_bytes()).decode("utf-8")
     cut = tmp_path / "cut.json"
     cut.write_text(text[: len(text) // 2], encoding="utf-8")

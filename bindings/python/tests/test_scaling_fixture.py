@@ -5,7 +5,7 @@ import math
 import pytest
 
 import opguard
-from conftest import FIXTURES, case_params, load_fixture, load_json
+from conftest import FIXTURES, abi_code, case_params, load_fixture, load_json
 
 FILE = "scaling/cases.json"
 DIR = FIXTURES / "scaling"
@@ -35,9 +35,9 @@ def test_scaling_case(case):
     trials = DIR / case["trials"]
     expect = case["expect"]
     if "error" in expect:
-        with pytest.raises(opguard.ScalingError) as e:
+        with pytest.raises(opguard.OpguardError) as e:
             opguard.scaling_correlate(trials, metric=case.get("metric"))
-        assert e.value.code == "scaling." + expect["error"]
+        assert e.value.code == abi_code("scaling", expect["error"])
     else:
         report = opguard.scaling_correlate(trials, metric=case.get("metric"))
         assert same(report, load_json(DIR / expect["report"]))

@@ -4,12 +4,13 @@ a plain context-manager factory (the ``range=`` hook any profiler can use);
 tests/test_seam_torch.py runs the same installer under torch's profiler."""
 
 import contextlib
-import importlib
-import sys
+import copy
+import inspect
 import textwrap
 
 import pytest
 
+from conftest import source_module
 from opguard import seam
 
 MODULE = textwrap.dedent('''
@@ -53,18 +54,79 @@ MODULE = textwrap.dedent('''
     partial = functools.partial(helper)
     sqrt = math.sqrt
     NUMBER = 3
+
+    class Scaled:
+        def __init__(self, k):
+            self.k = k
+        def apply(self, x):
+            return self.k * x
+        def fail(self, x):
+            raise ValueError(f"bad {x} for {self.k}")
+        @staticmethod
+        def static(x):
+            return x - 1
+        @classmethod
+        def klass(cls, x):
+            return (cls.__name__, x)
+        def __call__(self, x):
+            return self.apply(x)
+        @property
+        def prop(self):
+            return self.k
+        @functools.cached_property
+        def cached(self):
+            return self.k
+        def steps(self, n):
+            for i in range(n):
+                yield i * self.k
+
+    scaled = Scaled(3)
+    bound = scaled.apply                 # a bound method kept as an attribute
+
+    class Holder:
+        pass
+
+    holder = Holder()
+    holder.callback = helper             # a function kept on an instance
+
+    def countdown(n):
+        while n:
+            yield n
+            n -= 1
+
+    async def fetch(x):
+        return x
+
+    async def stream(x):
+        yield x
+
+    class Slotted:
+        __slots__ = ()
+        def apply(self, x):
+            return x
+
+    slotted = Slotted()
+
+    class Stubborn:
+        def apply(self, x):
+            return x
+        def __setattr__(self, name, value):
+            pass                         # ignores every assignment
+
+    stubborn = Stubborn()
+
+    def __getattr__(name):               # PEP 562: computed on access
+        if name == "lazy":
+            return helper
+        raise AttributeError(name)
 ''')
 
 
 @pytest.fixture
 def demo(tmp_path, monkeypatch):
-    name = f"seam_demo_{abs(hash(str(tmp_path)))}"
-    (tmp_path / f"{name}.py").write_text(MODULE, encoding="utf-8")
-    monkeypatch.syspath_prepend(str(tmp_path))
-    module = importlib.import_module(name)
-    yield module
-    seam.uninstall()
-    sys.modules.pop(name, None)
+    with source_module(tmp_path, monkeypatch, f"seam_demo_{abs(hash(str(tmp_path)))}",
+                       MODULE) as module:
+        yield module
 
 
 class Recorder:
@@ -110,10 +172,10 @@ def test_refusals_carry_their_reason_and_change_nothing(demo):
         {"spec": f"{m}:launcher", "reason": "jit_object"},
         {"spec": f"{m}:Dispatching", "reason": "torch_dispatch"},
         {"spec": f"{m}:sqrt", "reason": "native_object"},
-        {"spec": f"{m}:partial", "reason": "not_a_function"},
-        {"spec": f"{m}:Base", "reason": "not_a_function"},
-        # A class exposing run() is a launcher object to the seed's rule.
-        {"spec": f"{m}:Runner", "reason": "jit_object"},
+        {"spec": f"{m}:partial", "reason": "partial"},
+        {"spec": f"{m}:Base", "reason": "class"},
+        # A class is a class, whatever methods it has (run() included).
+        {"spec": f"{m}:Runner", "reason": "class"},
         {"spec": f"{m}:NUMBER", "reason": "not_callable"},
         {"spec": f"{m}:missing", "reason": "not_found"},
         {"spec": "no_such_module_x:f", "reason": "not_found"},
@@ -169,3 +231,90 @@ def test_a_custom_prefix_names_the_ranges(demo):
     seam.install([f"{m}:helper"], prefix="GEAK_TARGET::", range=ranges)
     demo.helper(1)
     assert ranges.entered == [(0, f"GEAK_TARGET::{m}:helper")]
+
+
+def test_an_instance_method_is_bound_to_that_instance_only(demo):
+    """seam.install(["pkg.mod:obj.method"]) once stored a plain function on
+    the instance, and the next call lost its self (seed 001: never installed
+    broken)."""
+    m = demo.__name__
+    scaled = demo.scaled
+    signature = inspect.signature(scaled.apply)
+    ranges = Recorder()
+    specs = [f"{m}:scaled.apply", f"{m}:scaled.fail", f"{m}:scaled.static", f"{m}:scaled.klass"]
+    assert seam.install(specs, range=ranges) == {"installed": specs, "refused": []}
+
+    assert scaled.apply(2) == 6
+    with pytest.raises(ValueError, match="^bad 2 for 3$"):
+        scaled.fail(2)
+    assert scaled.static(5) == 4
+    assert scaled.klass(5) == ("Scaled", 5)
+    assert [n for _, n in ranges.entered] == [seam.marker_name(s) for s in specs]
+    assert inspect.signature(scaled.apply) == signature
+    assert scaled.apply.__self__ is scaled
+
+    # The class and every other instance are untouched.
+    ranges.entered.clear()
+    assert demo.Scaled(5).apply(2) == 10 and demo.Scaled.static(5) == 4
+    assert ranges.entered == []
+    # A copy rebinds the method to itself, as it would the original.
+    twin = copy.deepcopy(scaled)
+    twin.k = 7
+    assert twin.apply(2) == 14 and scaled.apply(2) == 6
+
+    seam.uninstall()
+    assert not {"apply", "fail", "static", "klass"} & set(vars(scaled))
+    ranges.entered.clear()
+    assert scaled.apply(2) == 6 and ranges.entered == []
+
+
+def test_a_bound_method_a_function_kept_as_an_attribute_or_one_computed_on_access_is_wrapped_as_it_is(demo):
+    m = demo.__name__
+    bound, callback = demo.bound, demo.holder.callback
+    ranges = Recorder()
+    specs = [f"{m}:bound", f"{m}:holder.callback", f"{m}:lazy"]
+    assert seam.install(specs, range=ranges)["installed"] == specs
+    assert demo.bound(2) == 6 and demo.bound.__self__ is demo.scaled
+    assert demo.holder.callback(1) == 2          # no self: it is not a method
+    assert demo.lazy(1) == 2
+    assert [n for _, n in ranges.entered] == [seam.marker_name(s) for s in specs]
+    seam.uninstall()
+    assert demo.bound is bound and demo.holder.callback is callback
+    # The module computes it again.
+    assert "lazy" not in vars(demo) and demo.lazy is demo.helper
+
+
+def test_generators_and_coroutines_are_refused_not_marked_around_their_creation(demo):
+    """A range around the call would close before the body runs (the call
+    only creates the generator); one held across its suspensions would
+    enclose what else the thread runs meanwhile."""
+    m = demo.__name__
+    log = seam.install([f"{m}:countdown", f"{m}:scaled.steps", f"{m}:Scaled.steps",
+                        f"{m}:fetch", f"{m}:stream"], range=Recorder())
+    assert log["installed"] == []
+    assert [r["reason"] for r in log["refused"]] == [
+        "generator_function", "generator_function", "generator_function",
+        "coroutine_function", "async_generator_function"]
+    assert list(demo.countdown(2)) == [2, 1]
+
+
+def test_objects_are_refused_by_what_they_are_and_nothing_changes(demo):
+    m = demo.__name__
+    before = {name: dict(vars(getattr(demo, name))) for name in ("Scaled", "scaled")}
+    log = seam.install([f"{m}:scaled", f"{m}:scaled.prop", f"{m}:Scaled.prop",
+                        f"{m}:scaled.cached", f"{m}:scaled.__call__", f"{m}:slotted.apply",
+                        f"{m}:stubborn.apply"], range=Recorder())
+    assert log["installed"] == []
+    assert log["refused"] == [
+        {"spec": f"{m}:scaled", "reason": "callable_object"},
+        {"spec": f"{m}:scaled.prop", "reason": "property"},
+        {"spec": f"{m}:Scaled.prop", "reason": "property"},
+        {"spec": f"{m}:scaled.cached", "reason": "descriptor"},
+        # Python calls scaled(x) through type(scaled).__call__: a marker on
+        # the instance would never fire.
+        {"spec": f"{m}:scaled.__call__", "reason": "special_method_on_instance"},
+        {"spec": f"{m}:slotted.apply", "reason": "read_only_owner"},
+        {"spec": f"{m}:stubborn.apply", "reason": "owner_keeps_original"},
+    ]
+    assert {name: dict(vars(getattr(demo, name))) for name in ("Scaled", "scaled")} == before
+    assert seam.installed() == []

@@ -51,13 +51,20 @@ def test_a_bad_request_is_an_error_and_writes_nothing(tmp_path):
     export(tmp_path)
     cases = {
         '{"protocol_version": 1, "artifact": "view.json", "artifact": "view.json", '
-        '"alignment_map": "map.json", "output": "o.json"}': "capi.invalid_request",
+        '"alignment_map": "map.json", "output": "o.json"}': "document.duplicate_key",
         '{"protocol_version": 2, "artifact": "view.json", "alignment_map": "map.json", '
-        '"output": "o.json"}': "capi.invalid_request",
+        '"output": "o.json"}': "align.unsupported_protocol_version",
+        # One rule with the CLI (#30): 1.0 and true are not the integer 1.
+        '{"protocol_version": 1.0, "artifact": "view.json", "alignment_map": "map.json", '
+        '"output": "o.json"}': "align.unsupported_protocol_version",
+        '{"protocol_version": true, "artifact": "view.json", "alignment_map": "map.json", '
+        '"output": "o.json"}': "align.unsupported_protocol_version",
+        '{"artifact": "view.json", "alignment_map": "map.json", '
+        '"output": "o.json"}': "document.missing_field",
         '{"protocol_version": 1, "artifact": "view.json", "alignment_map": "map.json", '
-        '"output": "o.json", "extra": 1}': "capi.invalid_request",
-        '[1]': "capi.invalid_request",
-        '{': "capi.invalid_json",
+        '"output": "o.json", "extra": 1}': "document.unknown_field",
+        '[1]': "document.wrong_type",
+        '{': "document.json_syntax",
     }
     for text, code in cases.items():
         (tmp_path / "req.json").write_text(text)

@@ -139,9 +139,9 @@ static void build_cases(void) {
     for (i = 0; i < sizeof all / sizeof all[0]; i++) {
         add(all[i].name, all[i].fn, NULL, "capi.null_argument");
         add(all[i].name, all[i].fn, dup_str(BAD_UTF8), "capi.invalid_utf8");
-        add(all[i].name, all[i].fn, dup_str("{,}"), "capi.invalid_json");
+        add(all[i].name, all[i].fn, dup_str("{,}"), "document.json_syntax");
         add(all[i].name, all[i].fn, dup_str("[\"not\", \"an\", \"object\"]"),
-            "capi.invalid_request");
+            "document.wrong_type");
     }
 
     /* Valid requests whose answers do not depend on the caller. */
@@ -191,7 +191,7 @@ static void build_cases(void) {
         "census.same_width");
     add(ENTRY(opguard_census), dup_str("{\"capture\":{\"format\":\"opguard.census/capture-v1\"}}"),
         NULL);
-    cases[case_count - 1].code = "census.missing_field";
+    cases[case_count - 1].code = "document.missing_field";
     add(ENTRY(opguard_alignment_map_apply),
         dup_str("{\"protocol_version\":2,\"artifact\":\"a\",\"alignment_map\":\"m\","
                 "\"output\":\"o\"}"),

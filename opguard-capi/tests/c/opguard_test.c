@@ -522,9 +522,9 @@ static void every_entry_point(void) {
     call_err("opguard_kernel_canonicalize(bad UTF-8)", opguard_kernel_canonicalize, bad_utf8,
              "capi.invalid_utf8");
     call_err("opguard_kernel_canonicalize(not JSON)", opguard_kernel_canonicalize, "{",
-             "capi.invalid_json");
+             "document.json_syntax");
     call_err("opguard_kernel_canonicalize(wrong field)", opguard_kernel_canonicalize,
-             "{\"sym\":\"x\"}", "capi.invalid_request");
+             "{\"sym\":\"x\"}", "document.unknown_field");
 
     if (call_ok("opguard_kernel_short_name", opguard_kernel_short_name,
                 "{\"symbol\":\"void (anonymous namespace)::clamp_position_kernel<long>(long*)\"}",

@@ -57,8 +57,8 @@ fn the_library_table_is_each_crates_published_list() {
     }
     let flat: Vec<(String, &str)> = opguard_capi::library_codes().collect();
     assert!(flat.contains(&(
-        "census.limit_exceeded".to_owned(),
-        opguard_census::ERROR_CODES
+        "document.limit_exceeded".to_owned(),
+        opguard_document::ERROR_CODES
             .iter()
             .find(|(c, _)| *c == "limit_exceeded")
             .unwrap()
@@ -96,7 +96,8 @@ fn codes_are_prefixed_and_unique() {
         assert!(seen.insert(code.clone()), "{code} twice");
         let (prefix, rest) = code.split_once('.').expect("prefix.code");
         assert!(
-            ["capi", "trace", "census", "align", "scaling", "select", "job"].contains(&prefix),
+            ["capi", "document", "trace", "census", "align", "scaling", "select", "job"]
+                .contains(&prefix),
             "{code}"
         );
         assert!(

@@ -11,7 +11,7 @@ fn base() -> Value {
     })
 }
 
-fn err(v: &Value) -> opguard_census::CensusError {
+fn err(v: &Value) -> opguard_census::Error {
     Capture::from_slice(&serde_json::to_vec(v).unwrap()).unwrap_err()
 }
 

@@ -288,3 +288,116 @@ fn a_linear_equality_in_the_step_symbol_is_a_pin() {
     assert!(!cmp.evidence.no_guard_pins_step_axis.held);
     assert!(!cmp.free_symbol);
 }
+
+/// Seed 004, issue 30: a bound equal to the hint pins the symbol whatever its
+/// spelling. Each row is (spelling, guards at width 2, guards at width 8,
+/// what width 8's guards admit alone when only one value); at width 2 every
+/// row admits only 2 over a size symbol's range [2, ∞).
+const PINNING_SPELLINGS: [(&str, &str, &str, Option<i64>); 9] = [
+    ("<=", r#"["s0 <= 2"]"#, r#"["s0 <= 8"]"#, None),
+    ("<", r#"["s0 < 3"]"#, r#"["s0 < 9"]"#, None),
+    (
+        ">= (reversed operands)",
+        r#"["2 >= s0"]"#,
+        r#"["8 >= s0"]"#,
+        None,
+    ),
+    (
+        "> (reversed operands)",
+        r#"["3 > s0"]"#,
+        r#"["9 > s0"]"#,
+        None,
+    ),
+    ("==", r#"["s0 == 2"]"#, r#"["s0 == 8"]"#, Some(8)),
+    ("Eq", r#"["Eq(s0, 2)"]"#, r#"["Eq(s0, 8)"]"#, Some(8)),
+    (
+        "Eq (reversed operands)",
+        r#"["Eq(2, s0)"]"#,
+        r#"["Eq(8, s0)"]"#,
+        Some(8),
+    ),
+    (
+        "Ne beside a bound",
+        r#"["s0 < 4", "Ne(s0, 3)"]"#,
+        r#"["s0 < 10", "Ne(s0, 9)"]"#,
+        None,
+    ),
+    (
+        ">= and <=",
+        r#"["s0 >= 2", "s0 <= 2"]"#,
+        r#"["s0 >= 8", "s0 <= 8"]"#,
+        Some(8),
+    ),
+];
+
+#[test]
+fn a_guard_admitting_only_the_hint_pins_the_step_axis_in_every_spelling() {
+    for (spelling, at2, at8, pinned_at8) in PINNING_SPELLINGS {
+        let a = doc("a", "s0", 2, r#"[["s0", 64]]"#, at2, "{}");
+        let b = doc("b", "s0", 8, r#"[["s0", 64]]"#, at8, "{}");
+        let census = Census::compute(&a, &FamilyTable::default());
+        assert_eq!(
+            (census.step_axis.status, census.step_axis.solved_to),
+            (StepAxisStatus::Specialised, Some(2)),
+            "{spelling}: {}",
+            census.step_axis.note
+        );
+        let census = Census::compute(&b, &FamilyTable::default());
+        assert_eq!(census.step_axis.solved_to, pinned_at8, "{spelling}");
+        let cmp = WidthComparison::compare(&a, &b, None).unwrap();
+        assert!(!cmp.evidence.no_guard_pins_step_axis.held, "{spelling}");
+        assert!(!cmp.free_symbol, "{spelling}: {}", cmp.verdict);
+        assert!(
+            cmp.evidence
+                .no_guard_pins_step_axis
+                .observed
+                .contains("admitting only 2"),
+            "{spelling}: {}",
+            cmp.evidence.no_guard_pins_step_axis.observed
+        );
+        assert!(cmp
+            .specialisations
+            .iter()
+            .any(|s| s.capture == "a" && s.value == 2 && s.via == "guard"));
+    }
+}
+
+#[test]
+fn bounds_that_admit_more_than_one_width_pin_nothing() {
+    for (spelling, guards) in [
+        ("<=", r#"["s0 <= 512"]"#),
+        ("<", r#"["s0 < 128"]"#),
+        (">= at the range's minimum", r#"["s0 >= 2", "2 <= s0"]"#),
+        ("Ne alone", r#"["Ne(s0, 3)"]"#),
+        ("Ne beside a wider bound", r#"["s0 < 5", "Ne(s0, 3)"]"#),
+    ] {
+        let a = doc("a", "s0", 2, r#"[["s0", 64]]"#, guards, "{}");
+        let b = doc("b", "s0", 8, r#"[["s0", 64]]"#, guards, "{}");
+        let census = Census::compute(&a, &FamilyTable::default());
+        assert_eq!(
+            census.step_axis.status,
+            StepAxisStatus::Symbolic,
+            "{spelling}"
+        );
+        let cmp = WidthComparison::compare(&a, &b, None).unwrap();
+        assert!(cmp.evidence.no_guard_pins_step_axis.held, "{spelling}");
+        assert!(cmp.free_symbol, "{spelling}: {}", cmp.verdict);
+    }
+}
+
+#[test]
+fn guards_admitting_no_width_at_all_are_not_free() {
+    let guards = r#"["Eq(2*s0, 15)"]"#;
+    let a = doc("a", "s0", 2, r#"[["s0", 64]]"#, guards, "{}");
+    let b = doc("b", "s0", 8, r#"[["s0", 64]]"#, guards, "{}");
+    let census = Census::compute(&a, &FamilyTable::default());
+    assert_eq!(census.step_axis.status, StepAxisStatus::Specialised);
+    assert!(
+        census.step_axis.note.contains("admits no value"),
+        "{}",
+        census.step_axis.note
+    );
+    let cmp = WidthComparison::compare(&a, &b, None).unwrap();
+    assert!(!cmp.evidence.no_guard_pins_step_axis.held);
+    assert!(!cmp.free_symbol);
+}

@@ -2,24 +2,12 @@
 
 use std::collections::BTreeSet;
 
-use opguard_kernel_name::{canonicalize, matches};
+use opguard_kernel_name::{canonicalize, matches, Field};
 use serde_json::Value;
 
 use crate::suite::common::hta_dir;
 
 const FILE: &str = "kernel_symbols.json";
-const SYMBOL_FIELDS: &[&str] = &[
-    "base",
-    "qualification",
-    "template",
-    "annotation",
-    "memory_op",
-    "mangling",
-    "degenerate",
-    "truncated",
-    "short_name",
-    "identity",
-];
 const SOURCES: &[&str] = &[
     "seed",
     "cuda_capture",
@@ -86,11 +74,11 @@ fn fixture_symbol_cases() {
         let id = case["id"].as_str().unwrap_or("<no id>");
         let symbol = case["symbol"].as_str().unwrap_or_default();
         let got = serde_json::to_value(canonicalize(symbol)).expect("serialize");
-        for field in SYMBOL_FIELDS {
-            if got[*field] != case["expected"][*field] {
+        for field in Field::FIXTURE.map(Field::name) {
+            if got[field] != case["expected"][field] {
                 failures.push(format!(
                     "{FILE}::{id} field `{field}`: expected {}, got {}",
-                    case["expected"][*field], got[*field]
+                    case["expected"][field], got[field]
                 ));
             }
         }
@@ -266,13 +254,14 @@ fn fixture_lint() {
         let base = e["base"].as_str().unwrap_or_default();
         let special = !e["memory_op"].is_null() || e["mangling"] == "opaque";
         let short_or_bare_keyword =
-            base.len() < opguard_kernel_name::MIN_TOKEN_LEN || base == "operator";
+            base.chars().count() < opguard_kernel_name::MIN_TOKEN_LEN || base == "operator";
         check(
             e["degenerate"] == (!special && short_or_bare_keyword),
             format!("{FILE}::{id} degenerate follows from base"),
         );
         check(
-            e["truncated"] == (!special && base.len() == opguard_kernel_name::SHORT_NAME_LIMIT),
+            e["truncated"]
+                == (!special && base.chars().count() == opguard_kernel_name::SHORT_NAME_LIMIT),
             format!("{FILE}::{id} truncated follows from base"),
         );
         check(

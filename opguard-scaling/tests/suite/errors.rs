@@ -135,6 +135,6 @@ fn unreadable_and_invalid_documents_have_their_codes() {
     )
     .expect("write");
     let err = run_trials_file(x.path("bad.json"), None).expect_err("invalid");
-    assert_eq!(err.code(), "trials_invalid");
+    assert_eq!(err.code(), "missing_field");
     assert!(err.to_string().contains("trials[0].variant"), "{err}");
 }

@@ -83,7 +83,7 @@ fn same_operator_in_three_separate_traces_is_one_hotspot_with_rho_one() {
     assert_eq!(hot.tested_hypothesis_count, 1);
     assert_eq!(hot.independent_trial_count, 3);
     assert_eq!((hot.supported_min, hot.supported_max), (1.0, 3.0));
-    assert!(hot.series.semantic_frame_id.starts_with("sf2:"));
+    assert!(hot.series.semantic_frame_id.starts_with("sf3:"));
     assert!(report.unmatched.is_empty());
 }
 

@@ -41,11 +41,13 @@
 //!     print(f"t.sf2({df}, {t}) = {float(2 * stats.t.sf(abs(t), df))!r}")
 //! ```
 
-use opguard_scaling::stats::{
+use super::{
     benjamini_hochberg, regularized_incomplete_beta, spearman, student_t_two_sided_p, Spearman,
 };
 
-use crate::support::approx;
+fn approx(a: f64, b: f64, rel: f64) -> bool {
+    a == b || (a - b).abs() <= rel * a.abs().max(b.abs())
+}
 
 /// Relative tolerance against scipy (both are IEEE doubles; the remaining
 /// difference is summation order and the continued fraction's last bits).
