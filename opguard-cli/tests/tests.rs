@@ -19,5 +19,5 @@ mod scaling;
 mod select;
 mod trace_info;
 mod trace_launches;
-mod xplane;
 mod walkthrough;
+mod xplane;

@@ -1,7 +1,7 @@
 //! A job of Nsight Systems exports: the directory's captures picked by
 //! content, each rank's launch region held against the SQL referee.
 
-use opguard_job::{job_inputs, run_job, SummaryOptions};
+use opguard_job::{job_inputs, run_job, SkipReason, SummaryOptions};
 use opguard_testdata::{nsys_referee as referee, shared_file};
 
 #[test]
@@ -30,7 +30,18 @@ fn a_directory_of_exports_is_a_job_whatever_the_names() {
     std::fs::write(&log, "step 1\n").unwrap();
     let inputs = job_inputs(&[dir.path().to_path_buf()]).unwrap();
     assert_eq!(inputs.ranks, [rank0.clone(), rank1.clone(), kineto]);
-    assert_eq!(inputs.skipped, [rep, log]);
+    let skipped: Vec<_> = inputs
+        .skipped
+        .iter()
+        .map(|s| (s.path.clone(), s.reason.clone()))
+        .collect();
+    assert_eq!(
+        skipped,
+        [
+            (rep, SkipReason::NsightReport),
+            (log, SkipReason::NotACapture)
+        ]
+    );
 
     let job = run_job(&inputs.ranks, 1, &SummaryOptions::new(), &|_, _| {}).unwrap();
     assert_eq!(job.unreadable().count(), 0);

@@ -341,7 +341,7 @@ fn a_jax_run_directory_is_one_rank_its_xspace() {
             (tensorboard, SkipReason::ViewOfXspace(xspace.clone())),
         ]
     );
-    let job = run_job(&inputs.ranks, 1, &SummaryOptions::new(), &|_, _| {});
+    let job = run_job(&inputs.ranks, 1, &SummaryOptions::new(), &|_, _| {}).unwrap();
     assert_eq!(job.unreadable().count(), 0);
     assert_eq!(job.ranks[0].provider.as_deref(), Some("xla"));
     assert_eq!(job.ranks[0].frame_basis, Some(FrameBasis::HostOps));
@@ -362,7 +362,7 @@ fn xspace_ranks_are_summarised_and_a_cut_one_is_listed() {
     }
     let inputs = job_inputs(&[dir.path().to_path_buf()]).unwrap();
     assert_eq!(inputs.ranks.len(), 2);
-    let job = run_job(&inputs.ranks, 2, &SummaryOptions::new(), &|_, _| {});
+    let job = run_job(&inputs.ranks, 2, &SummaryOptions::new(), &|_, _| {}).unwrap();
     let (read, cut) = (&job.ranks[0], &job.ranks[1]);
     assert!(read.error.is_none(), "{:?}", read.error);
     assert_eq!(read.frame_basis, Some(FrameBasis::Device));
