@@ -17,6 +17,7 @@ pub const BUILT_WITH: &[(&str, &str)] = &[
     ("opguard-formats", opguard_formats::VERSION),
     ("opguard-xplane", opguard_xplane::VERSION),
     ("opguard-nsys", opguard_nsys::VERSION),
+    ("opguard-rocprof", opguard_rocprof::VERSION),
     ("opguard-kernel-name", opguard_kernel_name::VERSION),
     ("opguard-select", opguard_select::VERSION),
     ("opguard-align", opguard_align::VERSION),

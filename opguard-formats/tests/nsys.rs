@@ -37,9 +37,9 @@ fn an_export_is_detected_by_its_tables_whatever_its_name() {
 #[test]
 fn another_sqlite_database_is_not_an_export() {
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("rocpd-like.db");
+    let path = dir.path().join("runs.db");
     let db = rusqlite::Connection::open(&path).unwrap();
-    db.execute_batch("CREATE TABLE rocpd_kernel_dispatch (id INTEGER); INSERT INTO rocpd_kernel_dispatch VALUES (1);")
+    db.execute_batch("CREATE TABLE runs (id INTEGER); INSERT INTO runs VALUES (1);")
         .unwrap();
     drop(db);
     assert_eq!(detect(&path).unwrap(), Detected::Sqlite);
