@@ -69,7 +69,7 @@ fn check_error(e: &opguard_rocprof::Error, files: &[(&Path, &[u8])]) {
         .map(|(_, b)| *b);
     match (e.position(), bytes) {
         (Some(Position::Csv { line, .. }), Some(bytes)) => {
-            let lines = bytes.iter().filter(|&&b| b == b'\n').count() as u64 + 1;
+            let lines = csv_lines(bytes);
             assert!(
                 (1..=lines).contains(line),
                 "{code} at line {line} of a file of {lines} lines: {}",
@@ -84,6 +84,19 @@ fn check_error(e: &opguard_rocprof::Error, files: &[(&Path, &[u8])]) {
         ),
         _ => {}
     }
+}
+
+/// How many lines the CSV reader can number in `bytes`: a line ends at
+/// `\n`, `\r\n` or a lone `\r` (the csv crate's terminators; a lone `\r`
+/// ends a line as on classic Mac OS), and the text after the last one is a
+/// line too.
+fn csv_lines(bytes: &[u8]) -> u64 {
+    let lone_cr = bytes
+        .windows(2)
+        .filter(|w| w[0] == b'\r' && w[1] != b'\n')
+        .count()
+        + usize::from(bytes.last() == Some(&b'\r'));
+    (bytes.iter().filter(|&&b| b == b'\n').count() + lone_cr) as u64 + 1
 }
 
 /// Reads `path` with the reader and through the door; the door must route
@@ -162,7 +175,8 @@ fn read_both(path: &Path, files: &[(&Path, &[u8])]) {
 /// their directory and as the kernel trace; 2, one file `capture.csv`.
 /// Never a panic, a hang or memory past the limits; errors are documented
 /// codes at a place inside the file; an accepted capture's model holds the
-/// model's invariants; the door answers as the reader.
+/// model's invariants; the door answers as the reader, and its `info`
+/// gives facts of the same format.
 pub fn rocprof_capture(data: &[u8]) {
     let Some((&mode, rest)) = data.split_first() else {
         return;

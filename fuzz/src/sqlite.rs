@@ -98,12 +98,14 @@ fn stated_size(data: &[u8]) -> Option<u64> {
 }
 
 /// Bytes as an SQLite database (the seeds: a cut Nsight Systems export and
-/// a rocpd database): the door's `detect` and `read`, the Nsight Systems
-/// reader (verified schemas, then any schema) and the rocpd reader never
-/// panic, hang or use memory past the limits; errors carry documented codes
-/// (a corrupt or cut page is `sqlite_corrupt`/`sqlite`, or a code of what
-/// the bytes still read as); an accepted capture's model holds the model's
-/// invariants; the door answers as the reader it picks.
+/// a rocpd database): the door's `detect`, `recognize`, `read`, `info` and
+/// `launch_region`, the Nsight Systems reader (verified schemas, then any
+/// schema) and the rocpd reader never panic, hang or use memory past the
+/// limits; errors carry documented codes (a corrupt or cut page is
+/// `sqlite_corrupt`/`sqlite`, or a code of what the bytes still read as); a
+/// file shorter than its header states is refused by both readers; an
+/// accepted capture's model holds the model's invariants; the door answers
+/// as the reader it picks.
 pub fn sqlite_capture(data: &[u8]) {
     let dir = scratch("sqlite_capture", &[]);
     for entry in std::fs::read_dir(&dir).expect("scratch dir").flatten() {

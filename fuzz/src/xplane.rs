@@ -66,8 +66,9 @@ fn read_in_memory(data: &[u8], options: &ReadOptions) -> Result<TraceModel, opgu
 /// an error is a documented code at a byte of the input; an accepted file
 /// gives a model whose invariants hold, the same model read from a file
 /// and through `opguard_formats::read` (whenever the door detects an
-/// XSpace, which it must for binary bytes the reader accepts), and the same
-/// launch region through `opguard_formats::launch_region`; with the decoded
+/// XSpace, which it must for binary bytes the reader accepts), facts of
+/// the same format from `opguard_formats::info`, and the same launch
+/// region through `opguard_formats::launch_region`; with the decoded
 /// limit a few bytes above the file's size, the read is the same or stops
 /// with `limit_exceeded` having inflated past it.
 pub fn xspace_reader(data: &[u8]) {
