@@ -15,7 +15,8 @@ if [ ${#targets[@]} -eq 0 ]; then
     # Every target, one input surface each (README.md, "Targets").
     targets=(trace_reader trace_gzip trace_tolerant trace_model kernel_name
         kernel_memo census_capture align_map job_document seam_request
-        scaling_trials scaling_correlation capi_json)
+        scaling_trials scaling_correlation capi_json xspace_reader
+        rocprof_capture sqlite_capture)
 fi
 export RUSTC_BOOTSTRAP=1
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-/work/target-fuzz}"

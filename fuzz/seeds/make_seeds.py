@@ -5,9 +5,11 @@ Run from anywhere: python3 fuzz/seeds/make_seeds.py
 Kernel-name seeds come from the parity fixture; census seeds from
 fixtures/census; trace seeds are small hand-written documents covering each
 reader branch, plus the first events of a real Kineto trace when
-../shared/data is present (only a few KB are kept).
+../shared/data is present (only a few KB are kept). Native-format seeds
+(XSpace, rocprofv3, SQLite) are real captures cut small: the committed JAX
+XSpace always, the shared captures when ../shared/data is present.
 """
-import gzip, io, json, os, random
+import glob, gzip, io, json, os, random, sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -250,3 +252,215 @@ with open(os.path.join(sdir, "0720_inner_launcher.request.json")) as f:
     write("capi_json", "request_seam_inline", bytes([10]) + json.dumps({"request": json.load(f), "base": "$SANDBOX"}).encode())
 with open(os.path.join(s3, "trials.json")) as f:
     write("capi_json", "request_trials_inline", bytes([11]) + json.dumps({"trials": json.load(f), "base": "$SANDBOX", "metric": "self_ns"}).encode())
+
+
+# --- Native formats (issue 36). Seeds are real captures cut small: the fuzz
+# runs mutate inputs of at most 64 KiB. The shared captures are read when
+# ../shared/data is present; the committed JAX XSpace always is.
+SHARED = os.path.join(ROOT, "..", "shared", "data")
+
+
+def pb_varint(b, i):
+    v = shift = 0
+    while True:
+        c = b[i]
+        i += 1
+        v |= (c & 0x7F) << shift
+        shift += 7
+        if c < 0x80:
+            return v, i
+
+
+def pb_fields(b):
+    """(number, wire type, value, raw bytes of the whole field) in order."""
+    i, out = 0, []
+    while i < len(b):
+        start = i
+        key, i = pb_varint(b, i)
+        num, wt = key >> 3, key & 7
+        if wt == 0:
+            v, i = pb_varint(b, i)
+        elif wt == 1:
+            v, i = b[i:i + 8], i + 8
+        elif wt == 2:
+            n, i = pb_varint(b, i)
+            v, i = b[i:i + n], i + n
+        elif wt == 5:
+            v, i = b[i:i + 4], i + 4
+        else:
+            raise ValueError("wire type %d" % wt)
+        out.append((num, wt, v, b[start:i]))
+    return out
+
+
+def pb_enc_varint(v):
+    out = bytearray()
+    while True:
+        if v < 0x80:
+            out.append(v)
+            return bytes(out)
+        out.append((v & 0x7F) | 0x80)
+        v >>= 7
+
+
+def pb_len(num, payload):
+    return pb_enc_varint(num << 3 | 2) + pb_enc_varint(len(payload)) + payload
+
+
+def cut_xplane(plane, events_per_line, lines_per_plane):
+    """An XPlane with its first lines and their first events, and only the
+    event metadata those events name (without the serialized HLO an
+    XEventMetadata.metadata of /host:metadata holds)."""
+    fields = pb_fields(plane)
+    out, used, lines = bytearray(), set(), 0
+    for num, wt, v, raw in fields:
+        if num == 3 and wt == 2:
+            if lines >= lines_per_plane:
+                continue
+            lines += 1
+            line, events = bytearray(), 0
+            for lnum, lwt, lv, lraw in pb_fields(v):
+                if lnum == 4 and lwt == 2:
+                    if events >= events_per_line:
+                        continue
+                    events += 1
+                    for enum_, ewt, ev, _ in pb_fields(lv):
+                        if enum_ == 1 and ewt == 0:
+                            used.add(ev)
+                line += lraw
+            out += pb_len(3, bytes(line))
+        elif num != 4:
+            out += raw
+    for num, wt, v, raw in fields:
+        if num == 4 and wt == 2:
+            entry = pb_fields(v)
+            key = next((ev for n, w, ev, _ in entry if n == 1 and w == 0), 0)
+            if key in used:
+                kept = bytearray()
+                for n, w, ev, r in entry:
+                    if n == 2 and w == 2:
+                        r = pb_len(2, b"".join(mr for mn, mw, _, mr in pb_fields(ev) if mn != 3))
+                    kept += r
+                out += pb_len(4, bytes(kept))
+    return bytes(out)
+
+
+def cut_xspace(data, planes, events_per_line, lines_per_plane):
+    out = bytearray()
+    kept = 0
+    for num, wt, v, raw in pb_fields(data):
+        if num == 1 and wt == 2:
+            if kept >= planes:
+                continue
+            kept += 1
+            out += pb_len(1, cut_xplane(v, events_per_line, lines_per_plane))
+        else:
+            out += raw
+    return bytes(out)
+
+
+xspaces = [("jax_tensorboard", os.path.join(ROOT, "fixtures", "producers", "traces", "jax_tensorboard.xplane.pb"))]
+for name in sorted(glob.glob(os.path.join(SHARED, "xplane", "*.xplane.pb"))):
+    xspaces.append((os.path.basename(name)[:-len(".xplane.pb")], name))
+for label, path in xspaces:
+    with open(path, "rb") as f:
+        data = f.read()
+    for planes, events, lines in ((64, 3, 4), (2, 2, 2)):
+        cut = cut_xspace(data, planes, events, lines)
+        assert len(cut) <= 65536, (label, len(cut))
+        write("xspace_reader", f"{label}_p{planes}_e{events}.xplane.pb", cut)
+# Hand-made faults on a cut: the first plane cut in the middle (truncated
+# length), a varint of eleven bytes, a group's wire type.
+with open(xspaces[0][1], "rb") as f:
+    small = cut_xspace(f.read(), 2, 2, 2)
+write("xspace_reader", "cut_in_first_plane.xplane.pb", small[: len(small) // 2])
+write("xspace_reader", "varint_too_long.xplane.pb", small[:2] + b"\x08" + b"\xff" * 10 + b"\x01" + small[2:])
+write("xspace_reader", "group_wire_type.xplane.pb", b"\x0b" + small[1:])
+
+
+def csv_head(path, rows, also=()):
+    """The header, the first `rows` data rows, and any row holding one of
+    the strings in `also` (a line ends at a line break)."""
+    with open(path, "rb") as f:
+        lines = f.read().split(b"\n")
+    keep = lines[:1 + rows] + [l for l in lines[1 + rows:] if any(a in l for a in also)]
+    return b"\n".join(keep) + b"\n"
+
+
+rocprof_dir = os.path.join(SHARED, "rocprof")
+kernel_csv = os.path.join(rocprof_dir, "prefill_kernel_trace.csv")
+if os.path.exists(kernel_csv):
+    import subprocess, tempfile
+    api = open(os.path.join(rocprof_dir, "prefill_hip_api_trace.csv"), "rb").read()
+    kernels = csv_head(kernel_csv, 12)
+    # Mode 1: the capture's files (kernel trace, HIP API trace, ...) split at 0xFF.
+    write("rocprof_capture", "csv_kernels_and_api", b"\x01" + kernels + b"\xff" + api)
+    write("rocprof_capture", "csv_kernels_only", b"\x01" + kernels)
+    # Mode 2: one file named *.csv, whatever it holds.
+    write("rocprof_capture", "csv_single_api_file", b"\x02" + api)
+    with tempfile.TemporaryDirectory() as tmp:
+        cut = os.path.join(tmp, "prefill_kernel_trace.csv")
+        with open(cut, "wb") as f:
+            f.write(kernels)
+        with open(os.path.join(tmp, "prefill_hip_api_trace.csv"), "wb") as f:
+            f.write(api)
+        out = os.path.join(tmp, "out")
+        os.makedirs(out)
+        subprocess.run([sys.executable, os.path.join(ROOT, "opguard-rocprof", "tests", "data", "make_captures.py"), cut, out],
+                       check=True, stdout=subprocess.DEVNULL)
+        with open(os.path.join(out, "results.json"), "rb") as f:
+            document = f.read()
+        # Mode 0: the JSON document.
+        write("rocprof_capture", "json_document", b"\x00" + document)
+        # 512-byte pages: about 48 KB instead of 128 KB, the same rows.
+        import sqlite3
+        db = sqlite3.connect(os.path.join(out, "results.db"))
+        db.execute("PRAGMA page_size = 512")
+        db.execute("VACUUM")
+        db.close()
+        with open(os.path.join(out, "results.db"), "rb") as f:
+            rocpd = f.read()
+        assert len(rocpd) <= 65536, len(rocpd)
+        write("sqlite_capture", "rocpd_from_cut_csv.db", rocpd)
+
+# Nsight Systems: the small real export with the tables the reader does not
+# read dropped, StringIds cut to the strings its rows name, and 512-byte
+# pages (about 50 KB, from 372 KB).
+mock = os.path.join(SHARED, "nsys", "nsys-ai_mock.sqlite")
+if os.path.exists(mock):
+    import shutil, sqlite3, tempfile
+    read_tables = {
+        "StringIds", "CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION",
+        "CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_RUNTIME", "PROCESSES", "ThreadNames",
+        "TARGET_INFO_GPU", "ENUM_NSYS_EVENT_TYPE", "ENUM_NSYS_EVENT_CLASS", "ENUM_CUDA_MEM_KIND",
+        "META_DATA_EXPORT", "ENUM_CUDA_MEMCPY_OPER", "ENUM_CUPTI_SYNC_TYPE",
+    }
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "cut.sqlite")
+        shutil.copyfile(mock, path)
+        db = sqlite3.connect(path)
+        for (t,) in list(db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")):
+            if t not in read_tables:
+                db.execute(f'DROP TABLE "{t}"')
+        for (ix,) in list(db.execute("SELECT name FROM sqlite_master WHERE type = 'index' AND name LIKE '_nsysai%'")):
+            db.execute(f'DROP INDEX "{ix}"')
+        named = set()
+        for t in ["CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", "CUPTI_ACTIVITY_KIND_MEMCPY",
+                  "CUPTI_ACTIVITY_KIND_RUNTIME", "PROCESSES", "ThreadNames", "TARGET_INFO_GPU"]:
+            for row in db.execute(f'SELECT * FROM "{t}"'):
+                named.update(v for v in row if isinstance(v, int))
+        db.execute("DELETE FROM StringIds WHERE id NOT IN (%s)" % ",".join(map(str, sorted(named))))
+        pids = [r[0] for r in db.execute("SELECT DISTINCT globalTid >> 24 FROM CUPTI_ACTIVITY_KIND_RUNTIME")]
+        db.execute("DELETE FROM ThreadNames WHERE globalTid >> 24 NOT IN (%s)" % ",".join(map(str, pids)))
+        db.execute("DELETE FROM PROCESSES WHERE globalPid >> 24 NOT IN (%s)" % ",".join(map(str, pids)))
+        db.commit()
+        db.execute("PRAGMA page_size = 512")
+        db.execute("VACUUM")
+        db.close()
+        with open(path, "rb") as f:
+            export = f.read()
+    assert len(export) <= 65536, len(export)
+    write("sqlite_capture", "nsys_mock_cut.sqlite", export)
+    # Cut at a page boundary and in the middle of a page.
+    write("sqlite_capture", "nsys_mock_cut_first_half.sqlite", export[: (len(export) // 1024) * 512])
+    write("sqlite_capture", "nsys_mock_cut_mid_page.sqlite", export[: len(export) - 300])

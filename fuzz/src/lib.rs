@@ -32,16 +32,27 @@ mod scaling;
 mod sandbox;
 // The C ABI's JSON entry points.
 mod capi;
+// XSpace protobufs (opguard-xplane) and the door.
+mod xplane;
+// rocprofv3 CSV captures and JSON documents (opguard-rocprof) and the door.
+mod rocprof;
+// SQLite captures: Nsight Systems exports and rocpd databases.
+mod sqlite;
+// What the native-format harnesses ask of the door.
+mod door;
 
 pub use align::{align_map, align_view, resolve_map_placeholders, AlignView};
 pub use capi::{capi_json, CAPI_ENTRIES};
 pub use census::census_capture;
 pub use job::job_document;
 pub use kernel::{kernel_memo, kernel_name};
-pub use model::{model_of, trace_model};
+pub use model::{check_model, fingerprint, model_of, trace_model};
+pub use rocprof::rocprof_capture;
 pub use sandbox::fixtures_dir;
 pub use scaling::{scaling_correlation, scaling_trials};
 pub use select::seam_request;
+pub use sqlite::sqlite_capture;
 pub use trace::{
     read_outcome, read_outcome_threaded, trace_gzip, trace_reader, trace_tolerant, OneByte, Outcome,
 };
+pub use xplane::xspace_reader;

@@ -155,7 +155,6 @@ pub fn trace_model(data: &[u8]) {
 
 /// Runs the model and the analysis over one trace's bytes.
 pub fn model_of(bytes: &[u8]) {
-    use opguard_model::analysis::{aggregate, launch_region};
     use opguard_model::{ArtifactSpec, ModelOptions};
     let reader = match TraceReader::with_options(bytes, fuzz_options()) {
         Ok(r) => r,
@@ -169,6 +168,15 @@ pub fn model_of(bytes: &[u8]) {
     ) else {
         return;
     };
+    check_model(&model);
+}
+
+/// The model's invariants, whichever reader built it: every accessor of
+/// every slice answers, every qualified join points at a slice of the
+/// right class, and the launch region, its serialization and `aggregate`
+/// hold their rules (the same artifact twice is refused, two sum).
+pub fn check_model(model: &opguard_model::TraceModel) {
+    use opguard_model::analysis::{aggregate, launch_region};
     for (i, s) in model.slices().iter().enumerate() {
         let _ = model.occurrence(s).to_string();
         let _ = model.semantic_frame(s);
@@ -182,8 +190,19 @@ pub fn model_of(bytes: &[u8]) {
             assert!(h < model.slices().len());
         }
         let _ = s.end_ns();
+        let _ = model.launch_proof(i);
+        let _ = model.host_kind(i);
+        let _ = model.host_detail(i);
     }
-    let region = launch_region(&model, 3);
+    // A slice is a timed record the reader read: never more of them than
+    // records.
+    assert!(
+        model.slices().len() as u64 <= model.summary().events,
+        "{} slices from {} records",
+        model.slices().len(),
+        model.summary().events
+    );
+    let region = launch_region(model, 3);
     assert!(region.correlated_kernel_count <= region.kernel_count);
     assert!(region.top_kernels.len() <= 3);
     serde_json::to_string(&region).expect("a region serializes");
@@ -194,4 +213,24 @@ pub fn model_of(bytes: &[u8]) {
     other.artifact = opguard_model::Sha256Digest::of(b"another capture");
     let total = aggregate(&[region, other]).expect("two artifacts aggregate");
     serde_json::to_string(&total).expect("an aggregate serializes");
+}
+
+/// Everything a model holds that two reads of the same bytes must agree
+/// on (not the source path, which names the file read): the artifact, the
+/// summary, every slice with its name and category, flows and host totals.
+pub fn fingerprint(model: &opguard_model::TraceModel) -> String {
+    use std::fmt::Write;
+    let mut artifact = model.artifact().clone();
+    artifact.source = None;
+    let mut out = format!("{artifact:?}\n{:?}\n", model.summary());
+    for s in model.slices() {
+        let _ = writeln!(
+            out,
+            "{s:?} {:?} {:?}",
+            model.name(s.name),
+            model.name(s.cat)
+        );
+    }
+    let _ = writeln!(out, "{:?}\n{:?}", model.flows(), model.host_totals());
+    out
 }

@@ -184,3 +184,59 @@ fn corrupt_gzip_data_ends_the_same_whatever_the_chunking() {
     let doc = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\":\"X\"\x02\xac\x1c@";
     assert_eq!(outcome_whole(doc), outcome_trickled(doc));
 }
+
+/// FOUND (opguard-xplane, wire format; finding 14): a length-delimited field
+/// whose length is a ten-byte varint near `u64::MAX` overflowed while the
+/// reader computed how many bytes the cut message needs (`wire.rs`, `needed:
+/// (pos - key) + len`): a panic with overflow checks, a wrapped `needed` in
+/// release. Found by `xspace_reader` in its first run; the raw input is
+/// `regressions/xspace_reader/plane-length-u64-max`.
+#[test]
+fn a_length_near_u64_max_is_a_truncated_message_not_an_overflow() {
+    // XSpace.planes (key 0x0a) with the length u64::MAX.
+    let mut bytes = vec![0x0a];
+    bytes.extend_from_slice(&[0xff; 9]);
+    bytes.push(0x01);
+    let e = opguard_xplane::XSpaceFile::from_vec(bytes, &opguard_xplane::ReadOptions::default())
+        .expect_err("a plane longer than the file");
+    assert_eq!(e.code(), "protobuf_truncated", "{e}");
+    assert_eq!(e.offset(), Some(0));
+    assert!(
+        matches!(e.kind(), opguard_xplane::ErrorKind::Truncated { needed, available: 11 } if *needed == u64::MAX),
+        "{e:?}"
+    );
+}
+
+/// FOUND (opguard-nsys, reader; finding 15): an export cut inside its last
+/// page opened and read as if whole: SQLite reads bytes past the end of the
+/// file as zeros, and the rows on the cut page were read as garbage rows
+/// (here `META_DATA_EXPORT` rows with a NULL name) or not at all. Found
+/// while checking what the `sqlite_capture` seeds read as; the raw input is
+/// `regressions/sqlite_capture/export-cut-300-bytes-short` (the seed export
+/// less its last 300 bytes).
+#[test]
+fn an_export_shorter_than_its_header_states_is_refused() {
+    let seed = std::fs::read(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("regressions/sqlite_capture/export-cut-300-bytes-short"),
+    )
+    .expect("the regression input");
+    let dir = std::env::temp_dir().join(format!("opguard-fuzz-finding15-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    let path = dir.join("cut.sqlite");
+    std::fs::write(&path, &seed).expect("scratch file");
+    let read = opguard_nsys::read_model(
+        &path,
+        ArtifactSpec::new(),
+        &ModelOptions::new(),
+        &opguard_nsys::ReadOptions::new(),
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+    let e = read.expect_err("a cut export");
+    assert_eq!(e.code(), "sqlite_corrupt", "{e}");
+    assert!(
+        e.to_string()
+            .contains("50388 bytes where its header states 50688"),
+        "{e}"
+    );
+}

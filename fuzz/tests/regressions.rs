@@ -9,7 +9,7 @@ type Harness = fn(&[u8]);
 
 /// Every fuzz target, by the name of its folders (`fuzz_targets/<name>.rs`
 /// calls the same function).
-pub const TARGETS: [(&str, Harness); 13] = [
+pub const TARGETS: [(&str, Harness); 16] = [
     ("trace_reader", opguard_fuzz::trace_reader),
     ("trace_gzip", opguard_fuzz::trace_gzip),
     ("trace_tolerant", opguard_fuzz::trace_tolerant),
@@ -23,6 +23,9 @@ pub const TARGETS: [(&str, Harness); 13] = [
     ("scaling_trials", opguard_fuzz::scaling_trials),
     ("scaling_correlation", opguard_fuzz::scaling_correlation),
     ("capi_json", opguard_fuzz::capi_json),
+    ("xspace_reader", opguard_fuzz::xspace_reader),
+    ("rocprof_capture", opguard_fuzz::rocprof_capture),
+    ("sqlite_capture", opguard_fuzz::sqlite_capture),
 ];
 
 fn files(dir: &Path) -> Vec<PathBuf> {

@@ -136,6 +136,23 @@ fn hash_file(path: &Path) -> Result<([u8; 32], Vec<u8>), Error> {
     Ok((hasher.finalize().into(), head))
 }
 
+/// The database size an SQLite header states (page size × page count), when
+/// it states one: the in-header page count is valid only when nonzero and
+/// written by the change that wrote the version-valid-for number (SQLite's
+/// file format, section 1.3.7); older writers leave SQLite to use the file's
+/// size, which then says nothing.
+fn stated_size(head: &[u8]) -> Option<u64> {
+    let be32 = |at: usize| -> Option<u32> {
+        Some(u32::from_be_bytes(head.get(at..at + 4)?.try_into().ok()?))
+    };
+    let page_size = match u16::from_be_bytes(head.get(16..18)?.try_into().ok()?) {
+        1 => 65536,
+        n => u64::from(n),
+    };
+    let pages = be32(28)?;
+    (pages != 0 && be32(24)? == be32(92)?).then(|| page_size * u64::from(pages))
+}
+
 impl Export {
     /// Opens `path` read-only: checks the limits on its size, that it is an
     /// SQLite database, reads the export metadata, gates on the schema version and
@@ -162,6 +179,18 @@ impl Export {
         // it (`nsight_report`) before any reader is chosen.
         if !head.starts_with(SQLITE_MAGIC) {
             return Err(Error::new(ErrorKind::NotSqlite));
+        }
+        // SQLite reads a page past the end of a cut file as zeros (a short
+        // read), so a file cut inside its last pages can open and read with
+        // rows lost or garbled; its header says how long it is.
+        if let Some(stated) = stated_size(&head) {
+            if size < stated {
+                return Err(Error::new(ErrorKind::Corrupt {
+                    message: format!(
+                        "the file is {size} bytes where its header states {stated}: it was cut"
+                    ),
+                }));
+            }
         }
         let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
         let conn = Connection::open_with_flags(path, flags).map_err(|e| Error::sqlite(e, None))?;

@@ -62,7 +62,15 @@ fn read(path: &Path, options: &ReadOptions, sink: &mut dyn Sink) -> Result<Captu
             limit: options.max_decoded_bytes,
         }));
     }
-    let sha256 = hash_file(path)?;
+    let (sha256, stated) = hash_file(path)?;
+    // SQLite reads a page past the end of a cut file as zeros (a short
+    // read), so a file cut inside its last pages can open and read with
+    // rows lost or garbled; its header says how long it is.
+    if let Some(stated) = stated.filter(|&stated| size < stated) {
+        return Err(Error::new(ErrorKind::Sqlite(format!(
+            "the file is {size} bytes where its header states {stated}: it was cut"
+        ))));
+    }
     let db = Connection::open_with_flags(
         path,
         OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
@@ -126,9 +134,11 @@ fn read(path: &Path, options: &ReadOptions, sink: &mut dyn Sink) -> Result<Captu
     })
 }
 
-fn hash_file(path: &Path) -> Result<opguard_trace::Sha256Digest, Error> {
+/// The SHA-256 of the database file, and the size its SQLite header states
+/// for it (see [`stated_size`]).
+fn hash_file(path: &Path) -> Result<(opguard_trace::Sha256Digest, Option<u64>), Error> {
     let mut file = std::fs::File::open(path)?;
-    let mut head = [0u8; 16];
+    let mut head = [0u8; 100];
     let mut got = 0;
     while got < head.len() {
         let n = file.read(&mut head[got..])?;
@@ -137,7 +147,7 @@ fn hash_file(path: &Path) -> Result<opguard_trace::Sha256Digest, Error> {
         }
         got += n;
     }
-    if &head[..got] != SQLITE_MAGIC {
+    if !head[..got].starts_with(SQLITE_MAGIC) {
         return Err(Error::not_rocprof("the file is not a SQLite database"));
     }
     let mut hasher = sha2::Sha256::new();
@@ -150,7 +160,27 @@ fn hash_file(path: &Path) -> Result<opguard_trace::Sha256Digest, Error> {
         }
         hasher.update(&buf[..n]);
     }
-    Ok(opguard_trace::Sha256Digest(hasher.finalize().into()))
+    let stated = stated_size(&head[..got]);
+    Ok((
+        opguard_trace::Sha256Digest(hasher.finalize().into()),
+        stated,
+    ))
+}
+
+/// The database size an SQLite header states (page size × page count), when
+/// it states one: the in-header page count is valid only when nonzero and
+/// written by the change that wrote the version-valid-for number (SQLite's
+/// file format, section 1.3.7).
+fn stated_size(head: &[u8]) -> Option<u64> {
+    let be32 = |at: usize| -> Option<u32> {
+        Some(u32::from_be_bytes(head.get(at..at + 4)?.try_into().ok()?))
+    };
+    let page_size = match u16::from_be_bytes(head.get(16..18)?.try_into().ok()?) {
+        1 => 65536,
+        n => u64::from(n),
+    };
+    let pages = be32(28)?;
+    (pages != 0 && be32(24)? == be32(92)?).then(|| page_size * u64::from(pages))
 }
 
 fn relations(db: &Connection) -> Result<Vec<String>, Error> {

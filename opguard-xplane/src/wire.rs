@@ -97,7 +97,9 @@ impl<'a> Fields<'a> {
                 if len > left {
                     return Err((
                         WireFault::Truncated {
-                            needed: (self.pos - key_at) as u64 + len,
+                            // A corrupt length may be anything up to
+                            // `u64::MAX`: what it claims, saturated.
+                            needed: ((self.pos - key_at) as u64).saturating_add(len),
                             available: (self.end - key_at) as u64,
                         },
                         key_at,
@@ -200,6 +202,21 @@ mod tests {
                 needed: 3,
                 available: 2
             }
+        );
+        // A length of u64::MAX (ten-byte varint) after a two-byte key and
+        // length prefix: the fault says what it claims, without overflow.
+        let mut huge = vec![0x0a];
+        huge.extend_from_slice(&[0xff; 9]);
+        huge.push(0x01);
+        assert_eq!(
+            all(&huge),
+            Err((
+                WireFault::Truncated {
+                    needed: u64::MAX,
+                    available: 11
+                },
+                0
+            ))
         );
         assert_eq!(all(&[0x0b]), Err((WireFault::WireType(3), 0)));
         assert_eq!(all(&[0x00]), Err((WireFault::FieldZero, 0)));
