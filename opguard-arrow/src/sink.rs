@@ -622,7 +622,7 @@ impl RecordSink for TableSink {
     fn finish(&mut self, model: &TraceModel) {
         self.host.flush();
         let joined = std::mem::take(&mut self.join).finish(model.artifact().provider);
-        let mut tables = Tables::empty();
+        let mut tables = Tables::empty(model.artifact().clone(), model.summary().warnings.clone());
         if self.wanted(Table::Device) {
             tables.set(Table::Device, self.device_batches(model, &joined));
         }

@@ -6,7 +6,7 @@ use std::path::Path;
 use arrow_array::{RecordBatch, RecordBatchReader};
 use arrow_schema::{ArrowError, SchemaRef};
 use opguard_formats::ReadOptions;
-use opguard_model::{ArtifactSpec, ModelOptions, SinkSlot};
+use opguard_model::{Artifact, ArtifactSpec, ModelOptions, ReadWarning, SinkSlot};
 
 use crate::error::Error;
 use crate::sink::{TableSink, DEFAULT_BATCH_ROWS};
@@ -61,14 +61,32 @@ impl TableOptions {
 /// The tables of one capture: each a schema and its record batches.
 /// Batches share their buffers: cloning one, or handing it to a consumer
 /// through the Arrow C stream, copies no data.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct Tables {
     tables: Vec<(Table, Vec<RecordBatch>)>,
+    artifact: Artifact,
+    warnings: Vec<ReadWarning>,
 }
 
 impl Tables {
-    pub(crate) fn empty() -> Self {
-        Tables::default()
+    pub(crate) fn empty(artifact: Artifact, warnings: Vec<ReadWarning>) -> Self {
+        Tables {
+            tables: Vec::new(),
+            artifact,
+            warnings,
+        }
+    }
+
+    /// The capture read: its digest, format, provider and clock domain
+    /// (also rows of the `metadata` table).
+    pub fn artifact(&self) -> &Artifact {
+        &self.artifact
+    }
+
+    /// What the reader accepted and said so (a salvaged cut, say); also
+    /// `warning` rows of the `metadata` table.
+    pub fn warnings(&self) -> &[ReadWarning] {
+        &self.warnings
     }
 
     pub(crate) fn set(&mut self, table: Table, batches: Vec<RecordBatch>) {
@@ -140,10 +158,13 @@ pub fn read_tables(
     let slot = SinkSlot::new(TableSink::new(&options.tables, options.batch_rows));
     let mut read = options.read.clone();
     read.model = ModelOptions::nothing().sink(slot.clone());
-    opguard_formats::read(path, spec, &read)?;
+    let model = opguard_formats::read(path, spec, &read)?;
+    // A reader that never finished its sink read no record: empty tables.
     let tables = slot
         .take_as::<TableSink>()
         .and_then(TableSink::into_tables)
-        .unwrap_or_default();
+        .unwrap_or_else(|| {
+            Tables::empty(model.artifact().clone(), model.summary().warnings.clone())
+        });
     Ok(tables)
 }

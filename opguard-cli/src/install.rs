@@ -15,6 +15,7 @@ pub const BUILT_WITH: &[(&str, &str)] = &[
     ("opguard-document", opguard_document::VERSION),
     ("opguard-trace", opguard_trace::VERSION),
     ("opguard-formats", opguard_formats::VERSION),
+    ("opguard-arrow", opguard_arrow::VERSION),
     ("opguard-kernel-name", opguard_kernel_name::VERSION),
     ("opguard-select", opguard_select::VERSION),
     ("opguard-align", opguard_align::VERSION),
