@@ -587,10 +587,13 @@ impl RecordSink for TableSink {
                 }
             }
             (Table::Host, _) => {
-                self.host.push(r, names);
+                // A full batch is frozen when the next row comes, not after
+                // its last row: that row's details (shapes, types) arrive
+                // after it and would be lost.
                 if self.host.common.rows >= self.batch_rows {
                     self.host.freeze();
                 }
+                self.host.push(r, names);
             }
             _ => {}
         }

@@ -311,6 +311,35 @@ fn batch_size_changes_only_the_split() {
     );
 }
 
+/// A host row's details (shapes, types, strides) arrive after the row: the
+/// last row of a full batch keeps them too, whatever the batch size (HTA's
+/// frame check, examples/hta_frames.py, found them lost there).
+#[test]
+fn host_details_survive_any_batch_split() {
+    let Some(trace) =
+        opguard_testdata::shared_file("traces/hta/trace_filter__sampled_rank-0.json.gz")
+    else {
+        return;
+    };
+    let whole = tables_of(&trace);
+    for rows in [1, 7, 64] {
+        let options = TableOptions::new().batch_rows(rows);
+        let split = read_tables(&trace, ArtifactSpec::new(), &options).unwrap();
+        for column in ["input_dims", "input_type", "input_strides"] {
+            let got = strings(&split, Table::Host, column);
+            assert_eq!(
+                got,
+                strings(&whole, Table::Host, column),
+                "{column}, {rows} rows a batch"
+            );
+        }
+    }
+    // Counted with Python's json: 2,011 cpu_op and 10 user_annotation
+    // events carry `Input Dims` in their args.
+    let dims = strings(&whole, Table::Host, "input_dims");
+    assert_eq!(dims.iter().flatten().count(), 2021);
+}
+
 /// Asking for one table reads only what it needs, and gives the same rows.
 #[test]
 fn one_table_alone() {
