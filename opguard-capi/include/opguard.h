@@ -24,6 +24,7 @@
 #ifndef OPGUARD_H
 #define OPGUARD_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -209,6 +210,14 @@ struct ArrowArrayStream {
  * (an error envelope) *out has release == NULL. The envelope is released
  * with opguard_string_free() as always. */
 char *opguard_table_stream(const char *request, struct ArrowArrayStream *out);
+
+/* Several tables from one read of the capture: {"path", "tables": [name,
+ *  ...], "batch_rows"?, "provider"?, "reader"?} and out, an array of count
+ * streams, one per table named, in order (count must equal their number)
+ * -> the envelope of opguard_table_stream for the first table, with
+ * "tables": [{"table", "rows", "batches"}, ...]. Each stream is the
+ * caller's, released on its own; on an error every one has release == NULL. */
+char *opguard_table_streams(const char *request, struct ArrowArrayStream *out, size_t count);
 
 #ifdef __cplusplus
 } /* extern "C" */

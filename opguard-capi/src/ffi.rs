@@ -125,6 +125,49 @@ pub unsafe extern "C" fn opguard_table_stream(
     boundary::into_c(text)
 }
 
+/// Several tables of one capture from one read, each as an Arrow C stream:
+/// `{"path", "tables": [name, …], "batch_rows"?, "provider"?, "reader"?}`
+/// and `out`, an array of `count` streams (one per table named, in order)
+/// → the envelope of [`opguard_table_stream`] for the first table, with
+/// `"tables": [{"table", "rows", "batches"}, …]`. On an error every one of
+/// the `count` streams is written with `release == NULL`.
+///
+/// # Safety
+/// `request` is NULL or a NUL-terminated string valid for the call; `out`
+/// is NULL or points to memory for `count` streams, overwritten without
+/// releasing what they held.
+#[no_mangle]
+pub unsafe extern "C" fn opguard_table_streams(
+    request: *const c_char,
+    out: *mut FFI_ArrowArrayStream,
+    count: usize,
+) -> *mut c_char {
+    let result = boundary::guarded(|| {
+        if out.is_null() {
+            return Err(Error::null_argument("out"));
+        }
+        // SAFETY: forwarded from the caller.
+        let request = unsafe { arg(request, "request") }?;
+        let (readers, envelope) = table::streams_of(request, count)?;
+        for (i, reader) in readers.into_iter().enumerate() {
+            // SAFETY: `out` holds `count` streams (the caller's contract)
+            // and `streams_of` gives exactly `count` readers.
+            unsafe { std::ptr::write(out.add(i), FFI_ArrowArrayStream::new(Box::new(reader))) };
+        }
+        Ok(envelope)
+    });
+    let text = result.unwrap_or_else(|e| {
+        if !out.is_null() {
+            for i in 0..count {
+                // SAFETY: as above; an empty stream has no release to call.
+                unsafe { std::ptr::write(out.add(i), FFI_ArrowArrayStream::empty()) };
+            }
+        }
+        boundary::error(&e)
+    });
+    boundary::into_c(text)
+}
+
 macro_rules! json_entries {
     ($( $(#[$doc:meta])* $name:ident => $handler:path; )*) => {
         $(

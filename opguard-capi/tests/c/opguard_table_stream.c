@@ -12,6 +12,8 @@
  *   - a consumer that releases the stream without reading anything;
  *   - a consumer that takes the schema only;
  *   - get_next after the last batch keeps answering "no more" (release NULL);
+ *   - opguard_table_streams: the same table and the metadata from one read
+ *     (`several rows=N batches=B dur_ns=S`), the metadata released unread;
  *   - errors: a missing file, an unknown table, a NULL `out` give error
  *     envelopes with their codes and leave release == NULL.
  * Built with -fsanitize=address by the Rust test (tests/suite/table_stream.rs),
@@ -63,42 +65,79 @@ static int64_t child_named(const struct ArrowSchema *schema, const char *name) {
     return -1;
 }
 
-static void read_everything(const char *req) {
-    struct ArrowArrayStream s;
+/* Reads every batch of an open stream; sums rows and the int64 dur_ns. */
+static void drain(struct ArrowArrayStream *s, int64_t *rows, int64_t *batches, int64_t *dur) {
     struct ArrowSchema schema;
     struct ArrowArray batch;
-    int64_t rows = 0, batches = 0, dur = 0, col;
-    open_stream(req, &s);
-    if (s.get_schema(&s, &schema) != 0) {
-        printf("FAIL get_schema: %s\n", s.get_last_error(&s));
+    int64_t col;
+    *rows = *batches = *dur = 0;
+    if (s->get_schema(s, &schema) != 0) {
+        printf("FAIL get_schema: %s\n", s->get_last_error(s));
         exit(1);
     }
     check(strcmp(schema.format, "+s") == 0, "the schema is a struct of columns");
     col = child_named(&schema, "dur_ns");
     check(col < 0 || strcmp(schema.children[col]->format, "l") == 0, "dur_ns is int64");
     for (;;) {
-        if (s.get_next(&s, &batch) != 0) {
-            printf("FAIL get_next: %s\n", s.get_last_error(&s));
+        if (s->get_next(s, &batch) != 0) {
+            printf("FAIL get_next: %s\n", s->get_last_error(s));
             exit(1);
         }
         if (batch.release == NULL) break;
-        batches++;
-        rows += batch.length;
+        (*batches)++;
+        *rows += batch.length;
         if (col >= 0) {
             const struct ArrowArray *c = batch.children[col];
             const int64_t *values = (const int64_t *)c->buffers[1];
-            for (int64_t i = 0; i < c->length; i++) dur += values[c->offset + batch.offset + i];
+            for (int64_t i = 0; i < c->length; i++) *dur += values[c->offset + batch.offset + i];
         }
         batch.release(&batch);
         check(batch.release == NULL, "a released batch marks itself released");
     }
     /* The end is sticky: asking again still says there is nothing more. */
-    check(s.get_next(&s, &batch) == 0 && batch.release == NULL, "get_next after the end");
+    check(s->get_next(s, &batch) == 0 && batch.release == NULL, "get_next after the end");
     schema.release(&schema);
+}
+
+static void read_everything(const char *req) {
+    struct ArrowArrayStream s;
+    int64_t rows, batches, dur;
+    open_stream(req, &s);
+    drain(&s, &rows, &batches, &dur);
     s.release(&s);
     check(s.release == NULL, "a released stream marks itself released");
     printf("full rows=%lld batches=%lld dur_ns=%lld\n", (long long)rows, (long long)batches,
            (long long)dur);
+}
+
+/* opguard_table_streams: the table and metadata from one read; the table is
+ * read whole, the metadata stream released unread, in the other order. */
+static void several(const char *path, const char *table, const char *batch_rows) {
+    struct ArrowArrayStream s[2];
+    char req[8192];
+    char *env;
+    int64_t rows, batches, dur;
+    snprintf(req, sizeof req,
+             "{\"path\": \"%s\", \"tables\": [\"metadata\", \"%s\"], \"batch_rows\": %s}",
+             path, strcmp(table, "metadata") == 0 ? "device" : table, batch_rows);
+    env = opguard_table_streams(req, s, 2);
+    if (strstr(env, "\"ok\":true") == NULL || s[0].release == NULL || s[1].release == NULL) {
+        printf("FAIL opguard_table_streams: %s\n", env);
+        opguard_string_free(env);
+        exit(1);
+    }
+    opguard_string_free(env);
+    drain(&s[1], &rows, &batches, &dur);
+    s[1].release(&s[1]);
+    s[0].release(&s[0]);
+    check(s[0].release == NULL && s[1].release == NULL, "both streams released");
+    printf("several rows=%lld batches=%lld dur_ns=%lld\n", (long long)rows, (long long)batches,
+           (long long)dur);
+    /* count must be the number of tables named */
+    env = opguard_table_streams(req, s, 1);
+    check(strstr(env, "\"code\":\"capi.invalid_request\"") != NULL && s[0].release == NULL,
+          "a count unlike the tables named");
+    opguard_string_free(env);
 }
 
 static void stop_after_one_batch(const char *req) {
@@ -157,6 +196,7 @@ int main(int argc, char **argv) {
     }
     snprintf(req, sizeof req, "%s", request(argv[1], argv[2], argv[3]));
     read_everything(req);
+    several(argv[1], argv[2], argv[3]);
     stop_after_one_batch(req);
     release_unread(req);
     schema_only(req);

@@ -582,6 +582,13 @@ static void every_entry_point(void) {
         else
             printf("ok opguard_table_stream(missing file)\n");
         opguard_string_free(e);
+        e = opguard_table_streams(
+            "{\"path\":\"/nonexistent/opguard/trace.json\",\"tables\":[\"device\"]}", &stream, 1);
+        if (strstr(e, "\"code\":\"trace.io\"") == NULL || stream.release != NULL)
+            fail("opguard_table_streams(missing file)", e);
+        else
+            printf("ok opguard_table_streams(missing file)\n");
+        opguard_string_free(e);
     }
     len = 0;
     escaped_request(&req, &len, &cap, "{\"artifacts\":[{\"text\":", TRACE,

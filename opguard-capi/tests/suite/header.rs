@@ -82,6 +82,7 @@ fn c_type(rust: &str) -> String {
         "c_int" => "int".into(),
         "u32" => "uint32_t".into(),
         "*mut FFI_ArrowArrayStream" => "struct ArrowArrayStream *".into(),
+        "usize" => "size_t".into(),
         "" => "void".into(),
         other => panic!("no C type known for Rust type {other:?}; extend c_type"),
     }

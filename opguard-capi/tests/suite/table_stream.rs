@@ -71,6 +71,19 @@ fn consume(trace: &Path, table: &str, batch_rows: usize) -> (u64, i64) {
         .lines()
         .find_map(|l| l.strip_prefix("full "))
         .expect("a `full` line");
+    if table != "metadata" {
+        // opguard_table_streams reads the same table, beside the metadata.
+        let several = stdout
+            .lines()
+            .find_map(|l| l.strip_prefix("several "))
+            .expect("a `several` line");
+        assert_eq!(
+            several,
+            full,
+            "{} {table}: one table or several",
+            trace.display()
+        );
+    }
     let field = |name: &str| {
         full.split(' ')
             .find_map(|kv| kv.strip_prefix(&format!("{name}=")))
