@@ -17,7 +17,7 @@ host operations with self time and input shapes, runtime calls with the
 device rows they launched, the capture's metadata).
 
 >>> import opguard
->>> opguard.tables.TABLES
+>>> opguard.arrow.TABLES
 ('device', 'host', 'launches', 'metadata')
 """
 
@@ -99,6 +99,58 @@ def _pyarrow():
     return pyarrow
 
 
+def _request(path: PathLike, batch_rows: Optional[int], provider: Optional[str],
+             reader: Optional[Mapping[str, Any]], **names: Any) -> bytes:
+    request: Dict[str, Any] = {"path": str(path), **names}
+    if batch_rows is not None:
+        request["batch_rows"] = batch_rows
+    if provider is not None:
+        request["provider"] = provider
+    if reader is not None:
+        request["reader"] = dict(reader)
+    return json.dumps(request).encode("utf-8")
+
+
+def _read(request: bytes, count: int, several: bool):
+    """Calls opguard_table_stream (or _streams for ``several``) and returns
+    one separately allocated stream per table, owned by the caller, and the
+    envelope's value; raises the envelope's error."""
+    lib = _native.library()
+    entry = lib.table_streams if several else lib.table_stream
+    if entry is None:
+        raise LibraryNotFoundError(
+            f"{lib.path} has no opguard_table_stream (a library older than this package)")
+    size = ctypes.sizeof(_ArrowArrayStream)
+    array = _raw_malloc(size * count)
+    if not array:
+        raise MemoryError("cannot allocate ArrowArrayStreams")
+    try:
+        ptr = entry(request, array, count) if several else entry(request, array)
+        try:
+            envelope = json.loads(ctypes.string_at(ptr).decode("utf-8"))
+        finally:
+            lib.free(ptr)
+        if envelope.get("ok") is not True:
+            raise error_from_envelope(envelope.get("error") or {})
+        # Each stream moves to a struct of its own (the Arrow C stream may be
+        # moved by copying its bytes), so each table frees only its own.
+        owned = []
+        for i in range(count):
+            address = _raw_malloc(size)
+            if not address:
+                raise MemoryError("cannot allocate an ArrowArrayStream")
+            ctypes.memmove(address, array + i * size, size)
+            ctypes.memset(array + i * size, 0, size)
+            owned.append(address)
+        return owned, envelope["value"]
+    finally:
+        for i in range(count):
+            stream = _ArrowArrayStream.from_address(array + i * size)
+            if stream.release:
+                _RELEASE(stream.release)(array + i * size)
+        _raw_free(array)
+
+
 class Table:
     """One table of one capture, readable through the Arrow PyCapsule
     interface (``__arrow_c_stream__``).
@@ -110,17 +162,21 @@ class Table:
 
     def __init__(self, path: PathLike, table: str, *, batch_rows: Optional[int] = None,
                  provider: Optional[str] = None, reader: Optional[Mapping[str, Any]] = None):
-        request: Dict[str, Any] = {"path": str(path), "table": table}
-        if batch_rows is not None:
-            request["batch_rows"] = batch_rows
-        if provider is not None:
-            request["provider"] = provider
-        if reader is not None:
-            request["reader"] = dict(reader)
-        self._request = json.dumps(request).encode("utf-8")
+        self._request = _request(path, batch_rows, provider, reader, table=table)
+        address, summary = self._open()
+        self._adopt(address, summary)
+
+    @classmethod
+    def _holding(cls, request: bytes, address: int, summary: Dict[str, Any]) -> "Table":
+        """A table over a stream already read (``tables``)."""
+        t = cls.__new__(cls)
+        t._request = request
+        t._adopt(address, summary)
+        return t
+
+    def _adopt(self, address: int, summary: Dict[str, Any]) -> None:
         self._lock = threading.Lock()
-        self._held: Optional[int] = None
-        self._held, summary = self._open()
+        self._held: Optional[int] = address
         self.table: str = summary["table"]
         #: Rows and record batches of the table.
         self.rows: int = summary["rows"]
@@ -135,26 +191,8 @@ class Table:
     def _open(self):
         """Reads the capture: a fresh stream (a struct this object owns) and
         the envelope's value."""
-        lib = _native.library()
-        if lib.table_stream is None:
-            raise LibraryNotFoundError(
-                f"{lib.path} has no opguard_table_stream (a library older than this package)")
-        address = _raw_malloc(ctypes.sizeof(_ArrowArrayStream))
-        if not address:
-            raise MemoryError("cannot allocate an ArrowArrayStream")
-        try:
-            ptr = lib.table_stream(self._request, address)
-            try:
-                envelope = json.loads(ctypes.string_at(ptr).decode("utf-8"))
-            finally:
-                lib.free(ptr)
-        except BaseException:
-            _release_and_free(address)
-            raise
-        if envelope.get("ok") is not True:
-            _release_and_free(address)
-            raise error_from_envelope(envelope.get("error") or {})
-        return address, envelope["value"]
+        addresses, value = _read(self._request, 1, several=False)
+        return addresses[0], value
 
     def __arrow_c_stream__(self, requested_schema: Any = None) -> Any:
         """The Arrow PyCapsule interface: a capsule named
@@ -191,6 +229,22 @@ class Table:
         address, self._held = getattr(self, "_held", None), None
         if address is not None:
             _release_and_free(address)
+
+
+def tables(path: PathLike, names=TABLES, *, batch_rows: Optional[int] = None,
+           provider: Optional[str] = None,
+           reader: Optional[Mapping[str, Any]] = None) -> Dict[str, Table]:
+    """Several tables of the capture at ``path`` from one read
+    (``opguard_table_streams``): ``{name: Table}`` in the order of ``names``."""
+    names = list(names)
+    request = _request(path, batch_rows, provider, reader, tables=names)
+    addresses, value = _read(request, len(names), several=True)
+    out = {}
+    for name, address, summary in zip(names, addresses, value["tables"]):
+        one = dict(value, **summary)
+        out[name] = Table._holding(
+            _request(path, batch_rows, provider, reader, table=name), address, one)
+    return out
 
 
 def table(path: PathLike, name: str, **options: Any) -> Table:

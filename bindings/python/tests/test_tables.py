@@ -235,7 +235,7 @@ def test_pyarrow_is_optional_and_named_when_missing(monkeypatch):
     need(HTA)
     t = opguard.kernels(HTA / "trace_filter__sampled_rank-0.json.gz")
     monkeypatch.setitem(sys.modules, "pyarrow", None)  # `import pyarrow` raises ImportError
-    with pytest.raises(opguard.tables.PyArrowMissing, match="pip install pyarrow"):
+    with pytest.raises(opguard.arrow.PyArrowMissing, match="pip install pyarrow"):
         t.to_pandas()
     assert consume(t)[0] == t.rows
 
@@ -247,3 +247,25 @@ def test_errors_are_typed():
     with pytest.raises(opguard.RequestError) as e:
         opguard.table(ROOT / "no-such-trace.json", "kernels")
     assert e.value.code == "capi.invalid_request"
+
+
+def test_several_tables_from_one_read_are_the_tables_read_alone():
+    pa = pytest.importorskip("pyarrow", reason="pyarrow is a test dependency (requirements-test.txt)")
+    need(HTA)
+    path = HTA / "trace_filter__sampled_rank-0.json.gz"
+    want = referee(path)
+    got = opguard.tables(path, batch_rows=50)
+    assert list(got) == ["device", "host", "launches", "metadata"]
+    for name in RECORD_TABLES:
+        t = pa.table(got[name])
+        assert t.num_rows == want[name]["rows"] == got[name].rows, name
+        assert pa.compute.sum(t["dur_ns"]).as_py() == want[name]["dur_ns"], name
+        assert t.equals(pa.table(opguard.table(path, name, batch_rows=50))), name
+        # A later consumer reads the capture again and gets the same table.
+        assert pa.table(got[name]).equals(t), name
+    # Tables never consumed release their streams when collected.
+    unread = opguard.tables(path, ["launches", "device"])
+    assert [t.table for t in unread.values()] == ["launches", "device"]
+    del unread
+    with pytest.raises(opguard.RequestError):
+        opguard.tables(path, ["device", "device"])
