@@ -12,8 +12,8 @@ symbol ids, `pid`, `tid`, `ts`, `dur` in microseconds, `stream`,
 `correlation`, `external_id`, `input_dims`, `input_type`, `input_strides`,
 `bytes`, `memory_bw_gbps`, `wait_on_stream`,
 `wait_on_cuda_event_record_corr_id`) and its integer downcasts -- from
-`opguard.table(path, "device" | "host" | "launches" | "metadata")`: the trace
-is read by opguard's reader into Arrow batches and handed to pyarrow through
+`opguard.tables(path)` (device, host, launches, metadata): the trace is read
+once by opguard's reader into Arrow batches and handed to pyarrow through
 the Arrow PyCapsule interface; no JSON object of any event is ever built in
 Python. HTA's later steps (`parse_trace_file`'s links and iterations) run on
 it unchanged.
@@ -95,11 +95,11 @@ def _plain(t: pa.Table, name: str) -> pa.ChunkedArray:
     return c.cast(c.type.value_type) if pa.types.is_dictionary(c.type) else c
 
 
-def _rows(path: str) -> pa.Table:
+def _rows(read: Dict[str, Any]) -> pa.Table:
     """The event rows of the three record tables, in traceEvents order."""
     parts = []
     for name in ("device", "host", "launches"):
-        t = pa.table(opguard.table(path, name))
+        t = pa.table(read[name])
         cols = {"index": t["index"], "cat": _plain(t, "category"), "name": _plain(t, "name"),
                 "pid": t["pid"], "tid": t["tid"], "ts_ns": t["ts_ns"], "dur_ns": t["dur_ns"],
                 "text_ids": t["text_ids"]}
@@ -140,9 +140,11 @@ def hta_frame(path: str, hta_rounding: bool = True,
     """``(metadata, frame, symbol table)`` as HTA's ``parse_trace_dataframe``
     gives them (its default config), from opguard's tables; ``with_table``
     adds a column naming the opguard table of each row."""
-    meta_rows = pa.table(opguard.table(path, "metadata")).to_pylist()
+    # One read of the trace gives the four tables.
+    read = opguard.tables(path)
+    meta_rows = pa.table(read["metadata"]).to_pylist()
     meta = {r["key"]: json.loads(r["value"]) for r in meta_rows if r["origin"] == "capture"}
-    rows = _rows(path)
+    rows = _rows(read)
     df = rows.to_pandas()
     df["pid"] = _ids(df, df["text_ids"], "pid")
     df["tid"] = _ids(df, df["text_ids"], "tid")
