@@ -130,9 +130,15 @@ def _ids(df: pd.DataFrame, text: pd.Series, key: str) -> pd.Series:
 
 
 def _detail(values: pd.Series) -> pd.Series:
-    """JSON text as written → the parsed value HTA keeps; '-1' when absent."""
-    return pd.Series([json.loads(v) if isinstance(v, str) else "-1" for v in values],
-                     index=values.index, dtype=object)
+    """JSON text as written → the parsed value HTA keeps; '-1' when absent.
+    Each distinct text is parsed once (rows with the same shapes share one
+    list, where HTA makes one per row)."""
+    codes, uniques = pd.factorize(values)
+    parsed = np.empty(len(uniques) + 1, dtype=object)
+    for i, text in enumerate(uniques):
+        parsed[i] = json.loads(text)
+    parsed[-1] = "-1"  # code -1: absent
+    return pd.Series(parsed[codes], index=values.index, dtype=object)
 
 
 def hta_frame(path: str, hta_rounding: bool = True,
