@@ -81,6 +81,7 @@ fn export(trace: &Path, format: &str, out: &Path, more: &[&str]) -> serde_json::
 fn small_traces() -> Vec<PathBuf> {
     opguard_testdata::hta_traces()
         .into_iter()
+        .flatten()
         .filter(|p| !p.to_string_lossy().contains("mtia"))
         .collect()
 }
