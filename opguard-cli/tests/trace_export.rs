@@ -314,3 +314,40 @@ fn an_unknown_table_is_a_usage_error() {
         r.stderr
     );
 }
+
+/// The native captures export too: an Nsight Systems export (2 kernels and a
+/// copy; 9 calls and a synchronization, by opguard-nsys' referee) and the
+/// XSpace of a JAX run (235 GPU stream events, 234 launching host events,
+/// by opguard-xplane's), as Arrow IPC.
+#[test]
+fn nsight_and_xspace_captures_export() {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, provider, device, launches) in [
+        ("nsys/nsys-ai_mock.sqlite", "nsight_systems", 3, 10),
+        (
+            "xplane/tracelens_jax_conv_minimal_08_tw003.xplane.pb",
+            "xla",
+            235,
+            234,
+        ),
+    ] {
+        let Some(capture) = opguard_testdata::shared_file(name) else {
+            return;
+        };
+        let out = dir.path().join(provider);
+        let answer = export(&capture, "arrow", &out, &[]);
+        assert_eq!(answer["provider"], provider, "{name}");
+        let device_file = out.join("device.arrow");
+        assert_eq!(
+            rows_and_duration(&read_back(&device_file, "arrow")).0,
+            device,
+            "{name}"
+        );
+        let launches_file = out.join("launches.arrow");
+        assert_eq!(
+            rows_and_duration(&read_back(&launches_file, "arrow")).0,
+            launches,
+            "{name}"
+        );
+    }
+}

@@ -269,3 +269,22 @@ def test_several_tables_from_one_read_are_the_tables_read_alone():
     del unread
     with pytest.raises(opguard.RequestError):
         opguard.tables(path, ["device", "device"])
+
+
+def test_native_captures_of_every_format_give_tables():
+    """Nsight Systems, XSpace and rocprofv3: device and launch rows as their
+    crates' referees count them (opguard-nsys' sqlite3 SQL, opguard-xplane's
+    stdlib decoder, the rocprofv3 capture's README)."""
+    data = ROOT.parent / "shared" / "data"
+    cases = [
+        (data / "nsys" / "pipit_perlmutter-cloverleaf-cuda.sqlite", "nsys_sqlite", 1312 + 279, 3048 + 1312),
+        (data / "xplane" / "tracelens_jax_conv_minimal_08_tw003.xplane.pb", "xspace", 235, 234),
+        (ROCPROF, "rocprofv3_csv", 1128, 5),
+    ]
+    for path, fmt, device, launches in cases:
+        need(path)
+        got = opguard.tables(path, ["device", "launches"])
+        assert got["device"].format == fmt, path.name
+        assert (got["device"].rows, got["launches"].rows) == (device, launches), path.name
+        rows, _, _ = consume(got["device"])
+        assert rows == device, path.name
