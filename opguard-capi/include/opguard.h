@@ -24,6 +24,7 @@
 #ifndef OPGUARD_H
 #define OPGUARD_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -148,6 +149,78 @@ char *opguard_job_summary(const char *request);
  * grouping gives the same document, or job.frame_conflict when two
  * documents disagree on what one frame id is. */
 char *opguard_job_merge(const char *request);
+
+/* ---- tables (Arrow C stream) ------------------------------------------ */
+
+/* The Arrow C data and stream interfaces, as the Arrow specification gives
+ * them (https://arrow.apache.org/docs/format/CDataInterface.html and
+ * CStreamInterface.html); the guards let a program that includes Arrow's
+ * own definitions first keep them. */
+#ifndef ARROW_C_DATA_INTERFACE
+#define ARROW_C_DATA_INTERFACE
+
+#define ARROW_FLAG_DICTIONARY_ORDERED 1
+#define ARROW_FLAG_NULLABLE 2
+#define ARROW_FLAG_MAP_KEYS_SORTED 4
+
+struct ArrowSchema {
+  const char *format;
+  const char *name;
+  const char *metadata;
+  int64_t flags;
+  int64_t n_children;
+  struct ArrowSchema **children;
+  struct ArrowSchema *dictionary;
+  void (*release)(struct ArrowSchema *);
+  void *private_data;
+};
+
+struct ArrowArray {
+  int64_t length;
+  int64_t null_count;
+  int64_t offset;
+  int64_t n_buffers;
+  int64_t n_children;
+  const void **buffers;
+  struct ArrowArray **children;
+  struct ArrowArray *dictionary;
+  void (*release)(struct ArrowArray *);
+  void *private_data;
+};
+
+#endif /* ARROW_C_DATA_INTERFACE */
+
+#ifndef ARROW_C_STREAM_INTERFACE
+#define ARROW_C_STREAM_INTERFACE
+
+struct ArrowArrayStream {
+  int (*get_schema)(struct ArrowArrayStream *, struct ArrowSchema *out);
+  int (*get_next)(struct ArrowArrayStream *, struct ArrowArray *out);
+  const char *(*get_last_error)(struct ArrowArrayStream *);
+  void (*release)(struct ArrowArrayStream *);
+  void *private_data;
+};
+
+#endif /* ARROW_C_STREAM_INTERFACE */
+
+/* {"path": capture (any format opguard reads), "table": "device" | "host" |
+ *  "launches" | "metadata", "batch_rows"?: n, "provider"?: name,
+ *  "reader"?: {limits}} -> {"table", "rows", "batches", "artifact",
+ *  "format", "provider", "warnings"}, and *out an Arrow C stream of the
+ * table's record batches (columns: opguard-arrow's README). The caller owns
+ * the stream and ends it with out->release(out), whether or not it read
+ * every batch; the batches it took are released on their own. On an error
+ * (an error envelope) *out has release == NULL. The envelope is released
+ * with opguard_string_free() as always. */
+char *opguard_table_stream(const char *request, struct ArrowArrayStream *out);
+
+/* Several tables from one read of the capture: {"path", "tables": [name,
+ *  ...], "batch_rows"?, "provider"?, "reader"?} and out, an array of count
+ * streams, one per table named, in order (count must equal their number)
+ * -> the envelope of opguard_table_stream for the first table, with
+ * "tables": [{"table", "rows", "batches"}, ...]. Each stream is the
+ * caller's, released on its own; on an error every one has release == NULL. */
+char *opguard_table_streams(const char *request, struct ArrowArrayStream *out, size_t count);
 
 #ifdef __cplusplus
 } /* extern "C" */

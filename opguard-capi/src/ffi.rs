@@ -7,9 +7,11 @@
 
 use std::ffi::{c_char, c_int, CString};
 
+use arrow_array::ffi_stream::FFI_ArrowArrayStream;
+
 use crate::boundary::{self, arg, json_entry, status_entry};
-use crate::error::CAPI_CODES;
-use crate::{align, census, job, kernel, scaling, select, trace};
+use crate::error::{Error, CAPI_CODES};
+use crate::{align, census, job, kernel, scaling, select, table, trace};
 
 /// The ABI version: bumped whenever a symbol is removed or changes meaning or
 /// signature; adding a symbol or an optional request field does not bump it.
@@ -80,6 +82,90 @@ pub unsafe extern "C" fn opguard_kernel_match(want: *const c_char, got: *const c
         let got = unsafe { arg(got, "got") }?;
         Ok(c_int::from(opguard_kernel_name::is_match(want, got)))
     })
+}
+
+/// Reads one table of a capture (any format opguard reads) and hands it
+/// out as an Arrow C stream: `{"path", "table": "device"|"host"|"launches"|
+/// "metadata", "batch_rows"?, "provider"?, "reader"?}` → the envelope
+/// `{"table", "rows", "batches", "artifact", "format", "provider",
+/// "warnings"}`, and `*out` a stream the caller owns and ends with its
+/// `release` (arrow-rs's own `FFI_ArrowArrayStream`: the batches move out
+/// without a copy, and releasing the stream early frees the batches not
+/// taken). On an error `*out` is written with `release == NULL`.
+///
+/// # Safety
+/// `request` is NULL or a NUL-terminated string valid for the call; `out`
+/// is NULL or points to memory for one `struct ArrowArrayStream`, which is
+/// overwritten without releasing what it held.
+#[no_mangle]
+pub unsafe extern "C" fn opguard_table_stream(
+    request: *const c_char,
+    out: *mut FFI_ArrowArrayStream,
+) -> *mut c_char {
+    let result = boundary::guarded(|| {
+        if out.is_null() {
+            return Err(Error::null_argument("out"));
+        }
+        // SAFETY: forwarded from the caller.
+        let request = unsafe { arg(request, "request") }?;
+        let (reader, envelope) = table::stream(request)?;
+        let stream = FFI_ArrowArrayStream::new(Box::new(reader));
+        // SAFETY: `out` is non-NULL and writable for one stream (the
+        // caller's contract); what it held is not dropped.
+        unsafe { std::ptr::write(out, stream) };
+        Ok(envelope)
+    });
+    let text = result.unwrap_or_else(|e| {
+        if !out.is_null() {
+            // SAFETY: as above; an empty stream has no release to call.
+            unsafe { std::ptr::write(out, FFI_ArrowArrayStream::empty()) };
+        }
+        boundary::error(&e)
+    });
+    boundary::into_c(text)
+}
+
+/// Several tables of one capture from one read, each as an Arrow C stream:
+/// `{"path", "tables": [name, …], "batch_rows"?, "provider"?, "reader"?}`
+/// and `out`, an array of `count` streams (one per table named, in order)
+/// → the envelope of [`opguard_table_stream`] for the first table, with
+/// `"tables": [{"table", "rows", "batches"}, …]`. On an error every one of
+/// the `count` streams is written with `release == NULL`.
+///
+/// # Safety
+/// `request` is NULL or a NUL-terminated string valid for the call; `out`
+/// is NULL or points to memory for `count` streams, overwritten without
+/// releasing what they held.
+#[no_mangle]
+pub unsafe extern "C" fn opguard_table_streams(
+    request: *const c_char,
+    out: *mut FFI_ArrowArrayStream,
+    count: usize,
+) -> *mut c_char {
+    let result = boundary::guarded(|| {
+        if out.is_null() {
+            return Err(Error::null_argument("out"));
+        }
+        // SAFETY: forwarded from the caller.
+        let request = unsafe { arg(request, "request") }?;
+        let (readers, envelope) = table::streams_of(request, count)?;
+        for (i, reader) in readers.into_iter().enumerate() {
+            // SAFETY: `out` holds `count` streams (the caller's contract)
+            // and `streams_of` gives exactly `count` readers.
+            unsafe { std::ptr::write(out.add(i), FFI_ArrowArrayStream::new(Box::new(reader))) };
+        }
+        Ok(envelope)
+    });
+    let text = result.unwrap_or_else(|e| {
+        if !out.is_null() {
+            for i in 0..count {
+                // SAFETY: as above; an empty stream has no release to call.
+                unsafe { std::ptr::write(out.add(i), FFI_ArrowArrayStream::empty()) };
+            }
+        }
+        boundary::error(&e)
+    });
+    boundary::into_c(text)
 }
 
 macro_rules! json_entries {

@@ -58,6 +58,8 @@ mod census;
 mod scaling;
 // Jobs: one rank's summary (map), merging summaries (reduce).
 mod job;
+// Tables: one table of a capture as an Arrow C stream.
+mod table;
 // The crate's one error type and the stable error-code table.
 mod error;
 

@@ -576,6 +576,61 @@ Examples:
   opguard trace launches --stage p.json.gz=prefill --stage d.json.gz=decode p.json.gz d.json.gz
   opguard trace launches --json rank0.json.gz rank1.json.gz | jq '.regions[].correlated_kernel_count'")]
     Launches(TraceLaunchesArgs),
+    /// The trace as tables (device, host, launches, metadata) in a new directory of
+    /// Parquet or Arrow IPC files, one per table, for DuckDB, Spark, pandas, polars.
+    #[command(after_help = TRACE_EXPORT_AFTER_HELP)]
+    Export(TraceExportArgs),
+}
+
+const TRACE_EXPORT_AFTER_HELP: &str = "\
+Any format opguard reads: Chrome/Kineto JSON (plain or gzip), rocprofv3 (CSV, JSON, rocpd),
+and the other native readers. The tables and their columns are opguard-arrow's (README.md):
+device rows with their launch proof, host operations with self time and input shapes,
+runtime calls with the device rows they launched, and the capture's metadata.
+
+OUT must not exist: it is created exclusively, the files are written beside it and moved in
+with one rename, so a failed run leaves nothing behind and a reader never sees half the
+tables. `-` reads the trace from stdin (copied to a scratch file first). For a whole job, give
+each rank its own OUT and read them as one dataset, e.g. in DuckDB
+`select * from read_parquet('job/*/device.parquet', filename = true)`.
+
+Exit status: 0 written, 2 error (an unreadable trace, an existing OUT).
+
+Examples:
+  opguard trace export --format parquet --out rank0 rank0.json.gz
+  opguard trace export --format arrow --tables device,launches --out kernels trace.json.gz
+  opguard trace export --json --format parquet --out prefill prefill_kernel_trace.csv | jq '.tables[].rows'";
+
+/// A table file format.
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub enum TableFormat {
+    /// Apache Parquet (`<table>.parquet`).
+    Parquet,
+    /// Arrow IPC file format, also called Feather v2 (`<table>.arrow`).
+    Arrow,
+}
+
+/// `opguard trace export`.
+#[derive(Debug, Args)]
+pub struct TraceExportArgs {
+    #[command(flatten)]
+    pub output: OutputArgs,
+    #[command(flatten)]
+    pub reader: ReaderArgs,
+    #[command(flatten)]
+    pub provider: ProviderArgs,
+    /// The file format of the tables.
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub format: TableFormat,
+    /// Only these tables (comma-separated: device, host, launches, metadata); default all.
+    #[arg(long, value_name = "LIST", value_delimiter = ',')]
+    pub tables: Vec<String>,
+    /// The directory to create; it must not exist.
+    #[arg(long, value_name = "OUT")]
+    pub out: PathBuf,
+    /// The capture (`-` for stdin).
+    #[arg(value_name = "TRACE")]
+    pub trace: PathBuf,
 }
 
 /// `opguard trace launches`.

@@ -15,6 +15,7 @@ pub const BUILT_WITH: &[(&str, &str)] = &[
     ("opguard-document", opguard_document::VERSION),
     ("opguard-trace", opguard_trace::VERSION),
     ("opguard-formats", opguard_formats::VERSION),
+    ("opguard-arrow", opguard_arrow::VERSION),
     ("opguard-xplane", opguard_xplane::VERSION),
     ("opguard-nsys", opguard_nsys::VERSION),
     ("opguard-rocprof", opguard_rocprof::VERSION),

@@ -26,6 +26,7 @@ mod scaling;
 mod scratch;
 mod select;
 mod style;
+mod trace_export;
 mod trace_info;
 mod trace_launches;
 
@@ -70,6 +71,7 @@ fn run(args: Vec<OsString>) -> u8 {
         Group::Inspect(a) => inspect::run(a),
         Group::Trace(TraceCommand::Info(a)) => trace_info::run(a),
         Group::Trace(TraceCommand::Launches(a)) => trace_launches::run(a),
+        Group::Trace(TraceCommand::Export(a)) => trace_export::run(a),
         Group::KernelName(KernelNameCommand::Canonical(a)) => kernel_name::run_canonical(a),
         Group::KernelName(KernelNameCommand::Short(a)) => kernel_name::run_short(a),
         Group::KernelName(KernelNameCommand::Match(a)) => kernel_name::run_match(a),

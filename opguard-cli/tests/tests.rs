@@ -17,6 +17,7 @@ mod report;
 mod rocprof;
 mod scaling;
 mod select;
+mod trace_export;
 mod trace_info;
 mod trace_launches;
 mod walkthrough;

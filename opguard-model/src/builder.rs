@@ -14,8 +14,10 @@ use crate::classify;
 use crate::frame;
 use crate::host::{HostDetail, OperationArgs};
 use crate::index::{FastMap, Interner, SliceIndex};
+use crate::join;
 use crate::model::TraceModel;
 use crate::options::ModelOptions;
+use crate::sink::ActiveSink;
 use crate::slice::{
     FlowPhase, FlowPoint, HostTotal, IdValue, LaunchKind, NameId, Slice, SliceClass,
 };
@@ -183,6 +185,8 @@ pub struct ModelBuilder {
     storage: ModelStorage,
     total_index: FastMap<(NameId, NameId, SliceClass), usize>,
     first_untimed_operation: Option<u64>,
+    /// The options' sink, taken out of its slot for the read.
+    sink: Option<ActiveSink>,
 }
 
 impl ModelBuilder {
@@ -203,6 +207,7 @@ impl ModelBuilder {
             storage,
             total_index: FastMap::default(),
             first_untimed_operation: None,
+            sink: options.sink.as_ref().and_then(ActiveSink::take_from),
         }
     }
 
@@ -230,7 +235,16 @@ impl ModelBuilder {
     }
 
     /// What happens to records of `class`: kept, added up, or dropped.
+    /// A class the options' [`RecordSink`](crate::RecordSink) wants is
+    /// [`Kept::Slice`] whatever the model keeps: the reader reads it whole.
     pub fn keeps(&self, class: SliceClass) -> Kept {
+        if self.sink.as_ref().is_some_and(|s| s.wants(class)) {
+            return Kept::Slice;
+        }
+        self.model_keeps(class)
+    }
+
+    fn model_keeps(&self, class: SliceClass) -> Kept {
         let device_side =
             class.is_runtime() || class.is_device() || class == SliceClass::GpuUserAnnotation;
         match (
@@ -245,19 +259,27 @@ impl ModelBuilder {
         }
     }
 
-    /// Whether operation arguments are kept ([`ModelOptions::operation_args`]).
+    /// Whether operation arguments are read: kept ([`ModelOptions::operation_args`])
+    /// or wanted by the options' sink.
     pub fn keeps_operation_args(&self) -> bool {
-        self.operation_args
+        self.operation_args || self.sink.as_ref().is_some_and(|s| s.wants_operation_args())
     }
 
     /// Adds one record. Returns its position in [`TraceModel::slices`] when
-    /// it is kept as a slice.
+    /// it is kept as a slice; a record only the options' sink takes gets
+    /// the position it would have had (past the model's slices), which
+    /// [`set_host_detail`](Self::set_host_detail) still takes for the sink.
     pub fn push_slice(&mut self, r: &SliceRecord<'_>) -> Option<usize> {
-        match self.keeps(r.class) {
+        let streamed = match self.sink.as_mut() {
+            Some(sink) => sink.record(r, &self.storage.names),
+            None => false,
+        };
+        match self.model_keeps(r.class) {
+            Kept::Nothing if streamed => Some(self.storage.slices.len()),
             Kept::Nothing => None,
             Kept::Total => {
                 self.add_host_total(r.class, r.name, r.category, r.dur_ns);
-                None
+                streamed.then_some(self.storage.slices.len())
             }
             Kept::Slice => {
                 let host_side = !r.class.is_device() && r.class != SliceClass::GpuUserAnnotation;
@@ -286,7 +308,13 @@ impl ModelBuilder {
     /// Attaches shapes and XLA names to host slice `position` (a position
     /// [`push_slice`](Self::push_slice) returned). Empty details are not kept.
     pub fn set_host_detail(&mut self, position: usize, detail: HostDetail) {
-        if !detail.is_empty() && position < self.storage.slices.len() {
+        if detail.is_empty() {
+            return;
+        }
+        if let Some(sink) = self.sink.as_mut() {
+            sink.host_detail(&detail, &self.storage.names);
+        }
+        if position < self.storage.slices.len() {
             self.storage.host_details.insert(position, detail);
         }
     }
@@ -295,7 +323,13 @@ impl ModelBuilder {
     /// options keep it ([`ModelOptions::operation_args`]). Empty arguments
     /// are not kept.
     pub fn set_operation_args(&mut self, position: usize, args: OperationArgs) {
-        if self.operation_args && !args.is_empty() && position < self.storage.slices.len() {
+        if args.is_empty() {
+            return;
+        }
+        if let Some(sink) = self.sink.as_mut() {
+            sink.operation_args(&args, &self.storage.names);
+        }
+        if self.operation_args && position < self.storage.slices.len() {
             self.storage.op_args.insert(position, args);
         }
     }
@@ -373,85 +407,23 @@ impl ModelBuilder {
                 frame::infer_source_root(python, |n| storage.names.get(n))
             }),
         };
-        let launching = if provider.correlation_namespace().is_some() {
-            settle_owners(&mut storage.slices)
-        } else {
-            LaunchingProcesses::default()
-        };
+        let mut launching = 0;
         if provider.correlation_namespace().is_some() {
+            launching = join::settle_owners(&mut storage.slices);
             index_correlations(storage);
         }
-        TraceModel::new(
+        let model = TraceModel::new(
             artifact,
             summary,
             std::mem::take(&mut self.storage),
-            launching.count,
+            launching,
             self.operation_args,
             self.first_untimed_operation,
-        )
-    }
-}
-
-/// The processes whose runtime calls a capture records.
-#[derive(Debug, Default)]
-struct LaunchingProcesses {
-    /// How many (0, 1 or 2 for "several").
-    count: usize,
-}
-
-/// Settles the owning process of every device slice the reader left
-/// without one (a Chrome trace's device rows say nothing of it):
-///
-/// - one launching process: its device work is that process's;
-/// - several (a merge of ranks) whose launch rows never share an id (a
-///   merge that prefixes ids per rank, as seed 001's merged traces do): the
-///   process whose launch rows carry the slice's id;
-/// - several that reuse ids (each rank numbered its own): none. Ids are
-///   unique per process only, so a matching id, even one that survives in
-///   one process's launch rows only, says nothing about whose kernel it is.
-fn settle_owners(slices: &mut [Slice]) -> LaunchingProcesses {
-    let mut launching: Vec<IdValue> = Vec::new();
-    for p in slices
-        .iter()
-        .filter(|s| s.class.is_runtime())
-        .filter_map(|s| s.process)
-    {
-        if !launching.contains(&p) {
-            launching.push(p);
+        );
+        if let Some(sink) = self.sink.take() {
+            sink.finish(&model);
         }
-    }
-    let needs_owner = |s: &Slice| {
-        (s.class.is_device() || s.class == SliceClass::GpuUserAnnotation) && s.process.is_none()
-    };
-    match launching.as_slice() {
-        [] => {}
-        [sole] => {
-            let sole = *sole;
-            for s in slices.iter_mut().filter(|s| needs_owner(s)) {
-                s.process = Some(sole);
-            }
-        }
-        _ => {
-            let mut owner_of_id: HashMap<IdValue, IdValue> = HashMap::new();
-            let mut reused = false;
-            for s in slices.iter().filter(|s| s.class.is_runtime()) {
-                let (Some(process), Some(id)) = (s.process, s.correlation) else {
-                    continue;
-                };
-                if *owner_of_id.entry(id).or_insert(process) != process {
-                    reused = true;
-                    break;
-                }
-            }
-            if !reused {
-                for s in slices.iter_mut().filter(|s| needs_owner(s)) {
-                    s.process = s.correlation.and_then(|id| owner_of_id.get(&id).copied());
-                }
-            }
-        }
-    }
-    LaunchingProcesses {
-        count: launching.len().min(2),
+        model
     }
 }
 
@@ -460,27 +432,15 @@ fn settle_owners(slices: &mut [Slice]) -> LaunchingProcesses {
 /// runtime call a kernel of its process correlates with.
 fn index_correlations(storage: &mut ModelStorage) {
     let slices = &mut storage.slices;
-    let positioned = || slices.iter().enumerate();
-    storage.launches_by_correlation.build(
-        positioned()
-            .filter(|(_, s)| s.class.is_runtime())
-            .filter_map(|(i, s)| Some(((s.process?, s.correlation?), i))),
-    );
+    join::index_launches(slices, &mut storage.launches_by_correlation);
     storage.host_by_external_id.build(
-        positioned()
+        slices
+            .iter()
+            .enumerate()
             .filter(|(_, s)| classify::carries_host_external_id(s.class))
             .filter_map(|(i, s)| Some(((s.process?, s.external_id?), i))),
     );
-    // A runtime call a kernel of its own process correlates with is a
-    // launch, whatever its name (new APIs do not orphan kernels).
-    let index = &storage.launches_by_correlation;
-    let proven: Vec<usize> = slices
-        .iter()
-        .filter(|s| s.class == SliceClass::Kernel)
-        .filter_map(|s| Some((s.process?, s.correlation?)))
-        .flat_map(|key| index.get(&key))
-        .copied()
-        .collect();
+    let proven = join::launched_by_kernels(slices, &storage.launches_by_correlation);
     for i in proven {
         if slices[i].class == SliceClass::Runtime {
             let name = storage.names.get(slices[i].name);

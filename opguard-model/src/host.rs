@@ -8,6 +8,7 @@
 
 use std::collections::HashMap;
 
+use crate::builder::SliceRecord;
 use crate::provider::Provider;
 use crate::slice::{IdValue, NameId, SliceClass};
 use crate::TraceModel;
@@ -241,34 +242,146 @@ type Thread = (Option<IdValue>, Option<IdValue>);
 /// around those frames. For properly nested slices both agree.
 pub(crate) fn host_self_times(model: &TraceModel) -> Vec<i64> {
     let slices = model.slices();
-    let mut own: Vec<i64> = vec![0; slices.len()];
     let mut threads: HashMap<Thread, Vec<usize>> = HashMap::new();
+    let mut spans: Vec<Span> = Vec::with_capacity(slices.len());
     for (i, s) in slices.iter().enumerate() {
-        if matches!(host_kind(model, i), HostKind::NotHost | HostKind::Marker) {
-            continue;
+        let counted = !matches!(host_kind(model, i), HostKind::NotHost | HostKind::Marker);
+        if counted {
+            threads.entry((s.pid, s.tid)).or_default().push(i);
         }
-        threads.entry((s.pid, s.tid)).or_default().push(i);
-    }
-    for members in threads.values_mut() {
-        members.sort_by(|&a, &b| {
-            let (x, y) = (&slices[a], &slices[b]);
-            x.ts_ns
-                .cmp(&y.ts_ns)
-                .then(y.counted_end_ns().cmp(&x.counted_end_ns()))
-                .then(x.index.cmp(&y.index))
+        spans.push(Span {
+            ts_ns: s.ts_ns,
+            counted_end_ns: s.counted_end_ns(),
+            index: s.index,
         });
-        // Walking backwards, `later` holds the union of every slice after
-        // the current one, all of which start at or after its start: what
-        // covers it is that union below its end.
-        let mut later = LaterUnion::default();
-        for &i in members.iter().rev() {
-            let s = &slices[i];
-            let covered = later.measure_below(s.counted_end_ns());
-            own[i] = s.counted_dur_ns().saturating_sub(covered).max(0);
-            later.add(s.ts_ns, s.counted_end_ns());
-        }
+    }
+    let mut own = vec![0; slices.len()];
+    for members in threads.values_mut() {
+        self_times_of_thread(&spans, members, &mut own);
     }
     own
+}
+
+/// What self time reads of a slice.
+#[derive(Debug, Clone, Copy)]
+struct Span {
+    ts_ns: i64,
+    counted_end_ns: i64,
+    index: u64,
+}
+
+/// Sets `own[i]` for the members of one thread (positions into `spans`).
+fn self_times_of_thread(spans: &[Span], members: &mut [usize], own: &mut [i64]) {
+    members.sort_by(|&a, &b| {
+        let (x, y) = (&spans[a], &spans[b]);
+        x.ts_ns
+            .cmp(&y.ts_ns)
+            .then(y.counted_end_ns.cmp(&x.counted_end_ns))
+            .then(x.index.cmp(&y.index))
+    });
+    // Walking backwards, `later` holds the union of every slice after the
+    // current one, all of which start at or after its start: what covers
+    // it is that union below its end.
+    let mut later = LaterUnion::default();
+    for &i in members.iter().rev() {
+        let s = &spans[i];
+        let counted_dur = s.counted_end_ns.saturating_sub(s.ts_ns);
+        let covered = later.measure_below(s.counted_end_ns);
+        own[i] = counted_dur.saturating_sub(covered).max(0);
+        later.add(s.ts_ns, s.counted_end_ns);
+    }
+}
+
+/// Self times of host records as they stream past, by exactly the rule of
+/// [`TraceModel::host_self_times`] (the union of what starts inside a slice
+/// on its own thread), keeping 32 bytes per host record instead of the
+/// record.
+///
+/// ```
+/// use opguard_model::{HostSelfTimes, IdValue, Provider, SliceClass, SliceRecord};
+///
+/// let thread = Some(IdValue::Int(1));
+/// let op = |index, ts_ns, dur_ns| SliceRecord {
+///     class: SliceClass::CpuOp, pid: thread, tid: thread, ts_ns, dur_ns, ..SliceRecord::new(index)
+/// };
+/// let mut times = HostSelfTimes::new();
+/// times.push(&op(0, 0, 100));
+/// times.push(&op(1, 10, 30));
+/// times.push(&op(2, 20, 5));
+/// assert_eq!(times.finish(Provider::KinetoCuda), [70, 25, 5]);
+/// ```
+#[derive(Debug, Default)]
+pub struct HostSelfTimes {
+    threads: crate::index::FastMap<Thread, u32>,
+    spans: Vec<Span>,
+    /// Per span: its thread, or `NOT_COUNTED` (device work, runtime calls,
+    /// device-timeline annotations), or with `MAYBE_MARKER` set (a name
+    /// that is an end marker if the provider is JAX's).
+    tags: Vec<u32>,
+}
+
+const NOT_COUNTED: u32 = u32::MAX;
+const MAYBE_MARKER: u32 = 1 << 31;
+
+impl HostSelfTimes {
+    /// No records yet.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds a record; its self time is `finish()[k]` for the `k`-th record
+    /// pushed (0 for device work, runtime calls and device-timeline
+    /// annotations).
+    pub fn push(&mut self, record: &SliceRecord<'_>) {
+        let class = record.class;
+        let not_host =
+            class.is_device() || class.is_runtime() || class == SliceClass::GpuUserAnnotation;
+        let tag = if not_host {
+            NOT_COUNTED
+        } else {
+            let next = self.threads.len() as u32;
+            let thread = *self.threads.entry((record.pid, record.tid)).or_insert(next);
+            if record.name.starts_with(JAX_END_MARKER_PREFIX) {
+                thread | MAYBE_MARKER
+            } else {
+                thread
+            }
+        };
+        self.tags.push(tag);
+        self.spans.push(Span {
+            ts_ns: record.ts_ns,
+            counted_end_ns: record.ts_ns.saturating_add(record.dur_ns.max(0)),
+            index: record.index,
+        });
+    }
+
+    /// Records pushed.
+    pub fn len(&self) -> usize {
+        self.spans.len()
+    }
+
+    /// Whether none was.
+    pub fn is_empty(&self) -> bool {
+        self.spans.is_empty()
+    }
+
+    /// Every record's self time, in push order, under `provider` (which
+    /// decides whether `end: X` names are JAX's markers, which count for
+    /// nothing).
+    pub fn finish(self, provider: Provider) -> Vec<i64> {
+        let mut threads: Vec<Vec<usize>> = vec![Vec::new(); self.threads.len()];
+        for (i, &tag) in self.tags.iter().enumerate() {
+            if tag == NOT_COUNTED || (tag & MAYBE_MARKER != 0 && provider == Provider::Jax) {
+                continue;
+            }
+            threads[(tag & !MAYBE_MARKER) as usize].push(i);
+        }
+        let mut own = vec![0; self.spans.len()];
+        for members in &mut threads {
+            self_times_of_thread(&self.spans, members, &mut own);
+        }
+        own
+    }
 }
 
 /// A union of intervals, each added with a start at or before every start

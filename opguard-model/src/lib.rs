@@ -81,6 +81,10 @@ mod options;
 mod index;
 // Model: what readers push records into.
 mod builder;
+// Model: records streamed to a consumer as a read goes.
+mod sink;
+// Model: the launch join (owners, launches, proofs), for slices and streamed rows.
+mod join;
 // Model: one artifact's records, indexed for qualified joins.
 mod model;
 // Model: semantic frame identity (what a record is, across captures).
@@ -96,12 +100,16 @@ pub use frame::{
     normalize_source_path, FrameIdentity, SemanticFrame, SemanticFrameId, SEMANTIC_FRAME_ID_PREFIX,
     SEMANTIC_FRAME_VERSION,
 };
-pub use host::{HostDetail, HostKind, OperationArgs, INDUCTOR_PLACEHOLDER, JAX_END_MARKER_PREFIX};
+pub use host::{
+    HostDetail, HostKind, HostSelfTimes, OperationArgs, INDUCTOR_PLACEHOLDER, JAX_END_MARKER_PREFIX,
+};
 pub use identity::{EventRef, ReferenceError, Sha256Digest};
 pub use index::Interner;
+pub use join::{JoinedLaunches, LaunchJoin};
 pub use model::{Progress, TraceModel};
 pub use options::ModelOptions;
 pub use provider::{Format, Provider};
+pub use sink::{RecordSink, SinkSlot};
 pub use slice::{
     CorrelationKey, FlowPhase, FlowPoint, HostTotal, IdValue, LaunchKind, LaunchProof, NameId,
     Slice, SliceClass, Unproven,

@@ -17,6 +17,7 @@ use crate::frame::{self, SemanticFrame};
 use crate::host::{self, HostDetail, HostKind, OperationArgs};
 use crate::identity::EventRef;
 use crate::index::{Interner, SliceIndex};
+use crate::join;
 use crate::slice::{
     CorrelationKey, FlowPoint, HostTotal, IdValue, LaunchProof, NameId, Slice, SliceClass, Unproven,
 };
@@ -196,15 +197,7 @@ impl TraceModel {
 
     fn launch_candidates(&self, slice_index: usize) -> Result<&[usize], Unproven> {
         let slice = self.slices.get(slice_index).ok_or(Unproven::NotDevice)?;
-        if !slice.class.is_device() {
-            return Err(Unproven::NotDevice);
-        }
-        if !self.qualified() {
-            return Err(Unproven::NoNamespace);
-        }
-        let correlation = slice.correlation.ok_or(Unproven::NoId)?;
-        let process = slice.process.ok_or(Unproven::OwnerUnknown)?;
-        Ok(self.launches_by_correlation.get(&(process, correlation)))
+        join::launch_candidates(slice, self.qualified(), &self.launches_by_correlation)
     }
 
     /// What device slice `slice_index`'s correlation proves about its
@@ -217,12 +210,7 @@ impl TraceModel {
     /// a slice whose owning process is not established (a merge of several
     /// launching processes) proves nothing however its id matches.
     pub fn launch_proof(&self, slice_index: usize) -> LaunchProof<'_> {
-        match self.launch_candidates(slice_index) {
-            Err(why) => LaunchProof::Unproven(why),
-            Ok([]) => LaunchProof::Unproven(Unproven::NoLaunch),
-            Ok([one]) => LaunchProof::Proven(*one),
-            Ok(several) => LaunchProof::Ambiguous(several),
-        }
+        join::proof(self.launch_candidates(slice_index))
     }
 
     /// Host slices (operators, annotations, runtime calls) sharing slice

@@ -1,7 +1,8 @@
 //! Model stage: what a reader asks the model to keep.
 
+use crate::sink::SinkSlot;
 #[cfg(doc)]
-use crate::{HostDetail, OperationArgs, TraceModel};
+use crate::{HostDetail, OperationArgs, RecordSink, TraceModel};
 
 /// What to keep while reading.
 #[derive(Debug, Clone)]
@@ -35,6 +36,11 @@ pub struct ModelOptions {
     /// explains): a summary that reports neither can leave them out. Their
     /// `ts` is still read, so a trace fails where the full model fails.
     pub flows: bool,
+    /// A consumer that sees every record it wants as the reader pushes it,
+    /// whatever the model keeps ([`RecordSink`]): with
+    /// [`ModelOptions::nothing`] a read's memory is the sink's, not the
+    /// model's.
+    pub sink: Option<SinkSlot>,
 }
 
 impl Default for ModelOptions {
@@ -45,6 +51,7 @@ impl Default for ModelOptions {
             operation_args: false,
             device_activity: true,
             flows: true,
+            sink: None,
         }
     }
 }
@@ -71,6 +78,24 @@ impl ModelOptions {
             host_totals: true,
             ..Self::launches_only()
         }
+    }
+    /// Keep no record at all: the model is the artifact and what the reader
+    /// established of it (summary, metadata, provider). For a read that
+    /// streams its records into a [`ModelOptions::sink`].
+    pub fn nothing() -> Self {
+        ModelOptions {
+            host_ops: false,
+            host_totals: false,
+            operation_args: false,
+            device_activity: false,
+            flows: false,
+            sink: None,
+        }
+    }
+    /// Sets [`ModelOptions::sink`].
+    pub fn sink(mut self, sink: SinkSlot) -> Self {
+        self.sink = Some(sink);
+        self
     }
     /// Sets [`ModelOptions::flows`].
     pub fn flows(mut self, on: bool) -> Self {

@@ -20,6 +20,7 @@ import os
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 from . import _native
+from .arrow import Table, host_ops, kernels, launches, table, tables
 from .errors import (AlignError, CensusError, DocumentError, InternalError, JobError,
                      LibraryNotFoundError, OpguardError, RequestError, ScalingError, SelectError,
                      TraceError)
@@ -33,6 +34,7 @@ __all__ = [
     "trace_info", "trace_launch_regions", "census", "census_compare_widths",
     "profile_top_n", "seam_verdict", "export_build", "alignment_map_apply", "scaling_correlate",
     "job_summary", "job_merge",
+    "Table", "table", "tables", "kernels", "host_ops", "launches",
 ]
 
 

@@ -107,6 +107,16 @@ class Library:
             fn.restype = ctypes.c_void_p
             fn.argtypes = [ctypes.c_char_p]
             self.entries[name] = fn
+        # char *opguard_table_stream(const char *request, struct ArrowArrayStream *out);
+        # absent from a library older than the tables (opguard.arrow says so).
+        self.table_stream = getattr(d, "opguard_table_stream", None)
+        if self.table_stream is not None:
+            self.table_stream.restype = ctypes.c_void_p
+            self.table_stream.argtypes = [ctypes.c_char_p, ctypes.c_void_p]
+        self.table_streams = getattr(d, "opguard_table_streams", None)
+        if self.table_streams is not None:
+            self.table_streams.restype = ctypes.c_void_p
+            self.table_streams.argtypes = [ctypes.c_char_p, ctypes.c_void_p, ctypes.c_size_t]
         self.free = d.opguard_string_free
         self.kernel_match = d.opguard_kernel_match
         self.status_name = d.opguard_status_name

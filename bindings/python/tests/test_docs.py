@@ -7,10 +7,11 @@ import pytest
 import opguard
 import opguard.errors
 import opguard.seam
+import opguard.arrow
 import opguard.tools
 
 
-@pytest.mark.parametrize("module", [opguard, opguard.errors, opguard.seam, opguard.tools],
+@pytest.mark.parametrize("module", [opguard, opguard.errors, opguard.seam, opguard.arrow, opguard.tools],
                          ids=lambda m: m.__name__)
 def test_docstring_examples_run(module):
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)

@@ -571,6 +571,25 @@ static void every_entry_point(void) {
     }
     call_err("opguard_trace_info(missing file)", opguard_trace_info,
              "{\"path\":\"/nonexistent/opguard/trace.json\"}", "trace.io");
+    {
+        /* The stream itself is held to the referee under AddressSanitizer by
+         * tests/c/opguard_table_stream.c; here: an error leaves no stream. */
+        struct ArrowArrayStream stream;
+        char *e = opguard_table_stream(
+            "{\"path\":\"/nonexistent/opguard/trace.json\",\"table\":\"device\"}", &stream);
+        if (strstr(e, "\"code\":\"trace.io\"") == NULL || stream.release != NULL)
+            fail("opguard_table_stream(missing file)", e);
+        else
+            printf("ok opguard_table_stream(missing file)\n");
+        opguard_string_free(e);
+        e = opguard_table_streams(
+            "{\"path\":\"/nonexistent/opguard/trace.json\",\"tables\":[\"device\"]}", &stream, 1);
+        if (strstr(e, "\"code\":\"trace.io\"") == NULL || stream.release != NULL)
+            fail("opguard_table_streams(missing file)", e);
+        else
+            printf("ok opguard_table_streams(missing file)\n");
+        opguard_string_free(e);
+    }
     len = 0;
     escaped_request(&req, &len, &cap, "{\"artifacts\":[{\"text\":", TRACE,
                     ",\"provider\":\"kineto_cuda\",\"stage\":\"decode\"}]}");

@@ -6,26 +6,11 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::suite::support::{artifact_dir, crate_dir, fixtures, kernel_fixture, shared_lib_name};
+use crate::suite::support::{
+    artifact_dir, crate_dir, fixtures, kernel_fixture, native_static_libs, shared_lib_name,
+};
 
 const CFLAGS: &[&str] = &["-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic"];
-
-/// The system libraries a Rust static library needs (`rustc --print native-static-libs`).
-fn native_static_libs() -> &'static [&'static str] {
-    if cfg!(target_os = "macos") {
-        &["-lSystem", "-lc", "-lm"]
-    } else {
-        &[
-            "-lgcc_s",
-            "-lutil",
-            "-lrt",
-            "-lpthread",
-            "-lm",
-            "-ldl",
-            "-lc",
-        ]
-    }
-}
 
 fn cc() -> String {
     std::env::var("CC").unwrap_or_else(|_| "cc".to_owned())

@@ -35,10 +35,17 @@ fn header_text() -> String {
 fn header_declarations() -> Signatures {
     let mut out = Signatures::new();
     let mut in_comment = false;
+    // The Arrow C interface structs' members are function pointers, not
+    // declarations.
+    let mut in_struct = false;
     for line in header_text().lines() {
         let t = line.trim();
         if in_comment {
             in_comment = !t.contains("*/");
+            continue;
+        }
+        if in_struct || (t.starts_with("struct ") && t.ends_with('{')) {
+            in_struct = !t.starts_with('}');
             continue;
         }
         if t.starts_with("/*") {
@@ -74,6 +81,8 @@ fn c_type(rust: &str) -> String {
         "*mut c_char" => "char *".into(),
         "c_int" => "int".into(),
         "u32" => "uint32_t".into(),
+        "*mut FFI_ArrowArrayStream" => "struct ArrowArrayStream *".into(),
+        "usize" => "size_t".into(),
         "" => "void".into(),
         other => panic!("no C type known for Rust type {other:?}; extend c_type"),
     }
@@ -88,7 +97,17 @@ fn source_declarations() -> Signatures {
         if line.trim() != "#[no_mangle]" {
             continue;
         }
-        let def = lines[i + 1].trim();
+        // The signature, however rustfmt wrapped it, up to its body.
+        let def = lines[i + 1..]
+            .iter()
+            .take_while(|l| !l.trim_end().ends_with('{'))
+            .chain(lines[i + 1..].iter().find(|l| l.trim_end().ends_with('{')))
+            .map(|l| l.trim())
+            .collect::<Vec<_>>()
+            .join(" ")
+            .replace("( ", "(")
+            .replace(", )", ")");
+        let def = def.as_str();
         let rest = def
             .strip_prefix("pub unsafe extern \"C\" fn ")
             .or_else(|| def.strip_prefix("pub extern \"C\" fn "))

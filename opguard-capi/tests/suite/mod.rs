@@ -4,5 +4,6 @@ mod entries;
 mod header;
 mod no_threads;
 mod support;
+mod table_stream;
 mod threads;
 mod version;

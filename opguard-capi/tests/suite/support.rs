@@ -103,3 +103,20 @@ pub fn shared_lib_name() -> &'static str {
         "libopguard_capi.so"
     }
 }
+
+/// The system libraries a Rust static library needs (`rustc --print native-static-libs`).
+pub fn native_static_libs() -> &'static [&'static str] {
+    if cfg!(target_os = "macos") {
+        &["-lSystem", "-lc", "-lm"]
+    } else {
+        &[
+            "-lgcc_s",
+            "-lutil",
+            "-lrt",
+            "-lpthread",
+            "-lm",
+            "-ldl",
+            "-lc",
+        ]
+    }
+}
