@@ -432,8 +432,15 @@ fn gate(
 ) -> Gate {
     let all = || totals.iter().chain(entities);
     let count = |v: Verdict| all().filter(|e| e.verdict == v).count();
-    let mut failing: Vec<&EntityComparison> = all().filter(|e| e.fails_gate).collect();
+    // What regressed first (the kernels and operations, worst first), then
+    // the totals that moved with them: the totals say how much the job
+    // lost, the entities say where.
+    let mut failing: Vec<&EntityComparison> = entities.iter().filter(|e| e.fails_gate).collect();
     failing.sort_by(|a, b| order(a, b));
+    let mut failing_totals: Vec<&EntityComparison> =
+        totals.iter().filter(|e| e.fails_gate).collect();
+    failing_totals.sort_by(|a, b| order(a, b));
+    failing.extend(failing_totals);
     let regressed_within_threshold = all()
         .filter(|e| e.verdict == Verdict::Regressed && !e.fails_gate)
         .count();
