@@ -57,6 +57,7 @@ mod census;
 // Scaling: cost against a numeric input across trials.
 mod scaling;
 // Jobs: one rank's summary (map), merging summaries (reduce).
+mod compare;
 mod job;
 // The crate's one error type and the stable error-code table.
 mod error;
