@@ -723,7 +723,8 @@ input, an existing output).
 Examples:
   opguard report
   opguard report --out decode.html rank0.json.gz rank1.json.gz --request seam-request.json
-  opguard report --out scaling.html --trials trials.json base.json.gz";
+  opguard report --out scaling.html --trials trials.json base.json.gz
+  opguard compare --baseline base/ --candidate test/ --json > cmp.json; opguard report --out cmp.html --compare cmp.json";
 
 /// `opguard report`.
 #[derive(Debug, Args)]
@@ -746,6 +747,11 @@ pub struct ReportArgs {
     /// no TRACE, the page shows the job alone.
     #[arg(long, value_name = "FILE")]
     pub job: Option<PathBuf>,
+    /// A comparison to draw (`opguard compare --json`): per entity the baseline's
+    /// and the candidate's samples side by side, regressions first, and the gate.
+    /// With no TRACE, the page shows the comparison alone.
+    #[arg(long, value_name = "FILE")]
+    pub compare: Option<PathBuf>,
     /// Profile rows per trace.
     #[arg(long, default_value_t = 10, value_name = "N")]
     pub top: usize,
