@@ -216,5 +216,12 @@ fn human(c: &Comparison, max_rows: usize, style: Style) -> String {
         GateStatus::Undecided => style.warning(message),
     };
     out.push_str(&format!("\ngate {gate}\n"));
+    for caveat in &c.gate.caveats {
+        let (code, text) = caveat.split_once(": ").unwrap_or(("caveat", caveat));
+        out.push_str(&format!(
+            "{}: {text}\n",
+            style.warning(&format!("caveat[{code}]"))
+        ));
+    }
     out
 }

@@ -92,13 +92,14 @@ pub fn compare(
         all.into_iter().partition(|e| e.kind.is_total());
     totals.sort_by(|a, b| (a.kind, &a.key).cmp(&(b.kind, &b.key)));
     entities.sort_by(order);
-    let gate = gate(
+    let mut gate = gate(
         &totals,
         &entities,
         tested.len(),
         options,
         insufficient.as_deref(),
     );
+    gate.caveats = caveats(unit, (baseline.len(), candidate.len()), &entities);
     let unmatched = baseline
         .iter()
         .map(|r| ("baseline", r))
@@ -520,5 +521,55 @@ fn gate(
         only_in_baseline: only_b,
         only_in_candidate: only_c,
         message,
+        caveats: Vec::new(),
     }
+}
+
+/// Entities tested at or above which a shift of most of them in one
+/// direction is called out.
+const BROAD_SHIFT_MIN_TESTED: usize = 5;
+
+/// What the verdicts cannot tell apart, said next to them: steps of one
+/// run share that run's machine (load, clock, caches), so with one run a
+/// side a drift of the whole run is indistinguishable from a change; and
+/// most entities moving one way at once looks like such a drift.
+fn caveats(
+    unit: SampleUnit,
+    (base_runs, cand_runs): (usize, usize),
+    entities: &[EntityComparison],
+) -> Vec<String> {
+    let mut out = Vec::new();
+    if unit == SampleUnit::Step && (base_runs == 1 || cand_runs == 1) {
+        out.push(format!(
+            "single_run: {} one run, and the steps of a run share its machine's state (load, \
+             clock, caches): a drift of the whole run reads as a change of everything it ran; \
+             several runs a side tell a change from a drift",
+            if base_runs == 1 && cand_runs == 1 {
+                "each side is"
+            } else if base_runs == 1 {
+                "the baseline is"
+            } else {
+                "the candidate is"
+            }
+        ));
+    }
+    let tested = entities.iter().filter(|e| e.q_value.is_some()).count();
+    let regressed = entities
+        .iter()
+        .filter(|e| e.verdict == Verdict::Regressed)
+        .count();
+    let improved = entities
+        .iter()
+        .filter(|e| e.verdict == Verdict::Improved)
+        .count();
+    for (moved, way) in [(regressed, "slower"), (improved, "faster")] {
+        if tested >= BROAD_SHIFT_MIN_TESTED && 2 * moved > tested {
+            out.push(format!(
+                "broad_shift: {moved} of {tested} tested entities are significantly {way}: a \
+                 change rarely touches most of a program at once, a machine slower or faster \
+                 for the whole run does"
+            ));
+        }
+    }
+    out
 }

@@ -276,6 +276,13 @@ pub struct Gate {
     pub only_in_candidate: usize,
     /// One sentence saying all of it.
     pub message: String,
+    /// What the verdicts cannot tell apart, each `code: explanation`:
+    /// `single_run` (a side is one run, whose steps share its machine's
+    /// state: a drift of the whole run reads as a change), `broad_shift`
+    /// (most tested entities moved one way: more like a machine slower or
+    /// faster for the whole run than a change). They never change the
+    /// status; they say how far to trust it.
+    pub caveats: Vec<String>,
 }
 
 /// Work of one side whose identity is partial.

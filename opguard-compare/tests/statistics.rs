@@ -325,3 +325,45 @@ fn the_figures_of_one_comparison_are_scipys() {
     assert_eq!(c.gate.failing, ["gemm"]);
     assert_eq!(c.gate.regressed_within_threshold, 1);
 }
+
+/// Steps of one run share its machine: with one run a side the gate says
+/// so, and when most entities move one way at once (a whole run slower,
+/// as a loaded machine makes it) it says that too — without changing the
+/// status.
+#[test]
+fn a_whole_run_slower_is_called_a_broad_shift() {
+    let kernels = workload(10);
+    let mut rng = Rng::new(3);
+    let slower: Vec<_> = kernels
+        .iter()
+        .map(|k| crate::support::Kernel {
+            name: k.name.clone(),
+            ns: k.ns * 13 / 10,
+        })
+        .collect();
+    let base = simulated_run(&mut rng, "base.json", &kernels, 8, 0.05, None);
+    let cand = simulated_run(&mut rng, "test.json", &slower, 8, 0.05, None);
+    let c = compare(&[base], &[cand], &CompareOptions::new()).unwrap();
+    assert_eq!(c.gate.status, GateStatus::Failed);
+    let codes: Vec<&str> = c
+        .gate
+        .caveats
+        .iter()
+        .map(|c| c.split(':').next().unwrap())
+        .collect();
+    assert_eq!(codes, ["single_run", "broad_shift"], "{:?}", c.gate.caveats);
+    assert!(c.gate.caveats[1]
+        .starts_with("broad_shift: 10 of 10 tested entities are significantly slower"));
+
+    // Two runs a side, one kernel slower: neither caveat.
+    let runs = |rng: &mut Rng, slow| {
+        vec![
+            simulated_run(rng, "a.json", &kernels, 8, 0.05, slow),
+            simulated_run(rng, "b.json", &kernels, 8, 0.05, slow),
+        ]
+    };
+    let (base, cand) = (runs(&mut rng, None), runs(&mut rng, Some((4, 1.3))));
+    let c = compare(&base, &cand, &CompareOptions::new()).unwrap();
+    assert_eq!(c.gate.failing, ["kernel_04<float>"]);
+    assert!(c.gate.caveats.is_empty(), "{:?}", c.gate.caveats);
+}
