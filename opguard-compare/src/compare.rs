@@ -100,6 +100,11 @@ pub fn compare(
         insufficient.as_deref(),
     );
     gate.caveats = caveats(unit, (baseline.len(), candidate.len()), &entities);
+    if gate.status == GateStatus::Passed {
+        if let Some(low_power) = low_power(sizes, tested.len(), options.fdr) {
+            gate.caveats.push(low_power);
+        }
+    }
     let unmatched = baseline
         .iter()
         .map(|r| ("baseline", r))
@@ -306,12 +311,15 @@ fn entity(
         fails_gate: false,
     };
     match (in_base, in_cand) {
+        // A ratio to or of no time is no ratio.
         (true, false) => {
+            out.ratio = None;
             out.verdict = Verdict::OnlyInBaseline;
             out.why = Some("not in any candidate sample".into());
             return out;
         }
         (false, true) => {
+            out.ratio = None;
             out.verdict = Verdict::OnlyInCandidate;
             out.why = Some("not in any baseline sample".into());
             return out;
@@ -523,6 +531,27 @@ fn gate(
         message,
         caveats: Vec::new(),
     }
+}
+
+/// When one regression alone could never be found: Benjamini–Hochberg
+/// adjusts the smallest p-value the samples can give by the number of
+/// hypotheses, and above the FDR a lone change passes unseen (several
+/// changing together still can be found).
+fn low_power((n_b, n_c): (usize, usize), tested: usize, fdr: f64) -> Option<String> {
+    if tested == 0 {
+        return None;
+    }
+    let min_p = mann_whitney_min_p(n_b, n_c);
+    let lone = min_p * tested as f64;
+    (lone > fdr).then(|| {
+        format!(
+            "low_power: with {n_b} against {n_c} samples the smallest p-value is {}, and over \
+             {tested} tested a lone regression's adjusted p-value is at least {} (above the FDR \
+             {fdr}): a pass is weak evidence; more steps or runs find one",
+            short(min_p),
+            short(lone.min(1.0))
+        )
+    })
 }
 
 /// Entities tested at or above which a shift of most of them in one

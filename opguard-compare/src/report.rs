@@ -280,8 +280,9 @@ pub struct Gate {
     /// `single_run` (a side is one run, whose steps share its machine's
     /// state: a drift of the whole run reads as a change), `broad_shift`
     /// (most tested entities moved one way: more like a machine slower or
-    /// faster for the whole run than a change). They never change the
-    /// status; they say how far to trust it.
+    /// faster for the whole run than a change), `low_power` (a pass with so
+    /// few samples for so many hypotheses that one regression alone could
+    /// never have reached the FDR). They never change the status; they say how far to trust it.
     pub caveats: Vec<String>,
 }
 

@@ -194,3 +194,71 @@ fn hta_pair_refuses_a_missing_step_range_and_a_trace_given_twice() {
     let e = compare_paths(&[base.clone(), base], &[test], &CompareOptions::new()).unwrap_err();
     assert_eq!(e.code(), "artifact_reused");
 }
+
+/// A job of ranks: the two real ranks of one job as the baseline, the same
+/// ranks with every kernel 1.5 times longer as the candidate (two runs of
+/// two steps a side: 4 samples against 4). At FDR 0.05 over some 400
+/// entities no lone change could be found, and the gate passes saying so
+/// (`low_power`); at FDR 0.1 the slower kernels are found — kernels and
+/// the device totals, never a host operation, whose time did not change.
+#[test]
+fn a_job_of_ranks_with_slower_kernels() {
+    let (Some(r0), Some(r1)) = (
+        hta("trace_filter__sampled_rank-0.json.gz"),
+        hta("trace_filter__sampled_rank-1.json.gz"),
+    ) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let slow: Vec<PathBuf> = [(&r0, 0), (&r1, 1)]
+        .into_iter()
+        .map(|(src, rank)| {
+            let dst = dir.path().join(format!("slow_rank{rank}.json.gz"));
+            opguard_testdata::rank_copy(src, &dst, rank, 1.5);
+            dst
+        })
+        .collect();
+    let base = [r0, r1];
+    let c = compare_paths(&base, &slow, &CompareOptions::new()).unwrap();
+    assert_eq!(c.baseline.samples.len(), 4, "two ranks of two steps");
+    assert_eq!(c.gate.status, GateStatus::Passed);
+    assert!(c.tested > 300, "{}", c.tested);
+    let low_power = c.gate.caveats.iter().find(|c| c.starts_with("low_power:"));
+    assert!(
+        low_power.is_some_and(|c| c.contains("smallest p-value is 0.0286")),
+        "{:?}",
+        c.gate.caveats
+    );
+    for e in c
+        .entities
+        .iter()
+        .filter(|e| e.verdict == Verdict::Unchanged)
+    {
+        let ratio = e.ratio.unwrap_or(1.0);
+        if e.kind == EntityKind::Kernel && e.baseline.median_ns.unwrap_or(0.0) > 100_000.0 {
+            // Durations are whole microseconds: each slowed slice rounds.
+            assert!((ratio - 1.5).abs() < 0.03, "{} {ratio}", e.name);
+        } else if !e.kind.is_device() {
+            assert_eq!(ratio, 1.0, "{}: host time did not change", e.name);
+        }
+    }
+
+    let c = compare_paths(&base, &slow, &CompareOptions::new().fdr(0.1)).unwrap();
+    assert_eq!(c.gate.status, GateStatus::Failed);
+    let regressed: Vec<_> = c
+        .all()
+        .filter(|e| e.verdict == Verdict::Regressed)
+        .collect();
+    assert!(regressed.len() > 100, "{}", regressed.len());
+    for e in regressed {
+        assert!(
+            e.kind.is_device()
+                || e.kind == EntityKind::DeviceBusy
+                || e.kind == EntityKind::StreamBusy,
+            "{:?} {} regressed",
+            e.kind,
+            e.name
+        );
+    }
+    assert!(c.all().all(|e| e.verdict != Verdict::Improved));
+}
