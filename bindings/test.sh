@@ -7,12 +7,16 @@
 # npm tarball installed into fresh places outside the checkout; the marker
 # installer under real torch. Needs only Rust, a C compiler with AddressSanitizer (gcc or
 # clang), Python >= 3.9 (3.11 in CI) and Node >= 20; the Python venv and
-# node_modules are created when missing, and Debian's cmake is installed when
-# missing (the CMake consumer of the installed prefix). Every fixture case is reported by name: <file>::<id>.
+# node_modules are created when missing, and Debian's cmake (the CMake
+# consumer of the installed prefix) is installed when missing and
+# installable, else that step is skipped (scripts/lib.sh). Every fixture
+# case is reported by name: <file>::<id>.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(dirname "$here")"
 cd "$root"
+# shellcheck source=../scripts/lib.sh
+. "$root/scripts/lib.sh"
 
 step() { printf '\n==> %s\n' "$*"; }
 
@@ -81,54 +85,51 @@ fi
 unset PKG_CONFIG_PATH
 
 step "C: the same prefix, moved, through CMake: find_package(opguard) and its imported targets"
-if ! command -v cmake >/dev/null 2>&1; then
-    echo "installing Debian's cmake"
-    apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq cmake >/dev/null
-fi
-# The package config finds the prefix from its own place: a moved or
-# repackaged install still works.
-mv "$scratch/prefix" "$scratch/moved"
-cmake_project="$root/opguard-capi/tests/cmake"
-configure() {
-    cmake -S "$cmake_project" -B "$1" -DCMAKE_PREFIX_PATH="$scratch/moved" \
-        -DOPGUARD_TEST_SOURCE="$src" -DOPGUARD_REQUEST="$2" -DCMAKE_C_COMPILER="$cc"
-}
-# Cargo's compatibility rule: 0.y.z serves 0.y; the next minor (next major
-# from 1.0 on) and a newer patch are refused.
-IFS=. read -r major minor patch <<<"$capi_version"
-if [ "$major" = 0 ]; then incompatible=("0.$((minor + 1))"); else incompatible=("$((major + 1)).0"); fi
-incompatible+=("$major.$minor.$((patch + 1))")
-for request in "${incompatible[@]}"; do
-    if configure "$scratch/cmake-refused" "$request" >"$scratch/cmake-refused.log" 2>&1; then
-        echo "error: find_package(opguard $request) accepted opguard $capi_version" >&2; exit 1
+if debian_package cmake cmake "the CMake consumer of the installed prefix (bindings/test.sh)"; then
+    # The package config finds the prefix from its own place: a moved or
+    # repackaged install still works.
+    mv "$scratch/prefix" "$scratch/moved"
+    cmake_project="$root/opguard-capi/tests/cmake"
+    configure() {
+        cmake -S "$cmake_project" -B "$1" -DCMAKE_PREFIX_PATH="$scratch/moved" \
+            -DOPGUARD_TEST_SOURCE="$src" -DOPGUARD_REQUEST="$2" -DCMAKE_C_COMPILER="$cc"
+    }
+    # Cargo's compatibility rule: 0.y.z serves 0.y; the next minor (next major
+    # from 1.0 on) and a newer patch are refused.
+    IFS=. read -r major minor patch <<<"$capi_version"
+    if [ "$major" = 0 ]; then incompatible=("0.$((minor + 1))"); else incompatible=("$((major + 1)).0"); fi
+    incompatible+=("$major.$minor.$((patch + 1))")
+    for request in "${incompatible[@]}"; do
+        if configure "$scratch/cmake-refused" "$request" >"$scratch/cmake-refused.log" 2>&1; then
+            echo "error: find_package(opguard $request) accepted opguard $capi_version" >&2; exit 1
+        fi
+        grep -q "version: $capi_version" "$scratch/cmake-refused.log" \
+            || { cat "$scratch/cmake-refused.log" >&2; echo "error: find_package(opguard $request) failed for another reason" >&2; exit 1; }
+        rm -rf "$scratch/cmake-refused"
+    done
+    echo "find_package(opguard ${incompatible[*]}) refused opguard $capi_version"
+    configure "$scratch/cmake-build" "$major.$minor" >"$scratch/cmake.log" 2>&1 \
+        || { cat "$scratch/cmake.log" >&2; echo "error: find_package(opguard $major.$minor) failed" >&2; exit 1; }
+    cmake --build "$scratch/cmake-build" >>"$scratch/cmake.log" 2>&1 \
+        || { cat "$scratch/cmake.log" >&2; echo "error: the CMake consumer did not build" >&2; exit 1; }
+    for kind in shared static; do
+        status=0
+        mkdir "$scratch/cmake-work-$kind"
+        (cd / && env -i "$scratch/cmake-build/app_$kind" "$root/fixtures" "$scratch/cmake-work-$kind") \
+            >"$scratch/cmake-$kind.log" 2>&1 || status=$?
+        echo "CMake consumer ($kind): $(grep -c '^ok ' "$scratch/cmake-$kind.log") checks ok, exit $status"
+        [ "$status" -eq 0 ] || { grep -v '^ok ' "$scratch/cmake-$kind.log"; echo "error: the CMake consumer ($kind) failed" >&2; exit 1; }
+    done
+    if [ "$shared" = libopguard_capi.so ]; then
+        # The library has no soname: without IMPORTED_NO_SONAME the consumer
+        # would record the library's path at build time instead of its name.
+        needed="$(readelf -d "$scratch/cmake-build/app_shared")"
+        grep -qF "Shared library: [$shared]" <<<"$needed" \
+            || { echo "$needed" >&2; echo "error: the CMake consumer does not record $shared by name" >&2; exit 1; }
+        loaded="$(ldd "$scratch/cmake-build/app_shared")"
+        grep -qF "$scratch/moved/lib/$shared" <<<"$loaded" \
+            || { echo "$loaded" >&2; echo "error: the CMake consumer does not load the moved prefix's library" >&2; exit 1; }
     fi
-    grep -q "version: $capi_version" "$scratch/cmake-refused.log" \
-        || { cat "$scratch/cmake-refused.log" >&2; echo "error: find_package(opguard $request) failed for another reason" >&2; exit 1; }
-    rm -rf "$scratch/cmake-refused"
-done
-echo "find_package(opguard ${incompatible[*]}) refused opguard $capi_version"
-configure "$scratch/cmake-build" "$major.$minor" >"$scratch/cmake.log" 2>&1 \
-    || { cat "$scratch/cmake.log" >&2; echo "error: find_package(opguard $major.$minor) failed" >&2; exit 1; }
-cmake --build "$scratch/cmake-build" >>"$scratch/cmake.log" 2>&1 \
-    || { cat "$scratch/cmake.log" >&2; echo "error: the CMake consumer did not build" >&2; exit 1; }
-for kind in shared static; do
-    status=0
-    mkdir "$scratch/cmake-work-$kind"
-    (cd / && env -i "$scratch/cmake-build/app_$kind" "$root/fixtures" "$scratch/cmake-work-$kind") \
-        >"$scratch/cmake-$kind.log" 2>&1 || status=$?
-    echo "CMake consumer ($kind): $(grep -c '^ok ' "$scratch/cmake-$kind.log") checks ok, exit $status"
-    [ "$status" -eq 0 ] || { grep -v '^ok ' "$scratch/cmake-$kind.log"; echo "error: the CMake consumer ($kind) failed" >&2; exit 1; }
-done
-if [ "$shared" = libopguard_capi.so ]; then
-    # The library has no soname: without IMPORTED_NO_SONAME the consumer
-    # would record the library's path at build time instead of its name.
-    needed="$(readelf -d "$scratch/cmake-build/app_shared")"
-    grep -qF "Shared library: [$shared]" <<<"$needed" \
-        || { echo "$needed" >&2; echo "error: the CMake consumer does not record $shared by name" >&2; exit 1; }
-    loaded="$(ldd "$scratch/cmake-build/app_shared")"
-    grep -qF "$scratch/moved/lib/$shared" <<<"$loaded" \
-        || { echo "$loaded" >&2; echo "error: the CMake consumer does not load the moved prefix's library" >&2; exit 1; }
 fi
 rm -rf "$scratch"
 
@@ -194,8 +195,8 @@ if [ -x "$torch_venv/bin/python" ]; then
     (cd "$here/python" && OPGUARD_REQUIRE_TORCH=1 "$torch_venv/bin/python" -m pytest -v \
         -p no:cacheprovider tests/test_seam.py tests/test_seam_torch.py)
 else
-    echo "SKIPPED: the marker installer's torch test: no $torch_venv (CI=true creates it;"
-    echo "         or point OPGUARD_TORCH_VENV at a venv with torch and pytest)"
+    skip_step "the marker installer's torch test (bindings/test.sh)" \
+        "needs a venv with torch and pytest at $torch_venv (CI=true creates it, about 5 GB; or point OPGUARD_TORCH_VENV at one)"
 fi
 
 step "Node: npm ci and node --test in bindings/js"

@@ -8,13 +8,11 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
+# shellcheck source=../scripts/lib.sh
+. "$root/scripts/lib.sh"
 
+shared_data_or_skip "the Ray example test (examples/ray_job_test.sh)" || exit 0
 data="$root/../shared/data/traces/hta"
-if [ ! -d "$data" ]; then
-    if [ "${CI:-}" = "true" ]; then echo "error: CI=true but $data is missing" >&2; exit 1; fi
-    echo "skipping the Ray example test: no shared data at $data"
-    exit 0
-fi
 
 venv="$root/bindings/python/.venv"
 if [ ! -x "$venv/bin/python" ]; then

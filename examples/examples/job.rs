@@ -30,9 +30,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     assert_eq!(summaries[1].rank.collectives[0].total_ns, 3_000);
 
     // Merge in any grouping: the same bytes.
-    let all = Job::from_summaries(summaries.clone());
-    let [a, b] = [summaries[0].clone(), summaries[1].clone()].map(Job::from);
-    assert_eq!(serde_json::to_string(&b.merge(a))?, serde_json::to_string(&all)?);
+    let all = Job::from_summaries(summaries.clone())?;
+    let [a, b] = [summaries[0].clone(), summaries[1].clone()].map(Job::try_from);
+    assert_eq!(serde_json::to_string(&b?.merge(a?)?)?, serde_json::to_string(&all)?);
 
     let frame = &all.frames[0];
     assert_eq!((frame.max_ns, frame.median_ns), (3_000, 2_000));

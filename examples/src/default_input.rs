@@ -35,8 +35,66 @@ const ROPE: &str = "void vllm::rotary_embedding_kernel<c10::BFloat16, true>(long
 const ADD: &str = "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<c10::BFloat16>, std::array<char*, 3> >(int, at::native::CUDAFunctor_add<c10::BFloat16>, std::array<char*, 3>)";
 const SAMPLER: &str = "void at::native::(anonymous namespace)::cunn_SoftMaxForward<4, float, float, float, at::native::(anonymous namespace)::SoftMaxForwardEpilogue>(float*, float const*, int)";
 
+/// Which run a host operator's shapes are recorded for.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Platform {
+    Cuda,
+    Rocm,
+}
+
+/// `Input Dims` and `Input type` of a host operator, as `record_shapes=True`
+/// records them: batch 8, hidden 4096, 32 heads of 128, vocabulary 32000.
+/// The two platforms feed the same step the same tensors, except that the
+/// ROCm sampler takes its logits in bfloat16 (a difference the alignment
+/// shows).
+fn shapes(op: &str, platform: Platform) -> (serde_json::Value, serde_json::Value) {
+    const BF16: &str = "c10::BFloat16";
+    match op {
+        "aten::copy_" | "aten::add" => (
+            json!([[8, 4096], [8, 4096], []]),
+            json!([BF16, BF16, "Scalar"]),
+        ),
+        "vllm::rms_norm" => (
+            json!([[8, 4096], [8, 4096], [4096], []]),
+            json!([BF16, BF16, BF16, "Scalar"]),
+        ),
+        "aten::mm" => (json!([[8, 4096], [4096, 4096]]), json!([BF16, BF16])),
+        "vllm::rotary_embedding" => (
+            json!([[8], [8, 4096], [8, 1024], [8192, 128], []]),
+            json!(["long int", BF16, BF16, BF16, "Scalar"]),
+        ),
+        "vllm::paged_attention_v2" | "vllm::paged_attention_rocm" => (
+            json!([
+                [8, 32, 128],
+                [8, 32, 128],
+                [2048, 8, 16, 16, 8],
+                [2048, 8, 128, 16],
+                [8]
+            ]),
+            json!([BF16, BF16, BF16, BF16, "int"]),
+        ),
+        "vllm::sample" if platform == Platform::Rocm => (json!([[8, 32000]]), json!([BF16])),
+        "vllm::sample" => (json!([[8, 32000]]), json!(["float"])),
+        _ => (json!([]), json!([])),
+    }
+}
+
+/// A host operator with its shapes.
+fn cpu_op(
+    t: &mut KinetoTrace,
+    host: Thread,
+    op: &str,
+    (start, dur): (i64, i64),
+    external_id: i64,
+    platform: Platform,
+) {
+    let (dims, types) = shapes(op, platform);
+    t.cpu_op_with_shapes(host, op, start, dur, Some(external_id), None, dims, types);
+}
+
 /// Ids and clocks that advance while one trace is written.
 struct Cursor {
+    platform: Platform,
     t: i64,
     correlation: i64,
     external_id: i64,
@@ -65,7 +123,7 @@ fn op_with_kernel(
 ) {
     let (corr, ext) = c.next_ids();
     let start = c.t;
-    t.cpu_op(host, op, start, 9_000, Some(ext));
+    cpu_op(t, host, op, (start, 9_000), ext, c.platform);
     t.launch(host, api, start + 2_000, 4_000, corr, Some(ext))
         .kernel(device, 7, kernel, start + 8_000, kernel_ns);
     c.t = start + 10_000;
@@ -90,6 +148,7 @@ fn decode_rank(rank: i64, pid: i64, seed_ns: i64) -> KinetoTrace {
     t.thread_name(host, "thread 0 (python)");
     t.process_name(rank, &format!("GPU {rank}"));
     let mut c = Cursor {
+        platform: Platform::Cuda,
         t: seed_ns,
         correlation: 1000 * (rank + 1),
         external_id: 10 * (rank + 1),
@@ -99,7 +158,14 @@ fn decode_rank(rank: i64, pid: i64, seed_ns: i64) -> KinetoTrace {
         let step_ext = c.next_ids().1;
         // Embedding copy in.
         let (corr, ext) = c.next_ids();
-        t.cpu_op(host, "aten::copy_", c.t, 6_000, Some(ext));
+        cpu_op(
+            &mut t,
+            host,
+            "aten::copy_",
+            (c.t, 6_000),
+            ext,
+            Platform::Cuda,
+        );
         t.runtime(
             host,
             "cudaMemcpyAsync",
@@ -162,12 +228,13 @@ fn decode_rank(rank: i64, pid: i64, seed_ns: i64) -> KinetoTrace {
                 30_000,
                 Some(inner_ext),
             );
-            t.cpu_op(
+            cpu_op(
+                &mut t,
                 host,
                 "vllm::paged_attention_v2",
-                outer_start + 8_000,
-                20_000,
-                Some(ext),
+                (outer_start + 8_000, 20_000),
+                ext,
+                Platform::Cuda,
             );
             t.launch(
                 host,
@@ -216,7 +283,14 @@ fn decode_rank(rank: i64, pid: i64, seed_ns: i64) -> KinetoTrace {
         }
         // The sampler runs as a captured CUDA graph: one launch, four kernels.
         let (corr, ext) = c.next_ids();
-        t.cpu_op(host, "vllm::sample", c.t, 12_000, Some(ext));
+        cpu_op(
+            &mut t,
+            host,
+            "vllm::sample",
+            (c.t, 12_000),
+            ext,
+            Platform::Cuda,
+        );
         t.runtime(
             host,
             "cudaGraphLaunch",
@@ -263,6 +337,7 @@ fn rocm_run() -> KinetoTrace {
     t.process_name(3003, "python3 (rocm)");
     t.process_name(2, "GPU 2");
     let mut c = Cursor {
+        platform: Platform::Rocm,
         t: 1_700_000_000_000,
         correlation: 100,
         external_id: 1,
@@ -304,7 +379,14 @@ fn rocm_run() -> KinetoTrace {
             26_000,
         );
         let (corr, ext) = c.next_ids();
-        t.cpu_op(host, "vllm::sample", c.t, 12_000, Some(ext));
+        cpu_op(
+            &mut t,
+            host,
+            "vllm::sample",
+            (c.t, 12_000),
+            ext,
+            Platform::Rocm,
+        );
         t.runtime(
             host,
             "hipGraphLaunch",
@@ -350,7 +432,9 @@ pub fn seam_request() -> serde_json::Value {
     })
 }
 
-/// Every file of the default input, in a fixed order.
+/// Every file of the default input, in the order `inspect` reads them:
+/// the CUDA run's rank 0 and the ROCm run first (the pair it aligns), then
+/// rank 1, then the seam request.
 pub fn generate() -> Result<Vec<DefaultFile>, opguard_trace::Error> {
     let request = serde_json::to_vec_pretty(&seam_request()).unwrap_or_default();
     Ok(vec![
@@ -359,16 +443,72 @@ pub fn generate() -> Result<Vec<DefaultFile>, opguard_trace::Error> {
             bytes: decode_rank(0, 1001, 1_690_000_000_000).to_gzip()?,
         },
         DefaultFile {
-            name: "decode.rank1.json.gz",
-            bytes: decode_rank(1, 1002, 1_690_000_003_000).to_gzip()?,
-        },
-        DefaultFile {
             name: "decode.rocm.json.gz",
             bytes: rocm_run().to_gzip()?,
+        },
+        DefaultFile {
+            name: "decode.rank1.json.gz",
+            bytes: decode_rank(1, 1002, 1_690_000_003_000).to_gzip()?,
         },
         DefaultFile {
             name: "seam-request.json",
             bytes: request,
         },
     ])
+}
+
+/// Where the walkthrough's alignment map lives, relative to the workspace.
+pub const REVIEW_MAP_PATH: &str = "opguard-cli/data/attention.map.json";
+
+/// The alignment map the README's walkthrough applies to the view
+/// `opguard export --from-profile decode.rank0.json.gz --from-profile
+/// decode.rocm.json.gz --out pair.json` writes: one review pairing the
+/// first attention call of the two runs, which no automatic candidate
+/// pairs (the operators are named differently on each platform), by their
+/// query tensors. It names the view by its SHA-256, so it is computed from
+/// the view this crate's export writes for the generated traces.
+pub fn review_map() -> Result<Vec<u8>, Box<dyn std::error::Error>> {
+    let dir = tempfile::tempdir()?;
+    let mut inputs = Vec::new();
+    for file in generate()?
+        .into_iter()
+        .filter(|f| matches!(f.name, "decode.rank0.json.gz" | "decode.rocm.json.gz"))
+    {
+        let path = dir.path().join(file.name);
+        std::fs::write(&path, &file.bytes)?;
+        inputs.push(opguard_align::ProfileInput::new(path));
+    }
+    let view = dir.path().join("pair.json");
+    let summary = opguard_align::export_profiles(&inputs, &view)?;
+    let doc: serde_json::Value = serde_json::from_slice(&std::fs::read(&view)?)?;
+    let index_of = |record_id: &str| {
+        doc["traceEvents"]
+            .as_array()
+            .and_then(|events| {
+                events
+                    .iter()
+                    .position(|e| e["args"]["op"]["record_id"] == record_id)
+            })
+            .ok_or_else(|| format!("the view has no operation {record_id}"))
+    };
+    let sha = &summary.output_sha256;
+    let map = json!({
+        "version": 1,
+        "artifact_sha256": sha,
+        "reviews": [{
+            "left_ref": format!("{sha}:{}", index_of("decode.rank0/rank0/op4")?),
+            "right_ref": format!("{sha}:{}", index_of("decode.rocm/rank0/op2")?),
+            "left_tensor": ["inputs", 1],
+            "right_tensor": ["inputs", 1],
+            "decision": "comparable",
+            "reason": "The first attention call of the decode step on each platform: vllm::paged_attention_v2 on CUDA and vllm::paged_attention_rocm on ROCm take the same query tensor; only the kernel behind them differs.",
+            "evidence": [{
+                "basis": "source_inference",
+                "reference": "examples/src/default_input.rs: shapes() records one query shape for both attention operators"
+            }]
+        }]
+    });
+    let mut bytes = serde_json::to_vec_pretty(&map)?;
+    bytes.push(b'\n');
+    Ok(bytes)
 }

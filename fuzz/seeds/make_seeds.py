@@ -128,3 +128,125 @@ for i, (sel, req) in enumerate(CAPI):
     write("capi_json", f"request_{i}", bytes([sel]) + json.dumps(req).encode())
 write("capi_json", "not_json", b"\x05{\"text\": ")
 write("capi_json", "request_launch_regions", bytes([8]) + json.dumps({"artifacts": [{"text": trace_text, "stage": "prefill"}], "top": 3}).encode())
+write("capi_json", "request_launch_regions_salvage", bytes([8]) + json.dumps({"artifacts": [{"text": TRACES["trunc.json"]}], "reader": {"salvage": True}}).encode())
+
+# --- Targets added for issue 36 -------------------------------------------
+
+# trace_reader: the bare array without its `]` (the Trace Event Format allows
+# it; the harness used to demand serde_json accept it as it is).
+write("trace_reader", "array_unterminated.json", '[{"ph":"X","ts":1},\n{}, \n')
+write("trace_reader", "trailing_comma.json", '{"traceEvents":[{"ph":"X","ts":1},]}')
+
+# trace_tolerant: five parameter bytes (cut point u16 LE, gzip level, unused,
+# mode: 0 cut, 1 trailing comma, 2 gzip cut, 3 invalid byte) and a document.
+docs = {
+    "kineto": TRACES["kineto.json"],
+    "bare": '[{"ph":"X","name":"a","ts":1},{"ph":"X","name":"b\\u00e9","ts":2}]',
+    "ddp": json.dumps({"traceEvents": events[:12]}, indent=1),
+    "meta_after": '{"traceEvents":[{"ph":"i","name":"x","ts":0}],"displayTimeUnit":"ns","otherData":{"k":"v"}}',
+}
+for name, doc in docs.items():
+    for mode in range(4):
+        cut = (len(doc) * (mode + 1)) // 5
+        write("trace_tolerant", f"{name}_{mode}", cut.to_bytes(2, "little") + bytes([6, 0, mode]) + doc.encode())
+
+# kernel_memo: four parameter bytes (budget in 16-byte units, field mask),
+# operations until 0xFE, symbols split at 0xFF. The symbols are fixture
+# names, mangled and not.
+memo_symbols = [n if isinstance(n, str) else n[0] for n in names[:40]]
+rng = random.Random(36)
+for i in range(6):
+    pool = rng.sample(memo_symbols, 6) + ["_ZN2at6native18elementwise_kernelILi128ELi4EEEviT1_"]
+    ops = bytes(rng.randrange(256) for _ in range(48))
+    budget = [0, 64, 1024, 65535, 300, 8][i]
+    params = budget.to_bytes(2, "little") + rng.randrange(1 << 13).to_bytes(2, "little")
+    write("kernel_memo", f"pool_{i}", params + ops + b"\xfe" + b"\xff".join(s.encode() for s in pool))
+
+# job_document: documents split at 0xFF. Jobs of one rank each, from
+# `opguard job --json` over the committed producer traces (the CLI must be
+# built: cargo build -p opguard-cli), and the same ranks as rank summaries.
+import subprocess
+cli = os.environ.get("OPGUARD", os.path.join(ROOT, "target", "debug", "opguard"))
+ptraces = os.path.join(ROOT, "fixtures", "producers", "traces")
+
+
+def one_rank_job(path, name):
+    out = subprocess.run([cli, "job", "--json", "--top", "2", path], check=True,
+                         capture_output=True, text=True).stdout
+    job = json.loads(out.splitlines()[-1])
+    for r in job["ranks"]:
+        r["file"] = name
+    for f in job["frames"]:
+        f["slowest_file"] = name
+        for c in f["per_rank"]:
+            c["file"] = name
+    # Keep documents small: the ten most expensive frames.
+    job["frames"] = job["frames"][:10]
+    return job
+
+
+def as_rank_summary(job):
+    return {"format": "opguard.job.rank/v1", "rank": job["ranks"][0], "frames": sorted(
+        ({"id": f["id"], "category": f["category"], "name": f["name"],
+          "kernel_identity": f["kernel_identity"], "cost_ns": f["per_rank"][0]["cost_ns"],
+          "count": f["per_rank"][0]["count"]} for f in job["frames"]), key=lambda f: f["id"])}
+
+
+if os.path.exists(cli):
+    jobs = {n: one_rank_job(os.path.join(ptraces, n + ".json.gz"), n + ".json.gz")
+            for n in ["torch_ddp_rank0", "torch_ddp_rank1", "torch_cpu_noshapes"]}
+    j0, j1, jc = jobs["torch_ddp_rank0"], jobs["torch_ddp_rank1"], jobs["torch_cpu_noshapes"]
+    dump = lambda d: json.dumps(d).encode()
+    write("job_document", "two_ranks", dump(j0) + b"\xff" + dump(j1))
+    write("job_document", "three_ranks", dump(j0) + b"\xff" + dump(as_rank_summary(j1)) + b"\xff" + dump(jc))
+    write("job_document", "rank_summaries", dump(as_rank_summary(j0)) + b"\xff" + dump(as_rank_summary(jc)))
+    write("job_document", "same_rank_twice", dump(j0) + b"\xff" + dump(j0) + b"\xff" + dump({"format": "opguard.job/v1", "ranks": [], "frames": []}))
+    # capi_json: the same documents through opguard_job_merge (entry 9).
+    write("capi_json", "request_job_merge", bytes([9]) + json.dumps({"summaries": [j0, as_rank_summary(j1), jc]}).encode())
+
+# seam_request: a request, then traces split at 0xFF (written as t0.json,
+# t1.json beside the fixture capture attention.pid-4242.json.gz).
+sdir = os.path.join(ROOT, "fixtures", "select")
+for name in sorted(n for n in os.listdir(sdir) if n.endswith(".request.json")):
+    with open(os.path.join(sdir, name), "rb") as f:
+        write("seam_request", name, f.read())
+seam_trace = json.dumps({"traceEvents": [
+    {"ph": "X", "cat": "user_annotation", "name": "opguard.seam::pkg.mod:target", "pid": 1, "tid": 1, "ts": 0, "dur": 100},
+    {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 10, "dur": 5, "args": {"correlation": 3, "External id": 4}},
+    {"ph": "X", "cat": "kernel", "name": "void my_kernel<float>(float*)", "pid": 0, "tid": 7, "ts": 20, "dur": 30, "args": {"correlation": 3, "External id": 4, "device": 0, "stream": 7}},
+]})
+seam_request = {"protocol_version": 1, "target": "pkg.mod:target", "device_kernel": "my_kernel",
+                "capture_target": "pkg.mod:target",
+                "candidates": [{"spec": "pkg.mod:outer", "declared_depth": 0, "marker": None},
+                               {"spec": "pkg.mod:target", "declared_depth": 1, "marker": None}],
+                "processes": [{"name": "p0", "trace": "t0.json", "installed": ["pkg.mod:outer", "pkg.mod:target"], "refused": []},
+                              {"name": "p1", "trace": "t1.json", "installed": ["pkg.mod:target"], "refused": []}]}
+write("seam_request", "two_processes", json.dumps(seam_request).encode() + b"\xff" + seam_trace.encode() + b"\xff" + seam_trace.encode())
+
+# scaling_trials: a trials document, then up to three traces (t0.json, ...,
+# beside seed 003's t1.json.gz, t2.json.gz, t3.json.gz).
+s3 = os.path.join(ROOT, "fixtures", "scaling", "seed003")
+for name in sorted(n for n in os.listdir(s3) if n.endswith(".trials.json") or n == "trials.json"):
+    with open(os.path.join(s3, name), "rb") as f:
+        write("scaling_trials", name, f.read())
+
+
+def scan_trace(cost):
+    return json.dumps({"traceEvents": [
+        {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 0, "dur": cost},
+        {"ph": "X", "cat": "cpu_op", "name": "aten::add", "pid": 1, "tid": 1, "ts": cost + 1, "dur": 2}]})
+
+
+inline_trials = {"trials": [{"id": f"i{i}", "input": i, "variant": "v", "traces": [f"t{i}.json"]} for i in range(3)]}
+write("scaling_trials", "inline_traces", json.dumps(inline_trials).encode() + b"".join(b"\xff" + scan_trace(c).encode() for c in (5, 9, 30)))
+
+# scaling_correlation is structured (arbitrary): random bytes.
+for i in range(6):
+    write("scaling_correlation", f"random_{i}.bin", bytes(rng.randrange(256) for _ in range(48 * (i + 1))))
+
+# capi_json: inline seam request and trials document, their traces in the
+# scratch directory ("base": "$SANDBOX").
+with open(os.path.join(sdir, "0720_inner_launcher.request.json")) as f:
+    write("capi_json", "request_seam_inline", bytes([10]) + json.dumps({"request": json.load(f), "base": "$SANDBOX"}).encode())
+with open(os.path.join(s3, "trials.json")) as f:
+    write("capi_json", "request_trials_inline", bytes([11]) + json.dumps({"trials": json.load(f), "base": "$SANDBOX", "metric": "self_ns"}).encode())

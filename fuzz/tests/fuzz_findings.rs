@@ -6,7 +6,7 @@
 
 use opguard_fuzz::{read_outcome, OneByte, Outcome};
 use opguard_model::analysis::{aggregate, launch_region};
-use opguard_model::{ArtifactSpec, ModelOptions};
+use opguard_model::{ArtifactSpec, ModelOptions, TraceModel};
 use opguard_trace::ReaderOptions;
 
 fn outcome_whole(doc: &[u8]) -> Outcome {

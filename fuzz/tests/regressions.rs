@@ -7,13 +7,21 @@ use std::path::{Path, PathBuf};
 
 type Harness = fn(&[u8]);
 
-const TARGETS: [(&str, Harness); 7] = [
+/// Every fuzz target, by the name of its folders (`fuzz_targets/<name>.rs`
+/// calls the same function).
+pub const TARGETS: [(&str, Harness); 13] = [
     ("trace_reader", opguard_fuzz::trace_reader),
     ("trace_gzip", opguard_fuzz::trace_gzip),
+    ("trace_tolerant", opguard_fuzz::trace_tolerant),
     ("trace_model", opguard_fuzz::trace_model),
     ("kernel_name", opguard_fuzz::kernel_name),
+    ("kernel_memo", opguard_fuzz::kernel_memo),
     ("census_capture", opguard_fuzz::census_capture),
     ("align_map", opguard_fuzz::align_map),
+    ("job_document", opguard_fuzz::job_document),
+    ("seam_request", opguard_fuzz::seam_request),
+    ("scaling_trials", opguard_fuzz::scaling_trials),
+    ("scaling_correlation", opguard_fuzz::scaling_correlation),
     ("capi_json", opguard_fuzz::capi_json),
 ];
 

@@ -325,9 +325,8 @@ pub fn export_with(
 /// ([`records_from_profile`](crate::records_from_profile)), so a caller
 /// that wants the records (to count or inspect them) and the export reads
 /// each trace once. The answer is [`export_profiles`]' for the same traces,
-/// except that records without shapes are not refused here (`inspect`
-/// aligns such traces by operator and callsite); call
-/// [`ProfileRecords::check_exportable`] to refuse them as the export does.
+/// refusals included: a trace without operations or recorded without shapes
+/// ([`ProfileRecords::check_exportable`]), a run and rank given twice.
 pub fn export_profile_records(
     profiles: Vec<ProfileRecords>,
     output: &Path,
@@ -340,6 +339,7 @@ pub fn export_profile_records(
         )));
     }
     for (i, p) in profiles.iter().enumerate() {
+        p.check_exportable(&p.path)?;
         if profiles[..i]
             .iter()
             .any(|o| o.run == p.run && o.rank == p.rank)

@@ -62,6 +62,45 @@ impl ProfileInput {
         }
     }
 
+    /// One input per trace, as a command line names them (`opguard export
+    /// --from-profile`, `opguard inspect`), so that every front end labels
+    /// the same traces the same way: each is one run, labelled by its file
+    /// name without trace suffixes ([`run_label`](Self::run_label)), `-`
+    /// (stdin) as `stdin`; traces whose labels coincide (one file name in
+    /// two folders, one file given twice) are numbered in the order given,
+    /// `trace (1)`, `trace (2)`, so they stay two runs. The rank is the
+    /// trace's own (`distributedInfo.rank`).
+    ///
+    /// ```
+    /// use opguard_align::ProfileInput;
+    /// let inputs = ProfileInput::for_traces(["base/trace.json.gz", "test/trace.json.gz", "-"]);
+    /// let labels: Vec<String> = inputs.iter().map(ProfileInput::run_label).collect();
+    /// assert_eq!(labels, ["trace (1)", "trace (2)", "stdin"]);
+    /// ```
+    pub fn for_traces<P: Into<PathBuf>>(paths: impl IntoIterator<Item = P>) -> Vec<ProfileInput> {
+        let mut inputs: Vec<ProfileInput> = paths
+            .into_iter()
+            .map(|p| {
+                let mut input = ProfileInput::new(p);
+                if input.path.as_os_str() == "-" {
+                    input.run = Some("stdin".into());
+                }
+                input
+            })
+            .collect();
+        let labels: Vec<String> = inputs.iter().map(ProfileInput::run_label).collect();
+        for (i, input) in inputs.iter_mut().enumerate() {
+            let same: Vec<usize> = (0..labels.len())
+                .filter(|&j| labels[j] == labels[i])
+                .collect();
+            if same.len() > 1 {
+                let n = same.iter().position(|&j| j == i).unwrap_or(0) + 1;
+                input.run = Some(format!("{} ({n})", labels[i]));
+            }
+        }
+        inputs
+    }
+
     /// The run label this input gets.
     pub fn run_label(&self) -> String {
         if let Some(r) = &self.run {
@@ -84,6 +123,8 @@ impl ProfileInput {
 /// Records derived from one trace.
 #[derive(Debug, Clone)]
 pub struct ProfileRecords {
+    /// The trace file, as its [`ProfileInput`] named it.
+    pub path: PathBuf,
     /// The run label.
     pub run: String,
     /// The rank.
@@ -129,6 +170,21 @@ fn check_exportable(
                  without CPU activity (activities=[ProfilerActivity.CPU])",
                 provider.as_str()
             )
+        } else if provider.is_xla_profiler() {
+            format!(
+                "a profile of XLA's profiler (provider {}): it records no framework \
+                 operators with the shapes of their inputs (its host events are Python \
+                 frames, runtime spans and XLA ops, none with input shapes), so it has no \
+                 operations to pair; export reads PyTorch profiler traces recorded with \
+                 record_shapes=True",
+                provider.as_str()
+            )
+        } else if provider == Provider::NsightSystems {
+            "an Nsight Systems export: it records CUDA kernels, copies, API calls and NVTX \
+             ranges, not framework operators (the PyTorch profiler's cpu_op events with \
+             shapes), so it has no operations to align; align the runs' PyTorch profiler \
+             traces, recorded with record_shapes=True"
+                .into()
         } else {
             format!(
                 "not a PyTorch profiler trace (provider {}): it has no cpu_op events",
@@ -315,6 +371,7 @@ pub fn records_from_model(
         Ok(())
     })?;
     Ok(ProfileRecords {
+        path: input.path.clone(),
         run: facts.run,
         rank: facts.rank,
         sha256: facts.sha256,

@@ -80,9 +80,11 @@ char *opguard_kernel_match_batch(const char *request);
 
 /* ---- traces ----------------------------------------------------------- */
 
-/* {"path": file | "text": json, "reader"?: {limits}} -> the trace's facts:
- * sha256, compression, form, sizes, events, provider, time_span, counts,
- * warnings, ... */
+/* {"path": file | "text": json, "reader"?: {limits}} -> the capture's facts,
+ * by format ("format": "chrome_json": sha256, compression, form, sizes,
+ * events, provider, time_span, counts, warnings, ...; "xspace" for an XLA
+ * .xplane.pb given by path: planes and lines with their events, what is not
+ * modeled, time_span, ...). A path's format is detected by content. */
 char *opguard_trace_info(const char *request);
 
 /* {"artifacts": [{"path"|"text", "role"?, "stage"?, "provider"?}, ...],
@@ -143,7 +145,8 @@ char *opguard_job_summary(const char *request);
 /* {"summaries": [rank summary | job, ...]} -> the merged job
  * (opguard.job/v1: ranks, frames with per_rank, max_ns, median_ns,
  * slowest_rank, missing). Associative and commutative: any order and
- * grouping gives the same document. */
+ * grouping gives the same document, or job.frame_conflict when two
+ * documents disagree on what one frame id is. */
 char *opguard_job_merge(const char *request);
 
 /* ---- comparing runs: the regression gate ------------------------------ */

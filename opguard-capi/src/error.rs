@@ -70,7 +70,9 @@ pub struct LibraryCodes {
 /// `opguard_document::Error::code()`, wherever the document was read (a
 /// request, a capture, a map, a trials or job document); `trace.*` is
 /// `opguard_trace::Error::code()` (also when the reader failed inside align
-/// or behind a selection or scaling error's `trace_code`), `census.*`
+/// or behind a selection or scaling error's `trace_code`), the door's own
+/// (`opguard_formats`: `nsight_report`, `unsupported_database`), the
+/// Nsight Systems reader's (`opguard_nsys`) and rocprofv3's (`opguard_rocprof`), `census.*`
 /// `opguard_census::Error::code()`, `select.*`, `align.*` (its
 /// `invalid_request` is reported as `capi.invalid_request`) and `scaling.*`
 /// likewise. The crates promise those strings are stable; see
@@ -95,8 +97,23 @@ pub const LIBRARY_CODES: &[LibraryCodes] = &[
     },
     LibraryCodes {
         prefix: "trace",
+        codes: opguard_xplane::ERROR_CODES,
+        reported_as_capi: &[],
+    },
+    LibraryCodes {
+        prefix: "trace",
         codes: opguard_model::ERROR_CODES,
         reported_as_capi: &["out_of_order"],
+    },
+    LibraryCodes {
+        prefix: "trace",
+        codes: opguard_nsys::ERROR_CODES,
+        reported_as_capi: &[],
+    },
+    LibraryCodes {
+        prefix: "trace",
+        codes: opguard_rocprof::ERROR_CODES,
+        reported_as_capi: &[],
     },
     LibraryCodes {
         prefix: "census",
@@ -132,8 +149,9 @@ pub const LIBRARY_CODES: &[LibraryCodes] = &[
 
 /// Every library code the boundary can return, prefixed
 /// (`census.limit_exceeded`), with its meaning, in [`LIBRARY_CODES`] order.
-/// A code two crates of one prefix both publish (`trace.io`, from the
-/// reader and the door to every format) is one meaning, listed once.
+/// A code two crates of one prefix both publish (`trace.io` from the JSON
+/// reader, the door to every format and the Nsight Systems reader) is one
+/// meaning, listed once, with the first meaning.
 pub fn library_codes() -> impl Iterator<Item = (String, &'static str)> {
     let mut seen = std::collections::HashSet::new();
     LIBRARY_CODES
@@ -278,8 +296,37 @@ impl Error {
     pub(crate) fn capture(e: &opguard_formats::Error) -> Self {
         match e.kind() {
             opguard_formats::ErrorKind::Json(json) => Error::trace(json),
+            opguard_formats::ErrorKind::Nsys(nsys) => Error::nsys(nsys),
+            opguard_formats::ErrorKind::Xplane(x) => {
+                let mut err = Error::new(format!("trace.{}", x.code()), x.to_string());
+                if let Some(offset) = x.offset() {
+                    err = err.with("byte_offset", offset);
+                }
+                if let Some(path) = x.message_path() {
+                    // The message being read (`planes[2].lines[0].events[7]`), under
+                    // the key a JSON error gives its path.
+                    err = err.with("json_path", path);
+                }
+                err
+            }
             _ => Error::new(format!("trace.{}", e.code()), e.to_string()),
         }
+    }
+
+    /// An Nsight Systems export's error: its code under `trace.`, and the
+    /// table, rowid and column it is about when it is in one.
+    pub(crate) fn nsys(e: &opguard_nsys::Error) -> Self {
+        let mut err = Error::new(format!("trace.{}", e.code()), e.to_string());
+        if let Some(position) = e.position() {
+            err = err.with("table", position.table);
+            if let Some(rowid) = position.rowid {
+                err = err.with("rowid", rowid);
+            }
+            if let Some(column) = position.column {
+                err = err.with("column", column);
+            }
+        }
+        err
     }
 
     pub(crate) fn census(e: &opguard_census::Error) -> Self {

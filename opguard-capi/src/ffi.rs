@@ -114,7 +114,8 @@ json_entries! {
     opguard_kernel_match_json => kernel::verdict_one;
     /// `{"pairs": [[want, got], …]}` → `[verdict, …]`, in order.
     opguard_kernel_match_batch => kernel::verdict_batch;
-    /// `{"path"|"text", "reader"?}` → what the reader established about a trace.
+    /// `{"path"|"text", "reader"?}` → what the reader established about a
+    /// capture, by format (`"format"`: `chrome_json`, `xspace`).
     opguard_trace_info => trace::info;
     /// `{"artifacts": [{"path"|"text", "role"?, "stage"?, "provider"?}], "top"?, "reader"?}`
     /// → `{"regions": […], "aggregate": …}`.

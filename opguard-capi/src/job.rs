@@ -43,7 +43,8 @@ pub(crate) fn summary(request: &str) -> Result<String, Error> {
     let r: SummaryRequest<'_> = parse("job_summary", request)?;
     let options = SummaryOptions::new()
         .top(r.top.unwrap_or(DEFAULT_TOP))
-        .reader(r.reader.options());
+        .reader(r.reader.options())
+        .unverified_schema(r.reader.unverified_schema());
     let file = r.file.unwrap_or_else(|| r.path.clone().into_owned());
     Ok(ok(&summarize_as(r.path.as_ref(), file, &options)))
 }
@@ -56,7 +57,8 @@ struct MergeRequest<'a> {
 }
 
 /// `{"summaries": [rank summary | job, …]}` → the merged job
-/// (`opguard.job/v1`); the same document for any order and grouping.
+/// (`opguard.job/v1`); the same document for any order and grouping, or
+/// `job.frame_conflict` for documents that disagree on what a frame id is.
 pub(crate) fn merge(request: &str) -> Result<String, Error> {
     let r: MergeRequest<'_> = parse("job_merge", request)?;
     let jobs = r
@@ -66,5 +68,6 @@ pub(crate) fn merge(request: &str) -> Result<String, Error> {
         .map(|(i, raw)| job_from_json(&format!("summaries[{i}]"), raw.get()))
         .collect::<Result<Vec<Job>, _>>()
         .map_err(|e| job_error(&e))?;
-    Ok(ok(&Job::merge_all(jobs)))
+    let job = Job::merge_all(jobs).map_err(|e| job_error(&e))?;
+    Ok(ok(&job))
 }

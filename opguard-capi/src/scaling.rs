@@ -71,7 +71,7 @@ pub(crate) fn correlate(request: &str) -> Result<String, Error> {
         None => return Err(Error::invalid_request("no trials document given")),
     }
     .map_err(|e| scaling_error(&e))?;
-    let options = opguard_formats::ReadOptions::new(ModelOptions::new()).reader(r.reader.options());
+    let options = r.reader.read_options(ModelOptions::new());
     let report =
         opguard_scaling::run_trials(&doc, metric, &options).map_err(|e| scaling_error(&e))?;
     Ok(ok(&report))

@@ -22,6 +22,7 @@ pub(crate) struct Reader {
     max_value_bytes: Option<usize>,
     lossy_utf8: Option<bool>,
     salvage: Option<bool>,
+    unverified_schema: Option<bool>,
 }
 
 impl Reader {
@@ -46,6 +47,18 @@ impl Reader {
             o = o.salvage(on);
         }
         o
+    }
+
+    /// Whether an export of an unverified schema is read anyway.
+    pub(crate) fn unverified_schema(&self) -> bool {
+        self.unverified_schema.unwrap_or(false)
+    }
+
+    /// How to read a capture of any format keeping what `model` asks for.
+    pub(crate) fn read_options(&self, model: ModelOptions) -> ReadOptions {
+        ReadOptions::new(model)
+            .reader(self.options())
+            .unverified_schema(self.unverified_schema())
     }
 }
 
@@ -83,28 +96,23 @@ struct InfoRequest<'a> {
     reader: Reader,
 }
 
-/// `{"path"|"text", "reader"?}` → the trace's facts, what `opguard trace
-/// info` prints (`opguard_trace::TraceInfo`; for a rocprofv3 capture,
-/// `opguard_rocprof::CaptureInfo`).
+/// `{"path"|"text", "reader"?}` → the capture's facts by format
+/// (`opguard_formats::Info`, what `opguard trace info` prints: `"format"`
+/// names it: `chrome_json`, `nsys_sqlite`, `rocprofv3_csv`, `rocprofv3_json`,
+/// `rocpd_sqlite`, `xspace`; `text` is a Chrome trace).
 pub(crate) fn info(request: &str) -> Result<String, Error> {
     let r: InfoRequest<'_> = parse("trace_info", request)?;
-    let options = r.reader.options();
-    match source(&r.path, &r.text)? {
-        // A file of any format opguard-formats reads (a rocprofv3 capture
-        // gives its own facts).
+    let info = match source(&r.path, &r.text)? {
         Source::Path(p) => {
-            let options = ReadOptions::default().reader(options);
-            let info = opguard_formats::info(p, &options)
-                .map_err(|e| Error::capture(&e).in_input(p.to_owned()))?;
-            Ok(ok(&info))
+            opguard_formats::info(p, &r.reader.read_options(ModelOptions::launches_only()))
+                .map_err(|e| Error::capture(&e).in_input(p.to_owned()))?
         }
-        Source::Text(t) => {
-            let info = TraceReader::with_options(t.as_bytes(), options)
-                .and_then(|reader| trace_info(reader, &mut |_| {}))
-                .map_err(|e| Error::trace(&e).in_input("text"))?;
-            Ok(ok(&info))
-        }
-    }
+        Source::Text(t) => TraceReader::with_options(t.as_bytes(), r.reader.options())
+            .and_then(|reader| trace_info(reader, &mut |_| {}))
+            .map(opguard_formats::Info::ChromeJson)
+            .map_err(|e| Error::trace(&e).in_input("text"))?,
+    };
+    Ok(ok(&info))
 }
 
 #[derive(Deserialize)]
@@ -143,7 +151,7 @@ pub(crate) fn launch_regions(request: &str) -> Result<String, Error> {
             "`artifacts` is empty; expected at least one trace",
         ));
     }
-    let options = ReadOptions::new(ModelOptions::launches_only()).reader(r.reader.options());
+    let options = r.reader.read_options(ModelOptions::launches_only());
     let top = r.top.unwrap_or(DEFAULT_TOP_KERNELS);
     let mut regions = Vec::with_capacity(r.artifacts.len());
     let mut warnings = Vec::new();
@@ -167,19 +175,25 @@ pub(crate) fn launch_regions(request: &str) -> Result<String, Error> {
             spec = spec.provider(provider);
         }
         let src = source(&a.path, &a.text).map_err(|e| e.in_input(input.clone()))?;
-        let model = match src {
-            Source::Path(p) => opguard_formats::read(p, spec, &options),
+        // A file is read through the door (an Nsight Systems export is
+        // streamed row by row); text is a Chrome trace.
+        let (region, read_warnings) = match src {
+            Source::Path(p) => {
+                opguard_formats::launch_region(p, spec, &options, top, &mut |_, _| {})
+                    .map(|read| (read.region, read.warnings))
+            }
             Source::Text(t) => TraceReader::with_options(t.as_bytes(), options.reader.clone())
                 .and_then(|reader| {
                     opguard_trace::model_from_reader(reader, spec, &options.model, &mut |_, _| {})
                 })
+                .map(|model| (launch_region(&model, top), model.summary().warnings.clone()))
                 .map_err(opguard_formats::Error::from),
         }
         .map_err(|e| Error::capture(&e).in_input(input.clone()))?;
-        regions.push(launch_region(&model, top));
-        warnings.extend(model.summary().warnings.iter().map(|warning| InputWarning {
+        regions.push(region);
+        warnings.extend(read_warnings.into_iter().map(|warning| InputWarning {
             input: input.clone(),
-            warning: warning.clone(),
+            warning,
         }));
     }
     /// What the reader accepted in one artifact (`array_unterminated`;

@@ -65,7 +65,8 @@ pub enum Group {
     /// verdict when a request is given. With no TRACE, runs on the shipped default input.
     #[command(after_help = INSPECT_AFTER_HELP)]
     Inspect(InspectArgs),
-    /// Read Chrome Trace Event Format traces (Kineto, Perfetto JSON; plain or gzip).
+    /// Read traces: Chrome Trace Event Format (Kineto, Perfetto JSON; plain or gzip) and XLA's
+    /// XSpace (.xplane.pb), told apart by content.
     #[command(subcommand, arg_required_else_help = true)]
     Trace(TraceCommand),
     /// Canonical kernel identity, display names and the strict matcher (CUDA, ROCm,
@@ -156,9 +157,12 @@ pub enum Shell {
 }
 
 const EXPORT_AFTER_HELP: &str = "\
-The runs are paired per rank by an order-aware alignment of operator and callsite; a pair is
-a candidate for review, never a claim that tensors are equal (verdict: not_evaluated). The
-output must not exist (outputs are never overwritten); a name ending in .gz is gzip.
+The runs are paired per rank by an order-aware alignment of operator and callsite: an
+operation pairs only with one of the same rank in the other run (two ranks of one job have no
+pairs: their operations are no_corresponding_trace_file; compare them with `opguard job`).
+`opguard inspect` pairs its first two traces by the same rule. A pair is a candidate for
+review, never a claim that tensors are equal (verdict: not_evaluated). The output must not
+exist (outputs are never overwritten); a name ending in .gz is gzip.
 
 Memory: with --from-profile each trace's records are written, as the trace is read, to a
 temporary opguard.records/v1 file beside the output (.<OUT>.opguard-records-*, created
@@ -195,7 +199,8 @@ pub struct ExportArgs {
     pub records: Option<PathBuf>,
     /// A PyTorch profiler trace recorded with shapes; give it once per run and rank (two
     /// or more). The run label is the file name without .json/.gz (`stdin` for `-`,
-    /// which reads one trace from stdin), the rank its distributedInfo.rank. Each
+    /// which reads one trace from stdin; files of one name are numbered in the order
+    /// given, `trace (1)`, `trace (2)`), the rank its distributedInfo.rank. Each
     /// trace's records are spilled to a temporary file beside OUT (removed on success
     /// and failure), so memory is bounded by the operation index, not the traces.
     #[arg(long = "from-profile", value_name = "TRACE")]
@@ -340,10 +345,10 @@ Exit status: 0 the selection is certified (ok), 1 it is refused, 2 a malformed r
 unreadable trace.
 
 Examples:
-  opguard select verdict --request seam-request.json
-  opguard select verdict --json --request seam-request.json | jq '.failed'
-  zcat rank0.json.gz | opguard select verdict --request seam-request.json   # its trace is \"-\"
-  opguard select verdict --request seam-request.json --provider kineto_cuda --salvage")]
+  opguard select verdict --seam-request seam-request.json
+  opguard select verdict --json --seam-request seam-request.json | jq '.failed'
+  zcat rank0.json.gz | opguard select verdict --seam-request seam-request.json   # its trace is \"-\"
+  opguard select verdict --seam-request seam-request.json --provider kineto_cuda --salvage")]
     Verdict(SelectVerdictArgs),
 }
 
@@ -359,7 +364,7 @@ pub struct SelectProfileArgs {
     pub top: usize,
     #[command(flatten)]
     pub provider: ProviderArgs,
-    /// The trace (plain or gzip JSON; `-` for stdin).
+    /// The trace (plain or gzip JSON, or an XSpace .xplane.pb; `-` for stdin, JSON).
     #[arg(value_name = "TRACE")]
     pub trace: PathBuf,
 }
@@ -373,9 +378,11 @@ pub struct SelectVerdictArgs {
     pub reader: ReaderArgs,
     #[command(flatten)]
     pub provider: ProviderArgs,
-    /// The request (protocol_version 1); trace paths are relative to it, and a
-    /// process trace written `-` is read from stdin.
-    #[arg(long, value_name = "FILE")]
+    /// The seam request (protocol_version 1); trace paths are relative to it, and
+    /// a process trace written `-` is read from stdin.
+    // `--request`, its former name, still works (hidden): one name for the
+    // seam request on every command.
+    #[arg(long = "seam-request", alias = "request", value_name = "FILE")]
     pub request: PathBuf,
 }
 
@@ -469,6 +476,11 @@ pub struct ReaderArgs {
     /// bytes or with a unit, e.g. 512MiB.
     #[arg(long, value_name = "SIZE", value_parser = parse_size, default_value = "256MiB")]
     pub max_encoded_bytes: u64,
+    /// Read an Nsight Systems export whose schema version is outside the
+    /// ones opguard was checked against (a newer nsys); every table and
+    /// column read is still checked by name and type.
+    #[arg(long)]
+    pub unverified_schema: bool,
 }
 
 impl ReaderArgs {
@@ -478,6 +490,18 @@ impl ReaderArgs {
             .salvage(self.salvage)
             .max_decoded_bytes(self.max_decoded_bytes)
             .max_encoded_bytes(self.max_encoded_bytes)
+    }
+
+    /// How to read a capture of any format keeping what `model` asks for,
+    /// with the reader's second thread when `decode_thread`.
+    pub fn read_options(
+        &self,
+        model: opguard_model::ModelOptions,
+        decode_thread: bool,
+    ) -> opguard_formats::ReadOptions {
+        opguard_formats::ReadOptions::new(model)
+            .reader(self.options().decode_thread(decode_thread))
+            .unverified_schema(self.unverified_schema)
     }
 }
 
@@ -530,7 +554,8 @@ pub struct OutputArgs {
 #[derive(Debug, Subcommand)]
 pub enum TraceCommand {
     /// What the reader established about each file: digest, sizes, form,
-    /// metadata keys, time span and event counts by (ph, cat).
+    /// metadata keys, time span and event counts by (ph, cat); for an XSpace,
+    /// its planes and lines with their events and what is not modeled.
     #[command(after_help = "\
 Every file is read to the end, validating every event. A file that fails is reported on
 stderr (exit status 2); the other files are still printed. `-` reads stdin. A file cut short
@@ -579,7 +604,7 @@ pub struct TraceLaunchesArgs {
     /// Kernel identities listed per region.
     #[arg(long, default_value_t = 10, value_name = "N")]
     pub top: usize,
-    /// Trace files (plain or gzip JSON; `-` for stdin).
+    /// Trace files (plain or gzip JSON, or XSpace .xplane.pb; `-` for stdin, JSON).
     #[arg(required = true, value_name = "FILE")]
     pub files: Vec<PathBuf>,
 }
@@ -593,7 +618,7 @@ pub struct TraceInfoArgs {
     pub reader: ReaderArgs,
     #[command(flatten)]
     pub provider: ProviderArgs,
-    /// Trace files (plain or gzip JSON; `-` for stdin).
+    /// Trace files (plain or gzip JSON, or XSpace .xplane.pb; `-` for stdin, JSON).
     #[arg(required = true, value_name = "FILE")]
     pub files: Vec<PathBuf>,
 }
@@ -722,7 +747,7 @@ input, an existing output).
 
 Examples:
   opguard report
-  opguard report --out decode.html rank0.json.gz rank1.json.gz --request seam-request.json
+  opguard report --out decode.html rank0.json.gz rank1.json.gz --seam-request seam-request.json
   opguard report --out scaling.html --trials trials.json base.json.gz
   opguard compare --baseline base/ --candidate test/ --json > cmp.json; opguard report --out cmp.html --compare cmp.json";
 
@@ -737,7 +762,8 @@ pub struct ReportArgs {
     #[arg(long, value_name = "FILE", default_value = "opguard-report.html")]
     pub out: PathBuf,
     /// A seam request to evaluate (its trace paths are relative to it).
-    #[arg(long, value_name = "FILE")]
+    // `--request`, its former name, still works (hidden).
+    #[arg(long = "seam-request", alias = "request", value_name = "FILE")]
     pub request: Option<PathBuf>,
     /// A trials document (opguard scaling) to draw as scatter plots with rho.
     #[arg(long, value_name = "FILE")]
@@ -813,8 +839,10 @@ Each worker holds one trace at a time, so memory grows with --jobs, never with t
 ranks; the output is the same for any --jobs. With at least twice as many --jobs as ranks, each
 worker inflates on a second thread (two ranks on a 4-core machine use all 4 cores).
 
-A DIR stands for the trace files directly in it (*.json, *.json.gz); its other files are named
-on stderr (warning job_file_skipped) and not read. A file named on the command line is a rank.
+A DIR stands for the captures directly in it, recognised by content (Chrome JSON, plain or
+gzip; XSpace .xplane.pb); its other files are named on stderr (warning job_file_skipped) and not
+read, and so are the JSON views JAX writes beside an XSpace (<host>.trace.json.gz,
+perfetto_trace.json.gz): the XSpace is the rank. A file named on the command line is a rank.
 A rank that cannot be read (corrupt, cut off, over a limit) is listed with its error and counted
 missing in every frame; the other ranks are still reported and the exit status is 2.
 
@@ -847,7 +875,7 @@ pub struct JobArgs {
     /// Frames shown in the table (the JSON has them all).
     #[arg(long, default_value_t = 20, value_name = "N")]
     pub frames: usize,
-    /// Rank traces (plain or gzip JSON), or directories of them.
+    /// Rank traces (plain or gzip JSON, or XSpace .xplane.pb), or directories of them.
     #[arg(required = true, value_name = "TRACE|DIR")]
     pub inputs: Vec<PathBuf>,
 }

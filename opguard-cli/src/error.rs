@@ -47,7 +47,8 @@ pub struct ErrorData {
     pub encoded_offset: Option<u64>,
     /// Zero-based `traceEvents` index.
     pub event_index: Option<u64>,
-    /// JSON path of the offending value, e.g. `traceEvents[12].ts`.
+    /// JSON path of the offending value, e.g. `traceEvents[12].ts` (in an
+    /// XSpace, the message being read, e.g. `planes[2].lines[0].events[7]`).
     pub json_path: Option<String>,
     /// The input the error is about (a file, `-` for stdin, or a line).
     pub input: Option<String>,
@@ -196,6 +197,11 @@ impl CliError {
     }
 }
 
+/// What a limit's error adds: the flag that raises it.
+fn raise_with(flag: &str) -> String {
+    format!("; raise it with {flag} (e.g. {flag} 1GiB)")
+}
+
 impl From<&opguard_trace::Error> for CliError {
     fn from(e: &opguard_trace::Error) -> Self {
         let mut message = e.message();
@@ -207,7 +213,7 @@ impl From<&opguard_trace::Error> for CliError {
                 _ => None,
             };
             if let Some(flag) = flag {
-                message.push_str(&format!("; raise it with {flag} (e.g. {flag} 1GiB)"));
+                message.push_str(&raise_with(flag));
             }
         }
         let mut out = CliError::new(e.code(), message);
@@ -231,8 +237,46 @@ impl From<&opguard_formats::Error> for CliError {
     fn from(e: &opguard_formats::Error) -> Self {
         match e.kind() {
             opguard_formats::ErrorKind::Json(json) => CliError::from(json),
+            opguard_formats::ErrorKind::Nsys(nsys) => CliError::from(nsys),
+            opguard_formats::ErrorKind::Xplane(x) => {
+                let mut message = x.message();
+                if let opguard_xplane::ErrorKind::LimitExceeded { which, .. } = x.kind() {
+                    let flag = match which {
+                        opguard_xplane::Limit::EncodedBytes => "--max-encoded-bytes",
+                        _ => "--max-decoded-bytes",
+                    };
+                    message.push_str(&format!("; raise it with {flag} (e.g. {flag} 1GiB)"));
+                }
+                let mut out = CliError::new(x.code(), message);
+                out.offset = x.offset();
+                out.json_path = x.message_path().map(str::to_owned);
+                out
+            }
             _ => CliError::new(e.code(), e.message()),
         }
+    }
+}
+
+/// An Nsight Systems export's error: its code and message with the table,
+/// row and column; a limit says which flag raises it.
+impl From<&opguard_nsys::Error> for CliError {
+    fn from(e: &opguard_nsys::Error) -> Self {
+        let mut message = e.to_string();
+        if let opguard_nsys::ErrorKind::LimitExceeded { which, .. } = e.kind() {
+            let flag = match which {
+                opguard_nsys::Limit::DecodedBytes => Some("--max-decoded-bytes"),
+                opguard_nsys::Limit::EncodedBytes => Some("--max-encoded-bytes"),
+                _ => None,
+            };
+            if let Some(flag) = flag {
+                message.push_str(&raise_with(flag));
+                message.push_str(
+                    "; an export is not compressed, so both --max-encoded-bytes and \
+                     --max-decoded-bytes apply to its size",
+                );
+            }
+        }
+        CliError::new(e.code(), message)
     }
 }
 

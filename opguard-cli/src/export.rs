@@ -59,19 +59,14 @@ pub fn run(args: &ExportArgs) -> Result<u8, CliError> {
             &options,
         )?,
         None => {
-            let streams = args
-                .from_profile
-                .iter()
-                .map(|p| {
-                    if crate::read::is_stdin(p) {
-                        let input = ProfileInput {
-                            path: p.clone(),
-                            run: Some("stdin".into()),
-                            rank: None,
-                        };
+            // Labelled as `inspect` labels them: one rule for both.
+            let streams = ProfileInput::for_traces(&args.from_profile)
+                .into_iter()
+                .map(|input| {
+                    if crate::read::is_stdin(&input.path) {
                         ProfileStream::reader(input, Box::new(std::io::stdin()))
                     } else {
-                        ProfileStream::file(ProfileInput::new(p.clone()))
+                        ProfileStream::file(input)
                     }
                 })
                 .collect();

@@ -28,7 +28,7 @@ impl From<opguard_job::Error> for CliError {
 /// stderr and in the output, and the status is 2.
 pub fn run(args: &JobArgs) -> Result<u8, CliError> {
     let inputs = job_inputs(&args.inputs)?;
-    let skipped: Vec<SkippedFile> = inputs.skipped.iter().map(|p| SkippedFile::new(p)).collect();
+    let skipped: Vec<Skipped> = inputs.skipped.iter().map(Skipped::new).collect();
     report_input_warnings(
         skipped.iter().map(|w| (w.path.clone(), w)),
         args.output.json,
@@ -37,7 +37,7 @@ pub fn run(args: &JobArgs) -> Result<u8, CliError> {
     if paths.is_empty() {
         return Err(CliError::new(
             "no_ranks",
-            "the job names no trace files (the directories given hold no *.json or *.json.gz files)",
+            "the job names no capture files (the directories given hold no capture opguard reads, recognised by content: Chrome JSON, plain or gzip, an XSpace .xplane.pb, an Nsight Systems SQLite export, rocprofv3 output)",
         ));
     }
     let threads = match args.jobs {
@@ -48,7 +48,8 @@ pub fn run(args: &JobArgs) -> Result<u8, CliError> {
     // The reader flags (`--salvage`, limits) apply to every rank.
     let options = SummaryOptions::new()
         .top(args.top)
-        .reader(args.reader.options().decode_thread(decode_thread));
+        .reader(args.reader.options().decode_thread(decode_thread))
+        .unverified_schema(args.reader.unverified_schema);
     let progress = Mutex::new(Progress::items("job", paths.len() as u64, "ranks"));
     let job = run_job(&paths, workers, &options, &|done, _| {
         if let Ok(mut p) = progress.lock() {
@@ -58,6 +59,7 @@ pub fn run(args: &JobArgs) -> Result<u8, CliError> {
     if let Ok(mut p) = progress.lock() {
         p.finish();
     }
+    let job = job?;
     print_answer(args.output.json, &job, |style| {
         human(&job, args.frames, style)
     })?;
@@ -77,26 +79,29 @@ pub fn run(args: &JobArgs) -> Result<u8, CliError> {
     Ok(status)
 }
 
-/// A file in a job's directory that is not named like a trace, so not read:
-/// said on stderr, so that no file the user pointed at goes unmentioned.
-struct SkippedFile {
+/// A file in a job's directory that is not read as a rank (not a capture,
+/// or JAX's JSON view of the XSpace beside it): said on stderr, so that no
+/// file the user pointed at goes unmentioned.
+struct Skipped {
     path: String,
+    message: String,
 }
 
-impl SkippedFile {
-    fn new(path: &std::path::Path) -> Self {
-        SkippedFile {
-            path: path.display().to_string(),
+impl Skipped {
+    fn new(file: &opguard_job::SkippedFile) -> Self {
+        Skipped {
+            path: file.path.display().to_string(),
+            message: file.reason.describe(),
         }
     }
 }
 
-impl WarningLine for SkippedFile {
+impl WarningLine for Skipped {
     fn code(&self) -> &str {
         "job_file_skipped"
     }
     fn message(&self) -> &str {
-        "not named like a trace (*.json, *.json.gz), so not read as a rank; name it on the command line to read it"
+        &self.message
     }
     fn json(&self, input: &str) -> String {
         serde_json::json!({"code": self.code(), "message": self.message(), "input": input})

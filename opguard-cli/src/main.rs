@@ -6,6 +6,7 @@
 //! code. Exit status: 0 ok, 1 a negative verdict, 2 error or bad input,
 //! 64 usage error. See README.md for every command's JSON shape.
 
+mod advice;
 mod align;
 mod census;
 mod cli;

@@ -5,6 +5,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use opguard_formats::ReadOptions;
+use opguard_model::analysis::{launch_region, LaunchRegion};
 use opguard_model::{ArtifactSpec, ModelStorage, TraceModel};
 use opguard_trace::{ReadWarning, ReaderOptions, TraceReader};
 use serde::Serialize;
@@ -86,6 +87,30 @@ pub fn model(
     };
     progress.finish();
     Ok(model)
+}
+
+/// The launch region of one capture of any format, with a progress bar:
+/// an Nsight Systems export streamed row by row, anything else through a
+/// model (`-`, stdin, is Chrome JSON). Returns it with the reader's
+/// warnings.
+pub fn region(
+    path: &Path,
+    label: &str,
+    spec: ArtifactSpec,
+    options: &ReadOptions,
+    top: usize,
+) -> Result<(LaunchRegion, Vec<ReadWarning>), CliError> {
+    if is_stdin(path) {
+        let model = model(path, label, spec, options)?;
+        return Ok((launch_region(&model, top), model.summary().warnings.clone()));
+    }
+    let total = std::fs::metadata(path).ok().map(|m| m.len());
+    let mut progress = Progress::new(label, total);
+    let read = opguard_formats::launch_region(path, spec, options, top, &mut |encoded, _| {
+        progress.update(encoded)
+    })?;
+    progress.finish();
+    Ok((read.region, read.warnings))
 }
 
 /// Reports what the reader accepted on stderr: `warning[<code>]: <message>`

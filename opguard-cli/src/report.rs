@@ -4,6 +4,7 @@
 
 use std::path::Path;
 
+use opguard_align::ProfileInput;
 use opguard_formats::ReadOptions;
 use opguard_model::{ArtifactSpec, ModelOptions, TraceModel};
 use opguard_report::{
@@ -13,10 +14,12 @@ use opguard_report::{
 use opguard_select::verdict_from_request_file;
 use serde::Serialize;
 
+use crate::advice::{fresh_name, shell_word};
+use crate::cli::ProviderArgs;
 use crate::cli::ReportArgs;
 use crate::error::CliError;
 use crate::exit;
-use crate::inspect::{alignment, default_input, AlignmentSection};
+use crate::inspect::{alignment, default_input, Alignable, AlignmentSection, NextSteps};
 use crate::out::print_answer;
 
 impl From<opguard_report::Error> for CliError {
@@ -38,11 +41,20 @@ pub fn run(args: &ReportArgs) -> Result<u8, CliError> {
     // Refused before any trace is read; `write_new` still refuses a file
     // that appears meanwhile.
     if std::fs::symlink_metadata(&args.out).is_ok() {
+        let dir = args.out.parent().unwrap_or(Path::new(""));
+        let stem = args.out.file_stem().unwrap_or_default().to_string_lossy();
+        let ext = args
+            .out
+            .extension()
+            .map_or_else(String::new, |e| format!(".{}", e.to_string_lossy()));
+        let fresh = fresh_name(dir, &stem, &ext);
         return Err(CliError::new(
             "output_exists",
             format!(
-                "{}: the output exists already; a report never replaces a file",
-                args.out.display()
+                "{}: the output exists already; a report never replaces a file: name a new \
+                 one with --out (e.g. --out {}), or remove this one first",
+                args.out.display(),
+                shell_word(&fresh.display().to_string())
             ),
         ));
     }
@@ -71,12 +83,15 @@ pub fn run(args: &ReportArgs) -> Result<u8, CliError> {
         } else {
             (false, args.traces.clone(), args.request.clone())
         };
-    // The first two models are kept: the alignment's records come from them.
-    let options = ReadOptions::new(ModelOptions::new().operation_args(true))
-        .reader(args.reader.options().decode_thread(true));
+    // The first two traces' records are kept: the alignment is theirs,
+    // by the rule `inspect` and `export` apply.
+    let options = args
+        .reader
+        .read_options(ModelOptions::new().operation_args(true), true);
     let mut artifacts = Vec::new();
-    let mut models = Vec::new();
-    for path in &traces {
+    let mut aligned = Vec::new();
+    for input in ProfileInput::for_traces(&traces) {
+        let path = &input.path;
         let label = if default {
             path.file_name()
                 .map_or_else(String::new, |n| n.to_string_lossy().into_owned())
@@ -84,9 +99,9 @@ pub fn run(args: &ReportArgs) -> Result<u8, CliError> {
             path.display().to_string()
         };
         let model = read(path, &label, &options, args.output.json)?;
-        artifacts.push(ArtifactReport::from_model(label, &model, args.top));
-        if models.len() < 2 {
-            models.push(model);
+        artifacts.push(ArtifactReport::from_model(label.clone(), &model, args.top));
+        if aligned.len() < 2 {
+            aligned.push(Alignable::new(&model, &input, label, default, true));
         }
     }
     let mut report = Report::new(artifacts);
@@ -96,12 +111,13 @@ pub fn run(args: &ReportArgs) -> Result<u8, CliError> {
              decode step and a ROCm run) with its seam request.",
         );
     }
-    if let (Some(a), Some(b), [ma, mb]) = (traces.first(), traces.get(1), models.as_slice()) {
-        let files = [
-            report.artifacts[0].file.clone(),
-            report.artifacts[1].file.clone(),
-        ];
-        report = report.alignment(summary(alignment([a, b], files, [ma, mb])?));
+    let mut aligned = aligned.into_iter();
+    if let (Some(a), Some(b)) = (aligned.next(), aligned.next()) {
+        let next = NextSteps {
+            reader: &args.reader,
+            provider: &ProviderArgs::default(),
+        };
+        report = report.alignment(summary(alignment(a, b, &next)?));
     }
     if let Some(r) = &request {
         let verdict = verdict_from_request_file(r)

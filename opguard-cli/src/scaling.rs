@@ -1,7 +1,6 @@
 //! `opguard scaling`: one call to [`opguard_scaling::run_trials_as`] over the
 //! trials document, with the reader flags and `--provider`.
 
-use opguard_formats::ReadOptions;
 use opguard_model::ModelOptions;
 use opguard_scaling::{run_trials_as, Metric, ScalingReport, TrialsDocument};
 
@@ -30,8 +29,7 @@ pub fn run(args: &ScalingArgs) -> Result<u8, CliError> {
                 .map_err(|e| CliError::usage(e.to_string()))?,
         ),
     };
-    let options =
-        ReadOptions::new(ModelOptions::new()).reader(args.reader.options().decode_thread(true));
+    let options = args.reader.read_options(ModelOptions::new(), true);
     let report = TrialsDocument::read(&args.trials)
         .and_then(|doc| run_trials_as(&doc, metric, &options, args.provider.provider))
         .map_err(|e| CliError::from(e).in_input(args.trials.display().to_string()))?;

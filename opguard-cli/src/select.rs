@@ -2,7 +2,6 @@
 //! [`opguard_select::profile_model`] (over a trace read with the reader
 //! flags) and [`opguard_select::verdict_from_request_file_with`].
 
-use opguard_formats::ReadOptions;
 use opguard_model::{ArtifactSpec, ModelOptions};
 use opguard_select::{
     profile_model, verdict_from_request_file_with, HostProfile, ProfileDocument, Verdict,
@@ -31,8 +30,7 @@ impl From<opguard_select::Error> for CliError {
 /// Runs `opguard select profile`.
 pub fn run_profile(args: &SelectProfileArgs) -> Result<u8, CliError> {
     let label = args.trace.display().to_string();
-    let options =
-        ReadOptions::new(ModelOptions::new()).reader(args.reader.options().decode_thread(true));
+    let options = args.reader.read_options(ModelOptions::new(), true);
     let mut spec = ArtifactSpec::new().source(label.clone());
     spec.provider = args.provider.provider;
     let model = crate::read::model(&args.trace, &label, spec, &options)
@@ -47,9 +45,7 @@ pub fn run_profile(args: &SelectProfileArgs) -> Result<u8, CliError> {
 /// A process trace written `-` in the request is read from stdin.
 pub fn run_verdict(args: &SelectVerdictArgs) -> Result<u8, CliError> {
     let options = VerdictOptions::new()
-        .read(
-            ReadOptions::new(ModelOptions::new()).reader(args.reader.options().decode_thread(true)),
-        )
+        .read(args.reader.read_options(ModelOptions::new(), true))
         .provider(args.provider.provider)
         .stream(Box::new(std::io::stdin()));
     let v = verdict_from_request_file_with(&args.request, options)

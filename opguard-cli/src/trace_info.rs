@@ -1,15 +1,24 @@
 //! `opguard trace info`: what the reader established about each file.
 //!
-//! Everything printed is computed by [`opguard_trace::trace_info`]:
-//! the summary of the read, the provider, the `(ph, cat)` event counts, the
-//! time span in the file's clock domain and warnings about odd input.
+//! Everything printed is computed by [`opguard_formats::info`], by format:
+//! for a Chrome trace ([`opguard_trace::trace_info`]) the summary of the
+//! read, the provider, the `(ph, cat)` event counts, the time span in the
+//! file's clock domain and warnings about odd input; for an Nsight Systems
+//! export (`opguard_nsys::Export::info`) the product and schema versions,
+//! the rows of each table, the time span and the GPUs; for a rocprofv3
+//! capture its files, records by kind, processes and agents; for an XSpace
+//! ([`opguard_xplane::XSpaceInfo`]) its planes and lines with their events
+//! by what opguard makes of them, and what it does not model.
 
 use std::io::Read;
 use std::path::Path;
 
+use opguard_formats::{Info, ReadOptions};
 use opguard_model::Provider;
+use opguard_nsys::ExportInfo;
 use opguard_trace::{trace_info, TraceInfo};
-use opguard_trace::{Compression, ReaderOptions, TopLevelForm, TraceReader};
+use opguard_trace::{Compression, TopLevelForm, TraceReader};
+use opguard_xplane::XSpaceInfo;
 use serde::Serialize;
 
 use crate::cli::TraceInfoArgs;
@@ -20,7 +29,8 @@ use crate::progress::Progress;
 use crate::style::{facts as facts_block, Align, Style, Table};
 
 /// One file's facts: the `--json` line. The facts are the library's
-/// [`TraceInfo`]; the CLI adds only the path it was given.
+/// [`Info`] (`"format"` says which); the CLI adds only the path it was
+/// given.
 #[derive(Debug, Serialize)]
 pub struct FileInfo {
     /// The path as given (`-` for stdin).
@@ -28,7 +38,7 @@ pub struct FileInfo {
     /// What the read established (its `provider` is `--provider`'s when
     /// given).
     #[serde(flatten)]
-    pub info: TraceInfo,
+    pub info: Info,
     /// The detected provider, when `--provider` overrode it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub provider_detected: Option<Provider>,
@@ -42,31 +52,24 @@ pub fn run(args: &TraceInfoArgs) -> Result<u8, CliError> {
     let mut status = exit::OK;
     // The command owns the process: inflating on a second thread while this
     // one scans is what makes a gzip trace read at the inflate floor.
-    let options = args.reader.options().decode_thread(true);
+    let options = args
+        .reader
+        .read_options(opguard_model::ModelOptions::launches_only(), true);
     crate::read::at_most_one_stdin(args.files.iter().map(|p| p.as_path()))?;
     for (i, file) in args.files.iter().enumerate() {
-        let facts = match native_info(file, &options) {
-            Some(native) => native.map(Facts::Native),
-            None => info(file, options.clone()).map(|mut info| {
+        match info(file, &options) {
+            Ok(mut info) => {
                 if let Some(given) = args.provider.provider {
-                    info.provider_detected = Some(info.info.provider);
-                    info.info.provider = given;
+                    info.provider_detected = Some(info.info.provider());
+                    info.info.set_provider(given);
                 }
-                Facts::Chrome(info)
-            }),
-        };
-        match facts {
-            Ok(facts) => {
                 if args.output.json {
-                    out.json_line(&facts)?;
+                    out.json_line(&info)?;
                 } else {
                     if i > 0 {
                         out.text("\n")?;
                     }
-                    out.text(&match &facts {
-                        Facts::Chrome(info) => human(info, style),
-                        Facts::Native(native) => native_human(native, style),
-                    })?;
+                    out.text(&human(&info, style))?;
                 }
                 out.flush()?;
             }
@@ -81,57 +84,10 @@ pub fn run(args: &TraceInfoArgs) -> Result<u8, CliError> {
     Ok(status)
 }
 
-/// One file's facts, whichever reader established them.
-#[derive(Debug, Serialize)]
-#[serde(untagged)]
-enum Facts {
-    Chrome(FileInfo),
-    Native(NativeInfo),
-}
-
-/// A native capture's facts (rocprofv3 CSV, JSON or rocpd), from its
-/// format's reader through opguard-formats: the `--json` line.
-#[derive(Debug, Serialize)]
-pub struct NativeInfo {
-    /// The path as given.
-    pub file: String,
-    /// What the read established.
-    #[serde(flatten)]
-    pub info: opguard_formats::Info,
-}
-
-/// `Some` when `path` is a native capture opguard-formats reads (not a
-/// Chrome trace, not stdin): its facts, or why it cannot be read.
-fn native_info(path: &Path, reader: &ReaderOptions) -> Option<Result<NativeInfo, CliError>> {
-    use opguard_formats::Detected;
-    if path.as_os_str() == "-" {
-        return None;
-    }
-    let named_csv = path
-        .extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("csv"));
-    match opguard_formats::detect(path) {
-        Ok(Detected::RocprofCsv | Detected::RocprofJson | Detected::Sqlite) => {}
-        Ok(Detected::ChromeJson) if named_csv => {}
-        _ => return None,
-    }
-    let options = opguard_formats::ReadOptions::default().reader(reader.clone());
-    match opguard_formats::info(path, &options) {
-        Ok(opguard_formats::Info::ChromeJson(_)) => None,
-        Ok(info) => Some(Ok(NativeInfo {
-            file: path.display().to_string(),
-            info,
-        })),
-        Err(e) => Some(Err(CliError::from(&e))),
-    }
-}
-
-fn native_human(file: &NativeInfo, style: Style) -> String {
-    let opguard_formats::Info::Rocprof(info) = &file.info else {
-        return String::new();
-    };
+/// A rocprofv3 capture's facts (CSV, JSON or rocpd), as text.
+fn rocprof_human(file: &str, info: &opguard_rocprof::CaptureInfo, style: Style) -> String {
     let mut facts = vec![
-        ("file", file.file.clone()),
+        ("file", file.to_owned()),
         ("sha256", info.sha256.clone()),
         (
             "provider",
@@ -141,7 +97,7 @@ fn native_human(file: &NativeInfo, style: Style) -> String {
                 format!("{} ({})", info.provider, info.producer)
             },
         ),
-        ("format", format!("rocprofv3 {}", info.format)),
+        ("format", info.format.to_owned()),
         ("clock domain", info.clock_domain.clone()),
         ("encoded bytes", info.encoded_bytes.to_string()),
         ("decoded bytes", info.decoded_bytes.to_string()),
@@ -213,11 +169,24 @@ fn native_human(file: &NativeInfo, style: Style) -> String {
     out
 }
 
-/// Reads one file (`-` is stdin) to the end.
-pub fn info(path: &Path, options: ReaderOptions) -> Result<FileInfo, CliError> {
+/// Reads one file (`-` is stdin, a Chrome trace) to the end.
+pub fn info(path: &Path, options: &ReadOptions) -> Result<FileInfo, CliError> {
     let label = path.display().to_string();
-    let (reader, total) = crate::read::open(path, options)?;
-    read(reader, label, total)
+    if crate::read::is_stdin(path) {
+        let (reader, total) = crate::read::open(path, options.reader.clone())?;
+        return read(reader, label, total);
+    }
+    let total = std::fs::metadata(path).ok().map(|m| m.len());
+    let mut progress = Progress::new(&label, total);
+    let info = opguard_formats::info_with_progress(path, options, &mut |encoded| {
+        progress.update(encoded)
+    })?;
+    progress.finish();
+    Ok(FileInfo {
+        file: label,
+        info,
+        provider_detected: None,
+    })
 }
 
 fn read<R: Read>(
@@ -230,13 +199,93 @@ fn read<R: Read>(
     progress.finish();
     Ok(FileInfo {
         file: label,
-        info,
+        info: Info::ChromeJson(info),
         provider_detected: None,
     })
 }
 
+/// The provider line: detected, or given with the detected one beside it.
+fn provider_line(file: &FileInfo) -> String {
+    let provider = file.info.provider();
+    match file.provider_detected {
+        Some(detected) => format!(
+            "{} (given; detected {})",
+            provider.as_str(),
+            detected.as_str()
+        ),
+        None => provider.as_str().to_owned(),
+    }
+}
+
 fn human(file: &FileInfo, style: Style) -> String {
-    let info = &file.info;
+    match &file.info {
+        Info::ChromeJson(info) => human_json(file, info, style),
+        Info::NsysSqlite(info) => human_nsys(file, info, style),
+        Info::Rocprof(info) => rocprof_human(&file.file, info, style),
+        Info::Xspace(info) => human_xspace(file, info, style),
+        other => format!("{}: format {}\n", file.file, other.format().as_str()),
+    }
+}
+
+fn human_nsys(file: &FileInfo, info: &ExportInfo, style: Style) -> String {
+    let meta = &info.meta;
+    let mut facts = vec![
+        ("file", file.file.clone()),
+        ("sha256", info.sha256.to_hex()),
+        ("format", "Nsight Systems SQLite export".to_owned()),
+        ("provider", provider_line(file)),
+        ("clock domain", info.clock_domain.clone()),
+        (
+            "product",
+            format!("{} {}", meta.product_name, meta.product_version),
+        ),
+        (
+            "schema",
+            format!(
+                "{} ({}, {})",
+                meta.schema,
+                meta.metadata_table,
+                if meta.schema_verified {
+                    "verified"
+                } else {
+                    "unverified: read with --unverified-schema"
+                }
+            ),
+        ),
+        ("bytes", info.bytes.to_string()),
+        (
+            "time span",
+            match info.span {
+                Some(s) => format!(
+                    "{} .. {} ns ({})",
+                    s.start_ns,
+                    s.end_ns,
+                    duration(s.duration_ns)
+                ),
+                None => "(no timed row)".to_owned(),
+            },
+        ),
+    ];
+    if let Some(platform) = &meta.platform {
+        facts.push(("platform", platform.clone()));
+    }
+    for gpu in &info.gpus {
+        facts.push((
+            "gpu",
+            format!("{}: {}", gpu.id, gpu.name.as_deref().unwrap_or("(unnamed)")),
+        ));
+    }
+    let mut out = facts_block(&facts, style, "");
+    out.push('\n');
+    let mut table = Table::new(&[("rows", Align::Right), ("table", Align::Left)]);
+    for t in &info.tables {
+        table.row(vec![t.rows.to_string(), t.table.to_owned()]);
+    }
+    out.push_str(&table.render(style, "  "));
+    out
+}
+
+fn human_json(file: &FileInfo, info: &TraceInfo, style: Style) -> String {
     let compression = match info.compression {
         Compression::Gzip => "gzip",
         _ => "none",
@@ -248,17 +297,7 @@ fn human(file: &FileInfo, style: Style) -> String {
     let mut facts = vec![
         ("file", file.file.clone()),
         ("sha256", info.sha256.to_hex()),
-        (
-            "provider",
-            match file.provider_detected {
-                Some(detected) => format!(
-                    "{} (given; detected {})",
-                    info.provider.as_str(),
-                    detected.as_str()
-                ),
-                None => info.provider.as_str().to_owned(),
-            },
-        ),
+        ("provider", provider_line(file)),
         ("clock domain", info.clock_domain.clone()),
         ("compression", compression.to_owned()),
         ("form", form.to_owned()),
@@ -317,6 +356,96 @@ fn human(file: &FileInfo, style: Style) -> String {
     out
 }
 
+/// An XSpace's facts, then one table of its planes and lines: what each
+/// holds, by what opguard makes of it, and what it does not model.
+fn human_xspace(file: &FileInfo, info: &XSpaceInfo, style: Style) -> String {
+    let list = |v: &[String]| {
+        if v.is_empty() {
+            "(none)".to_owned()
+        } else {
+            v.join(", ")
+        }
+    };
+    let mut facts = vec![
+        ("file", file.file.clone()),
+        ("format", "xspace".to_owned()),
+        ("sha256", info.sha256.to_hex()),
+        ("provider", provider_line(file)),
+        (
+            "producer",
+            info.producer
+                .clone()
+                .unwrap_or_else(|| "(not stated)".into()),
+        ),
+        ("clock domain", info.clock_domain.clone()),
+        ("encoded bytes", info.encoded_bytes.to_string()),
+        ("hostnames", list(&info.hostnames)),
+        ("events", info.events.to_string()),
+        (
+            "not modeled",
+            format!(
+                "{} events (TPU and other planes, lines XLA derives from the GPU streams)",
+                info.events_not_modeled
+            ),
+        ),
+        (
+            "time span",
+            match info.time_span {
+                Some(s) => format!(
+                    "{} .. {} ns ({}, {} timed events)",
+                    s.start_ns,
+                    s.end_ns,
+                    duration(s.duration_ns),
+                    s.timed_events
+                ),
+                None => "(no timed event)".to_owned(),
+            },
+        ),
+    ];
+    for e in &info.errors {
+        facts.push(("profiler error", e.clone()));
+    }
+    for w in &info.warnings {
+        facts.push(("profiler warning", w.clone()));
+    }
+    let mut out = facts_block(&facts, style, "");
+    out.push('\n');
+    let mut table = Table::new(&[
+        ("events", Align::Right),
+        ("plane / line", Align::Left),
+        ("kind", Align::Left),
+        ("what opguard makes of its events", Align::Left),
+    ]);
+    for plane in &info.planes {
+        let activities: Vec<String> = plane
+            .activities
+            .iter()
+            .map(|(a, n)| format!("{n} {}", a.as_str()))
+            .collect();
+        table.row(vec![
+            plane.events.to_string(),
+            plane.name.clone(),
+            plane.kind.as_str().to_owned(),
+            activities.join(", "),
+        ]);
+        for line in &plane.lines {
+            let what = if line.kind.is_modeled() {
+                ""
+            } else {
+                "not modeled"
+            };
+            table.row(vec![
+                line.events.to_string(),
+                format!("  {}", line.name),
+                line.kind.as_str().to_owned(),
+                what.to_owned(),
+            ]);
+        }
+    }
+    out.push_str(&table.render(style, "  "));
+    out
+}
+
 /// A duration in the largest unit that keeps it readable.
 pub(crate) fn duration(ns: i64) -> String {
     let v = ns as f64;
@@ -342,7 +471,9 @@ mod tests {
             {"ph":"M","ts":1e300}
         ],"traceName":"t"}"#;
         let reader = TraceReader::new(&json[..]).unwrap();
-        let info = read(reader, "mem".into(), None).unwrap().info;
+        let Info::ChromeJson(info) = read(reader, "mem".into(), None).unwrap().info else {
+            panic!("a Chrome trace's facts");
+        };
         assert_eq!(info.events, 5);
         assert_eq!(info.metadata_keys, ["traceName"]);
         let got: Vec<_> = info

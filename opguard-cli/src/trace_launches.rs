@@ -3,8 +3,7 @@
 
 use std::path::PathBuf;
 
-use opguard_formats::ReadOptions;
-use opguard_model::analysis::{aggregate, launch_region, LaunchRegion, RegionAggregate};
+use opguard_model::analysis::{aggregate, LaunchRegion, RegionAggregate};
 use opguard_model::{ArtifactSpec, ModelOptions};
 use serde::Serialize;
 
@@ -88,8 +87,9 @@ pub fn run(args: &TraceLaunchesArgs) -> Result<u8, CliError> {
     crate::read::at_most_one_stdin(args.files.iter().map(|p| p.as_path()))?;
     let provider = args.provider.provider;
     let stages = stages(&args.stage, &args.files)?;
-    let options = ReadOptions::new(ModelOptions::launches_only())
-        .reader(args.reader.options().decode_thread(true));
+    let options = args
+        .reader
+        .read_options(ModelOptions::launches_only(), true);
     let mut status = exit::OK;
     let mut regions = Vec::new();
     for (file, stage) in args.files.iter().zip(stages) {
@@ -98,10 +98,9 @@ pub fn run(args: &TraceLaunchesArgs) -> Result<u8, CliError> {
         spec.role = args.role.clone();
         spec.stage = stage;
         spec.provider = provider;
-        match crate::read::model(file, &label, spec, &options) {
-            Ok(model) => {
-                crate::read::report_warnings(&label, &model.summary().warnings, args.output.json);
-                let region = launch_region(&model, args.top);
+        match crate::read::region(file, &label, spec, &options, args.top) {
+            Ok((region, warnings)) => {
+                crate::read::report_warnings(&label, &warnings, args.output.json);
                 regions.push(FileRegion {
                     file: label,
                     note: no_device_activity(&region),

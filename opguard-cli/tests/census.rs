@@ -8,6 +8,7 @@ use serde_json::Value;
 
 use crate::common::run;
 
+#[track_caller]
 fn capture(stem: &str) -> Option<PathBuf> {
     opguard_testdata::shared_file(&format!("torch/census/{stem}.json"))
 }

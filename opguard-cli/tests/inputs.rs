@@ -366,7 +366,7 @@ fn select_verdict_reads_a_process_trace_from_stdin_and_takes_the_provider() {
     let req = dir.path().join("seam-request.json");
     std::fs::write(&req, request.to_string()).unwrap();
     let verdict = |extra: &[&str]| {
-        let mut args = vec!["select", "verdict", "--json", "--request", s(&req)];
+        let mut args = vec!["select", "verdict", "--json", "--seam-request", s(&req)];
         args.extend(extra);
         let r = run(&args);
         assert!(r.status == 0 || r.status == 1, "{}", r.stderr);
@@ -384,7 +384,13 @@ fn select_verdict_reads_a_process_trace_from_stdin_and_takes_the_provider() {
     let piped_req = dir.path().join("piped-request.json");
     std::fs::write(&piped_req, piped.to_string()).unwrap();
     let r = run_bytes(
-        opguard(&["select", "verdict", "--json", "--request", s(&piped_req)]),
+        opguard(&[
+            "select",
+            "verdict",
+            "--json",
+            "--seam-request",
+            s(&piped_req),
+        ]),
         &std::fs::read(dir.path().join(&first)).unwrap(),
     );
     let from_stdin = json(&r);

@@ -6,6 +6,7 @@ use opguard_testdata::{rank_copy, shared_file};
 
 use crate::common::run;
 
+#[track_caller]
 fn hta(name: &str) -> Option<PathBuf> {
     shared_file(&format!("traces/hta/{name}"))
 }
@@ -367,4 +368,69 @@ fn files_in_a_directory_that_are_not_traces_are_named_not_read() {
     let none = run(&["job", "--json", s(logs_only.path())]);
     assert_eq!(none.status, 2, "{}", none.stderr);
     assert!(none.stderr.contains("no_ranks"), "{}", none.stderr);
+}
+
+/// A directory's JSON files that are other documents (the default input's
+/// seam request, a job document) are named on stderr and not read as
+/// ranks; a cut trace beside them is still a rank, unreadable.
+#[test]
+fn a_directory_s_other_json_documents_are_not_ranks() {
+    let shipped = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/default-input");
+    let r = run(&["job", "--json", s(&shipped)]);
+    assert_eq!(r.status, 0, "{}", r.stderr);
+    let job = &r.json_lines()[0];
+    let files: Vec<&str> = job["ranks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["file"].as_str().unwrap())
+        .collect();
+    assert_eq!(files.len(), 3, "{files:?}");
+    assert!(files.iter().all(|f| f.ends_with(".json.gz")), "{files:?}");
+    let line: serde_json::Value = serde_json::from_str(r.stderr.trim()).unwrap();
+    let warning = &line["warning"];
+    assert_eq!(warning["code"], "job_file_skipped");
+    assert!(
+        warning["input"]
+            .as_str()
+            .unwrap()
+            .ends_with("seam-request.json"),
+        "{warning}"
+    );
+    // The job document itself, and a cut rank, beside the traces.
+    let dir = tempfile::tempdir().unwrap();
+    for f in std::fs::read_dir(&shipped).unwrap() {
+        let f = f.unwrap().path();
+        std::fs::copy(&f, dir.path().join(f.file_name().unwrap())).unwrap();
+    }
+    std::fs::write(dir.path().join("job.json"), &r.stdout).unwrap();
+    opguard_testdata::write_cut_copy(
+        &shipped.join("decode.rank1.json.gz"),
+        &dir.path().join("decode.rank9.json.gz"),
+    );
+    let again = run(&["job", "--json", s(dir.path())]);
+    assert_eq!(
+        again.status, 2,
+        "the cut rank is unreadable: {}",
+        again.stderr
+    );
+    let ranks = again.json_lines()[0]["ranks"].as_array().unwrap().len();
+    assert_eq!(ranks, 4);
+    let skipped: Vec<String> = again
+        .stderr
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .map(|l| l["warning"].clone())
+        .filter(|w| w["code"] == "job_file_skipped")
+        .map(|w| {
+            w["input"]
+                .as_str()
+                .unwrap()
+                .rsplit('/')
+                .next()
+                .unwrap()
+                .to_owned()
+        })
+        .collect();
+    assert_eq!(skipped, ["job.json", "seam-request.json"]);
 }

@@ -76,6 +76,31 @@ fn an_existing_output_is_refused_and_kept() {
     assert_eq!(std::fs::read_to_string(&out).unwrap(), "mine");
 }
 
+/// A second `opguard report` in the same place says how to write another:
+/// the `--out` it suggests names a file that does not exist, and works.
+#[test]
+fn a_second_report_is_told_which_name_to_use() {
+    let dir = tempfile::tempdir().unwrap();
+    let report = |args: &[&str]| {
+        let mut cmd = crate::common::opguard(&["report"]);
+        cmd.args(args).current_dir(dir.path());
+        crate::common::run_cmd(cmd, "")
+    };
+    assert_eq!(report(&[]).status, 0);
+    let again = report(&[]);
+    assert_eq!(again.status, 2);
+    let message = again.stderr;
+    assert!(message.contains("error[output_exists]"), "{message}");
+    let suggested = message
+        .split("e.g. --out ")
+        .nth(1)
+        .and_then(|rest| rest.split(')').next())
+        .unwrap_or_else(|| panic!("no --out suggested: {message}"));
+    assert_eq!(suggested, "opguard-report-2.html");
+    assert_eq!(report(&["--out", suggested]).status, 0);
+    assert!(dir.path().join(suggested).is_file());
+}
+
 #[test]
 fn a_failed_run_leaves_nothing_behind() {
     let dir = tempfile::tempdir().unwrap();

@@ -33,10 +33,10 @@ fn trace_info_reads_each_format_and_the_directory() {
     let (_dir, json, db) = made(&kernels);
     let dir = kernels.parent().unwrap().to_path_buf();
     for (path, format) in [
-        (&kernels, "csv"),
-        (&dir, "csv"),
-        (&json, "json"),
-        (&db, "rocpd"),
+        (&kernels, "rocprofv3_csv"),
+        (&dir, "rocprofv3_csv"),
+        (&json, "rocprofv3_json"),
+        (&db, "rocpd_sqlite"),
     ] {
         let r = run(&["trace", "info", "--json", path.to_str().unwrap()]);
         assert_eq!(r.status, 0, "{}", r.stderr);

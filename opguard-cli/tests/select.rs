@@ -25,7 +25,7 @@ fn default_input(target: &str) -> tempfile::TempDir {
 fn the_inner_launcher_is_certified_and_the_outer_wrapper_refused() {
     let dir = default_input("demo.kernels:paged_attention");
     let out = opguard()
-        .args(["select", "verdict", "--json", "--request"])
+        .args(["select", "verdict", "--json", "--seam-request"])
         .arg(dir.path().join("seam-request.json"))
         .output()
         .unwrap();
@@ -44,7 +44,7 @@ fn the_inner_launcher_is_certified_and_the_outer_wrapper_refused() {
 
     let dir = default_input("demo.attention:Attention.forward");
     let out = opguard()
-        .args(["select", "verdict", "--json", "--request"])
+        .args(["select", "verdict", "--json", "--seam-request"])
         .arg(dir.path().join("seam-request.json"))
         .output()
         .unwrap();
@@ -65,7 +65,7 @@ fn the_inner_launcher_is_certified_and_the_outer_wrapper_refused() {
     );
     // The human form says why.
     let out = opguard()
-        .args(["select", "verdict", "--request"])
+        .args(["select", "verdict", "--seam-request"])
         .arg(dir.path().join("seam-request.json"))
         .output()
         .unwrap();
@@ -78,7 +78,7 @@ fn a_malformed_request_and_an_unreadable_trace_exit_2_with_codes() {
     let req = dir.path().join("r.json");
     std::fs::write(&req, "{\"protocol_version\": 1,").unwrap();
     let out = opguard()
-        .args(["select", "verdict", "--json", "--request"])
+        .args(["select", "verdict", "--json", "--seam-request"])
         .arg(&req)
         .output()
         .unwrap();
@@ -173,4 +173,28 @@ fn the_provider_flag_changes_what_host_slices_are() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(64));
+}
+
+/// One name for the seam request on every command that takes one; the
+/// former `--request` of `report` and `select verdict` still works, unlisted.
+#[test]
+fn the_seam_request_flag_has_one_name_on_every_command() {
+    for command in [&["inspect"][..], &["report"], &["select", "verdict"]] {
+        let mut args = command.to_vec();
+        args.push("--help");
+        let help = crate::common::run(&args).stdout;
+        assert!(
+            help.contains("--seam-request <FILE>"),
+            "{command:?}: {help}"
+        );
+        assert!(!help.contains("--request"), "{command:?}: {help}");
+    }
+    let request = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("data/default-input/seam-request.json");
+    let request = request.to_str().unwrap();
+    for flag in ["--seam-request", "--request"] {
+        let r = crate::common::run(&["select", "verdict", "--json", flag, request]);
+        assert_eq!(r.status, 0, "{flag}: {}", r.stderr);
+        assert_eq!(r.json_lines()[0]["ok"], true);
+    }
 }

@@ -11,7 +11,9 @@
 /// crate's prefix (`census.limit_exceeded`). One meaning has one code across
 /// crates: a size limit is `limit_exceeded`, an unreadable file `io`, a key
 /// given twice `duplicate_key`. Arms under `passthrough` return another
-/// error's code (an inner reader's) and are not listed.
+/// error's code (an inner reader's) and are not listed; one may carry
+/// attributes, e.g. `#[cfg(feature = "nsys")]` for a reader behind a
+/// feature.
 ///
 /// ```
 /// #[derive(Debug)]

@@ -30,6 +30,14 @@ pub enum ErrorKind {
     /// the capture it is in and its position.
     #[cfg(feature = "rocprof")]
     Rocprof(opguard_rocprof::Error),
+    /// The Nsight Systems export reader's error, with its table, row and
+    /// column.
+    #[cfg(feature = "nsys")]
+    Nsys(opguard_nsys::Error),
+    /// The XSpace reader's error, with its byte offset and message path
+    /// (`planes[2].lines[0].events[7]`).
+    #[cfg(feature = "xplane")]
+    Xplane(opguard_xplane::Error),
     /// The capture cannot be opened or read.
     Io(io::Error),
     /// Nsight Systems' binary report: it must be exported to SQLite first.
@@ -53,6 +61,10 @@ opguard_document::error_codes! {
         ErrorKind::Json(e) => e.code(),
         #[cfg(feature = "rocprof")]
         ErrorKind::Rocprof(e) => e.code(),
+        #[cfg(feature = "nsys")]
+        ErrorKind::Nsys(e) => e.code(),
+        #[cfg(feature = "xplane")]
+        ErrorKind::Xplane(e) => e.code(),
     }
     codes {
         ErrorKind::Io(_) => "io": "a capture cannot be opened or read",
@@ -99,6 +111,10 @@ impl Error {
                 Some(f) if Some(f) != self.inner.file.as_deref() => e.to_string(),
                 _ => e.located_message(),
             },
+            #[cfg(feature = "nsys")]
+            ErrorKind::Nsys(e) => e.to_string(),
+            #[cfg(feature = "xplane")]
+            ErrorKind::Xplane(e) => e.to_string(),
             ErrorKind::Io(e) => format!("I/O error: {e}"),
             ErrorKind::NsightReport => "this is an Nsight Systems report (.nsys-rep/.qdrep), \
                  the binary file nsys writes; export it to SQLite first: \
@@ -119,6 +135,20 @@ impl From<opguard_rocprof::Error> for Error {
 impl From<opguard_trace::Error> for Error {
     fn from(e: opguard_trace::Error) -> Self {
         Error::new(ErrorKind::Json(e))
+    }
+}
+
+#[cfg(feature = "xplane")]
+impl From<opguard_xplane::Error> for Error {
+    fn from(e: opguard_xplane::Error) -> Self {
+        Error::new(ErrorKind::Xplane(e))
+    }
+}
+
+#[cfg(feature = "nsys")]
+impl From<opguard_nsys::Error> for Error {
+    fn from(e: opguard_nsys::Error) -> Self {
+        Error::new(ErrorKind::Nsys(e))
     }
 }
 
@@ -146,6 +176,10 @@ impl std::error::Error for Error {
             ErrorKind::Json(e) => Some(e),
             #[cfg(feature = "rocprof")]
             ErrorKind::Rocprof(e) => Some(e),
+            #[cfg(feature = "nsys")]
+            ErrorKind::Nsys(e) => Some(e),
+            #[cfg(feature = "xplane")]
+            ErrorKind::Xplane(e) => Some(e),
             ErrorKind::Io(e) => Some(e),
             _ => None,
         }

@@ -10,10 +10,14 @@
 //! | format | reader |
 //! |---|---|
 //! | Chrome trace JSON, plain or gzip (PyTorch profiler, Perfetto JSON, viztracer, JAX, opguard's export) | `opguard-trace` |
+//! | Nsight Systems SQLite export (`nsys export --type sqlite`; feature `nsys`, on by default) | `opguard-nsys` |
 //! | rocprofv3: CSV capture (a `*_kernel_trace.csv`, any file of its set, or their directory), JSON document (plain or gzip), rocpd database | `opguard-rocprof` (feature `rocprof`, default) |
+//! | XLA profiler XSpace protobuf (`*.xplane.pb`: JAX, TensorFlow; feature `xplane`, on by default) | `opguard-xplane` |
 //!
 //! A program that reads only Chrome JSON can depend on `opguard-trace`
-//! alone and never compile a native format's library.
+//! alone, or on this crate with `default-features = false`, and never
+//! compile a native format's library (SQLite). [`info`] gives a capture's
+//! plain facts, by format ([`Info`]).
 //!
 //! ```
 //! use opguard_formats::{read, ReadOptions};
@@ -36,15 +40,18 @@
 mod detect;
 // Reader: a capture of any format into the model.
 mod read;
-// Analysis: what `trace info` says of a capture, whatever its format.
+// Reader: the plain facts of a capture of any format.
 mod info;
+// Analysis through the door: launch regions, streamed where the format allows.
+mod region;
 // The crate's one error type: readers' errors pass through.
 mod error;
 
-pub use detect::{detect, detect_bytes, Detected};
+pub use detect::{detect, detect_bytes, recognize, Detected};
 pub use error::{Error, ErrorKind, ERROR_CODES};
-pub use info::{info, Info};
+pub use info::{info, info_with_progress, Info};
 pub use read::{read, read_reusing, ReadOptions};
+pub use region::{launch_region, RegionRead};
 
 /// The README's examples are compiled and run as doctests.
 #[cfg(doctest)]

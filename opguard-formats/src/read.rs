@@ -10,8 +10,9 @@ use crate::error::{Error, ErrorKind};
 
 /// What to keep ([`ModelOptions`]) and how to read ([`ReaderOptions`]: the
 /// limits every reader honours — `max_encoded_bytes` on the bytes read from
-/// storage, `max_decoded_bytes` on the bytes parsed after decompression —
-/// and the Chrome JSON reader's own tolerance and threading switches).
+/// storage, `max_decoded_bytes` on the bytes parsed after decompression;
+/// for an SQLite export, which is not compressed, both are its size — and
+/// the Chrome JSON reader's own tolerance and threading switches).
 #[derive(Debug, Clone, Default)]
 #[non_exhaustive]
 pub struct ReadOptions {
@@ -19,6 +20,12 @@ pub struct ReadOptions {
     pub model: ModelOptions,
     /// Limits and reader switches.
     pub reader: ReaderOptions,
+    /// Read a native export whose schema version is outside the versions
+    /// its reader was checked against (Nsight Systems:
+    /// `opguard_nsys::VERIFIED_SCHEMAS`); every table and column read is
+    /// still checked by name and type. Off by default: such an export is
+    /// refused with `schema_unverified`.
+    pub unverified_schema: bool,
 }
 
 impl ReadOptions {
@@ -27,12 +34,35 @@ impl ReadOptions {
         ReadOptions {
             model,
             reader: ReaderOptions::default(),
+            unverified_schema: false,
         }
     }
     /// Sets the reader options.
     pub fn reader(mut self, reader: ReaderOptions) -> Self {
         self.reader = reader;
         self
+    }
+    /// Sets [`ReadOptions::unverified_schema`].
+    pub fn unverified_schema(mut self, on: bool) -> Self {
+        self.unverified_schema = on;
+        self
+    }
+    /// The Nsight Systems reader's options: the same limits.
+    #[cfg(feature = "nsys")]
+    pub(crate) fn nsys(&self) -> opguard_nsys::ReadOptions {
+        opguard_nsys::ReadOptions::new()
+            .max_encoded_bytes(self.reader.max_encoded_bytes)
+            .max_decoded_bytes(self.reader.max_decoded_bytes)
+            .unverified_schema(self.unverified_schema)
+    }
+    /// The XSpace reader's options: the same limits (an XSpace is not
+    /// compressed: its size is held against both; stats it inflates count
+    /// against the decoded limit).
+    #[cfg(feature = "xplane")]
+    pub(crate) fn xplane(&self) -> opguard_xplane::ReadOptions {
+        opguard_xplane::ReadOptions::default()
+            .max_encoded_bytes(self.reader.max_encoded_bytes)
+            .max_decoded_bytes(self.reader.max_decoded_bytes)
     }
 }
 
@@ -94,23 +124,78 @@ pub fn read_reusing(
             storage,
         )
         .map_err(|e| Error::from(e).in_file(path)),
-        Detected::NsightReport => Err(Error::new(ErrorKind::NsightReport).in_file(path)),
-        Detected::RocprofCsv | Detected::RocprofJson => {
-            Err(Error::new(ErrorKind::UnsupportedDatabase {
-                detail: "rocprofv3 output: this build does not read it (builds with the `rocprof` \
-                     feature do)"
-                    .into(),
-            })
-            .in_file(path))
+        #[cfg(feature = "nsys")]
+        Detected::NsysSqlite => {
+            let read = opguard_nsys::read_model_reusing(
+                path,
+                spec,
+                &options.model,
+                &options.nsys(),
+                storage,
+            )
+            .map_err(|e| Error::from(e).in_file(path))?;
+            let size = read.summary().encoded_bytes;
+            progress(size, size);
+            Ok(read)
         }
-        Detected::Sqlite => Err(Error::new(ErrorKind::UnsupportedDatabase {
-            detail: "an SQLite database: this build reads no SQLite capture (Nsight Systems \
-                     exports and rocpd databases are read by builds with the `nsys` and \
-                     `rocprof` features)"
+        #[cfg(not(feature = "nsys"))]
+        Detected::NsysSqlite => Err(unsupported_database(path)),
+        #[cfg(feature = "xplane")]
+        Detected::Xspace => {
+            let model = opguard_xplane::read_model_reusing(
+                path,
+                spec,
+                &options.model,
+                &options.xplane(),
+                storage,
+            )
+            .map_err(|e| Error::from(e).in_file(path))?;
+            let summary = model.summary();
+            progress(summary.encoded_bytes, summary.decoded_bytes);
+            Ok(model)
+        }
+        // Not detected without the feature.
+        #[cfg(not(feature = "xplane"))]
+        Detected::Xspace => Err(Error::new(ErrorKind::UnsupportedDatabase {
+            detail: "an XSpace: this build does not read it (builds with the `xplane` feature do)"
                 .into(),
         })
         .in_file(path)),
+        Detected::NsightReport => Err(Error::new(ErrorKind::NsightReport).in_file(path)),
+        Detected::Sqlite => Err(unsupported_database(path)),
+        Detected::RocprofCsv | Detected::RocprofJson | Detected::RocpdSqlite => {
+            Err(unsupported_rocprof(path))
+        }
     }
+}
+
+/// An SQLite database no reader of this build claims.
+pub(crate) fn unsupported_database(path: &Path) -> Error {
+    let detail = match (cfg!(feature = "nsys"), cfg!(feature = "rocprof")) {
+        (true, true) => {
+            "an SQLite database that is not a capture this build reads: neither an Nsight \
+             Systems export (no META_DATA_EXPORT or EXPORT_META_DATA table) nor a rocpd \
+             database (no rocpd_* tables)"
+        }
+        _ => {
+            "an SQLite database this build does not read (Nsight Systems exports and rocpd \
+             databases are read by builds with the `nsys` and `rocprof` features)"
+        }
+    };
+    Error::new(ErrorKind::UnsupportedDatabase {
+        detail: detail.into(),
+    })
+    .in_file(path)
+}
+
+/// rocprofv3 output in a build without its reader.
+pub(crate) fn unsupported_rocprof(path: &Path) -> Error {
+    Error::new(ErrorKind::UnsupportedDatabase {
+        detail: "rocprofv3 output: this build does not read it (builds with the `rocprof` \
+                 feature do)"
+            .into(),
+    })
+    .in_file(path)
 }
 
 #[cfg(feature = "rocprof")]
@@ -127,16 +212,13 @@ mod rocprof {
     use crate::detect::Detected;
     use crate::error::Error;
 
-    /// Whether the capture is rocprofv3's: its CSV or JSON by content, an
-    /// SQLite database with rocpd's tables, or a `.csv` the content does not
+    /// Whether the capture is rocprofv3's: its CSV, JSON or rocpd database by
+    /// content, or a `.csv` the content does not
     /// name (then the CSV reader says which column is not rocprofv3's,
     /// instead of the JSON reader saying it is not JSON).
     pub(crate) fn reads(path: &Path, detected: Detected) -> bool {
         match detected {
-            Detected::RocprofCsv | Detected::RocprofJson => true,
-            Detected::Sqlite => {
-                opguard_rocprof::detect(path) == Some(opguard_rocprof::CaptureFormat::Rocpd)
-            }
+            Detected::RocprofCsv | Detected::RocprofJson | Detected::RocpdSqlite => true,
             Detected::ChromeJson => path
                 .extension()
                 .is_some_and(|e| e.eq_ignore_ascii_case("csv")),

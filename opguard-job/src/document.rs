@@ -24,7 +24,9 @@ pub fn job_from_path(path: &Path) -> Result<Job, Error> {
 
 /// Reads one document that is either a rank summary
 /// (`opguard.job.rank/v1`) or a job (`opguard.job/v1`), as a job; `what`
-/// names it in errors. Unknown and repeated fields are refused.
+/// names it in errors. Unknown and repeated fields are refused, and so are
+/// two frames with one id and different categories or kernel identities
+/// (`frame_conflict`).
 pub fn job_from_json(what: &str, text: &str) -> Result<Job, Error> {
     job_from_bytes(what, text.as_bytes())
 }
@@ -43,12 +45,13 @@ fn job_from_bytes(what: &str, bytes: &[u8]) -> Result<Job, Error> {
         opguard_document::from_slice(bytes, limit).map_err(|e| invalid("object", e))?;
     match format.format.as_deref() {
         Some(RANK_FORMAT) => opguard_document::from_slice::<RankSummary>(bytes, limit)
-            .map(Job::from)
-            .map_err(|e| invalid(RANK_FORMAT, e)),
+            .map_err(|e| invalid(RANK_FORMAT, e))
+            .and_then(Job::try_from),
+        // Derived fields are recomputed, not trusted; frames that share an
+        // id but not its category or kernel identity are refused.
         Some(JOB_FORMAT) => opguard_document::from_slice::<Job>(bytes, limit)
-            // Derived fields are recomputed, not trusted.
-            .map(|job| Job::merge_all([job]))
-            .map_err(|e| invalid(JOB_FORMAT, e)),
+            .map_err(|e| invalid(JOB_FORMAT, e))
+            .and_then(|job| Job::merge_all([job])),
         other => Err(ErrorKind::WrongFormat {
             what: what.to_owned(),
             found: other.unwrap_or_default().to_owned(),

@@ -2,6 +2,8 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::merge::RankRef;
+
 /// A job input or document that cannot be used.
 ///
 /// Boxed, like every opguard error, so a result carries one pointer.
@@ -51,6 +53,44 @@ pub enum ErrorKind {
         /// [`JOB_FORMAT`](crate::JOB_FORMAT).
         job: &'static str,
     },
+    /// Two entries for one frame id disagree on its category or kernel
+    /// identity, which the id is derived from: one of the documents was
+    /// altered or is not opguard's. Merging either way would depend on the
+    /// order of the inputs.
+    #[error("{0}")]
+    FrameConflict(Box<FrameConflict>),
+}
+
+/// What [`ErrorKind::FrameConflict`] found: one frame id, two values of a field
+/// it is derived from, and a rank giving each.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "frame {id} has {field} {first} on {} but {second} on {}; the id is derived from the \
+     category and kernel identity, so one of the documents was altered or is not opguard's",
+    rank_name(first_rank),
+    rank_name(second_rank)
+)]
+#[non_exhaustive]
+pub struct FrameConflict {
+    /// The frame id.
+    pub id: String,
+    /// `category` or `kernel_identity`.
+    pub field: &'static str,
+    /// The smaller of the two values, as JSON.
+    pub first: String,
+    /// The first rank (in rank order) that gave `first`.
+    pub first_rank: RankRef,
+    /// The larger value, as JSON.
+    pub second: String,
+    /// The first rank that gave `second`.
+    pub second_rank: RankRef,
+}
+
+fn rank_name(r: &RankRef) -> String {
+    match r.rank {
+        Some(n) => format!("rank {n} ({})", r.file),
+        None => r.file.clone(),
+    }
 }
 
 impl Error {
@@ -111,5 +151,6 @@ opguard_document::error_codes! {
     codes {
         ErrorKind::Input { .. } => "io": "a job input (file or directory) cannot be read",
         ErrorKind::WrongFormat { .. } => "wrong_format": "a document's `format` is neither a rank summary's nor a job's",
+        ErrorKind::FrameConflict(_) => "frame_conflict": "two entries for one frame id disagree on its category or kernel identity",
     }
 }

@@ -14,7 +14,9 @@
 //!   [`Job::merge_all`] give the same `opguard.job/v1` document for any
 //!   grouping and order, so any engine (threads here, Ray, Spark) can run it.
 //!   Per frame it lists each rank's cost, `max_ns`, `median_ns`, the
-//!   `slowest_rank` and the ranks `missing` it.
+//!   `slowest_rank` and the ranks `missing` it. Inputs that disagree on what
+//!   a frame id is (its category or kernel identity, which the id is derived
+//!   from) are refused, whatever their order (`frame_conflict`).
 //! - [`run_job`] runs the map on a given number of threads (none unless
 //!   asked), each holding one trace at a time.
 //!
@@ -47,9 +49,9 @@
 //! assert_eq!(summaries[1].rank.collectives[0].total_ns, 3_000);
 //!
 //! // Merge in any grouping: the same bytes.
-//! let all = Job::from_summaries(summaries.clone());
-//! let [a, b] = [summaries[0].clone(), summaries[1].clone()].map(Job::from);
-//! assert_eq!(serde_json::to_string(&b.merge(a))?, serde_json::to_string(&all)?);
+//! let all = Job::from_summaries(summaries.clone())?;
+//! let [a, b] = [summaries[0].clone(), summaries[1].clone()].map(Job::try_from);
+//! assert_eq!(serde_json::to_string(&b?.merge(a?)?)?, serde_json::to_string(&all)?);
 //!
 //! let frame = &all.frames[0];
 //! assert_eq!((frame.max_ns, frame.median_ns), (3_000, 2_000));
@@ -79,13 +81,13 @@ pub use summary::{
     DEFAULT_TOP, RANK_FORMAT,
 };
 
-pub use run::{job_inputs, run_job, JobInputs};
+pub use run::{job_inputs, run_job, JobInputs, SkipReason, SkippedFile};
 
 pub use merge::{Job, JobFrame, RankCost, RankRef, JOB_FORMAT};
 
 pub use document::{job_from_json, job_from_path, MAX_DOCUMENT_BYTES};
 
-pub use error::{Error, ErrorKind, ERROR_CODES};
+pub use error::{Error, ErrorKind, FrameConflict, ERROR_CODES};
 
 /// This crate's version (`Cargo.toml`'s), for tools that report what they
 /// were built with (`opguard --version`).

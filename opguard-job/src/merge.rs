@@ -6,11 +6,20 @@
 //! every merge, and both multisets are kept in one canonical order. So the
 //! merge is associative and commutative down to the bytes: any grouping and
 //! any order of the same summaries serialise identically.
+//!
+//! A frame id is derived from the frame's category and, for device work, its
+//! kernel identity, so two entries with one id and different values of
+//! either are not one frame: a document was altered or is not opguard's.
+//! Keeping the first one seen would make the result depend on the order of
+//! the inputs; the merge refuses them instead ([`ErrorKind::FrameConflict`]),
+//! naming the smallest such id, so the refusal does not depend on the
+//! order either.
 
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::error::{Error, ErrorKind, FrameConflict};
 use crate::summary::{RankInfo, RankSummary};
 
 /// The `format` of a [`Job`].
@@ -82,8 +91,12 @@ pub struct JobFrame {
     pub missing: Vec<RankRef>,
 }
 
-impl From<RankSummary> for Job {
-    fn from(summary: RankSummary) -> Job {
+impl TryFrom<RankSummary> for Job {
+    type Error = Error;
+
+    /// The job of one rank; refused when two of its frames share an id but
+    /// not a category or kernel identity ([`ErrorKind::FrameConflict`]).
+    fn try_from(summary: RankSummary) -> Result<Job, Error> {
         Job::from_summaries([summary])
     }
 }
@@ -113,7 +126,12 @@ impl Job {
     }
 
     /// The job of these rank summaries (in any order).
-    pub fn from_summaries(summaries: impl IntoIterator<Item = RankSummary>) -> Job {
+    ///
+    /// Refused with [`ErrorKind::FrameConflict`] when two frames share an id but
+    /// not a category or kernel identity, which summaries made by
+    /// [`summarize`](crate::summarize) never do (their ids are derived from
+    /// those fields); a summary read from a document may.
+    pub fn from_summaries(summaries: impl IntoIterator<Item = RankSummary>) -> Result<Job, Error> {
         let mut parts = Parts::default();
         for s in summaries {
             let who = RankRef {
@@ -142,14 +160,18 @@ impl Job {
     }
 
     /// Merges two jobs. Associative and commutative; [`Job::empty`] is the
-    /// identity.
-    pub fn merge(self, other: Job) -> Job {
+    /// identity. Refused with [`ErrorKind::FrameConflict`] when the two disagree
+    /// on what a frame id is (its category or kernel identity), in either
+    /// order.
+    pub fn merge(self, other: Job) -> Result<Job, Error> {
         Job::merge_all([self, other])
     }
 
     /// Merges any number of jobs at once (the same result as folding
-    /// [`Job::merge`] over them, in any order).
-    pub fn merge_all(jobs: impl IntoIterator<Item = Job>) -> Job {
+    /// [`Job::merge`] over them, in any order). Refused with
+    /// [`ErrorKind::FrameConflict`] for the smallest frame id whose entries
+    /// disagree on the category or kernel identity.
+    pub fn merge_all(jobs: impl IntoIterator<Item = Job>) -> Result<Job, Error> {
         let mut parts = Parts::default();
         for job in jobs {
             parts.ranks.extend(job.ranks);
@@ -182,31 +204,115 @@ struct Meta {
     kernel_identity: Option<String>,
 }
 
+/// What the entries of one frame id say it is, and who said so.
+struct Claim {
+    category: String,
+    kernel_identity: Option<String>,
+    /// The first rank, in rank order, whose cost came with this claim.
+    by: RankRef,
+}
+
+struct FrameParts {
+    /// The smallest display name any rank used (only the display name may
+    /// differ between ranks: the id is derived from the rest).
+    name: String,
+    /// The first (category, kernel identity) given for the id.
+    claim: Claim,
+    /// Any other given for it: each one a conflict.
+    other_claims: Vec<Claim>,
+    costs: Vec<RankCost>,
+}
+
 #[derive(Default)]
 struct Parts {
     ranks: Vec<RankInfo>,
-    frames: BTreeMap<String, (Meta, Vec<RankCost>)>,
+    frames: BTreeMap<String, FrameParts>,
 }
 
 impl Parts {
     fn frame(&mut self, meta: Meta, cost: RankCost) {
+        let by = RankRef {
+            rank: cost.rank,
+            file: cost.file.clone(),
+        };
         match self.frames.get_mut(&meta.id) {
-            Some((kept, costs)) => {
-                // The id hashes category and identity, so only the display
-                // name can differ between ranks; the smallest one is kept so
-                // the order of arrival does not matter.
+            Some(kept) => {
                 if meta.name < kept.name {
                     kept.name = meta.name;
                 }
-                costs.push(cost);
+                match std::iter::once(&mut kept.claim)
+                    .chain(&mut kept.other_claims)
+                    .find(|c| {
+                        c.category == meta.category && c.kernel_identity == meta.kernel_identity
+                    }) {
+                    Some(claim) => claim.by = claim.by.clone().min(by),
+                    None => kept.other_claims.push(Claim {
+                        category: meta.category,
+                        kernel_identity: meta.kernel_identity,
+                        by,
+                    }),
+                }
+                kept.costs.push(cost);
             }
             None => {
-                self.frames.insert(meta.id.clone(), (meta, vec![cost]));
+                let claim = Claim {
+                    category: meta.category,
+                    kernel_identity: meta.kernel_identity,
+                    by,
+                };
+                self.frames.insert(
+                    meta.id,
+                    FrameParts {
+                        name: meta.name,
+                        claim,
+                        other_claims: Vec::new(),
+                        costs: vec![cost],
+                    },
+                );
             }
         }
     }
 
-    fn finish(mut self) -> Job {
+    /// The smallest frame id given two different categories or kernel
+    /// identities, described by its two smallest claims: the same error for
+    /// any order of the inputs.
+    fn conflict(&self) -> Option<Error> {
+        let (id, frame) = self
+            .frames
+            .iter()
+            .find(|(_, f)| !f.other_claims.is_empty())?;
+        let mut claims: Vec<&Claim> = std::iter::once(&frame.claim)
+            .chain(&frame.other_claims)
+            .collect();
+        claims.sort_by(|a, b| {
+            (&a.category, &a.kernel_identity).cmp(&(&b.category, &b.kernel_identity))
+        });
+        let (a, b) = (claims[0], claims[1]);
+        let (field, first, second) = if a.category != b.category {
+            ("category", json(&a.category), json(&b.category))
+        } else {
+            (
+                "kernel_identity",
+                json(&a.kernel_identity),
+                json(&b.kernel_identity),
+            )
+        };
+        Some(Error::from(ErrorKind::FrameConflict(Box::new(
+            FrameConflict {
+                id: id.clone(),
+                field,
+                first,
+                first_rank: a.by.clone(),
+                second,
+                second_rank: b.by.clone(),
+            },
+        ))))
+    }
+
+    fn finish(mut self) -> Result<Job, Error> {
+        if let Some(conflict) = self.conflict() {
+            return Err(conflict);
+        }
         self.ranks.sort_by(|a, b| {
             (a.rank, &a.file)
                 .cmp(&(b.rank, &b.file))
@@ -222,16 +328,17 @@ impl Parts {
             .collect();
         let mut frames: Vec<JobFrame> = self
             .frames
-            .into_values()
-            .map(|(meta, mut per_rank)| {
+            .into_iter()
+            .map(|(id, frame)| {
+                let mut per_rank = frame.costs;
                 per_rank.sort();
                 let stats = Stats::of(&per_rank);
                 JobFrame {
                     missing: missing(&all, &per_rank),
-                    id: meta.id,
-                    category: meta.category,
-                    name: meta.name,
-                    kernel_identity: meta.kernel_identity,
+                    id,
+                    category: frame.claim.category,
+                    name: frame.name,
+                    kernel_identity: frame.claim.kernel_identity,
                     per_rank,
                     max_ns: stats.max_ns,
                     median_ns: stats.median_ns,
@@ -241,12 +348,17 @@ impl Parts {
             })
             .collect();
         frames.sort_by(|a, b| b.max_ns.cmp(&a.max_ns).then_with(|| a.id.cmp(&b.id)));
-        Job {
+        Ok(Job {
             format: JOB_FORMAT.to_owned(),
             ranks: self.ranks,
             frames,
-        }
+        })
     }
+}
+
+/// A value as JSON text, for an error message (`"cpu_op"`, `null`).
+fn json(value: &impl Serialize) -> String {
+    serde_json::to_string(value).unwrap_or_default()
 }
 
 struct Stats {

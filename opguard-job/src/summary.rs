@@ -38,6 +38,9 @@ pub struct SummaryOptions {
     pub top: usize,
     /// Reader limits and modes, applied to every rank.
     pub reader: ReaderOptions,
+    /// Read native exports whose schema is outside the verified ones
+    /// (`opguard_formats::ReadOptions::unverified_schema`).
+    pub unverified_schema: bool,
 }
 
 impl Default for SummaryOptions {
@@ -45,6 +48,7 @@ impl Default for SummaryOptions {
         SummaryOptions {
             top: DEFAULT_TOP,
             reader: ReaderOptions::default(),
+            unverified_schema: false,
         }
     }
 }
@@ -62,6 +66,11 @@ impl SummaryOptions {
     /// Sets the reader options.
     pub fn reader(mut self, reader: ReaderOptions) -> Self {
         self.reader = reader;
+        self
+    }
+    /// Sets [`SummaryOptions::unverified_schema`].
+    pub fn unverified_schema(mut self, on: bool) -> Self {
+        self.unverified_schema = on;
         self
     }
 }
@@ -306,6 +315,7 @@ pub(crate) fn summarize_reusing(
 fn job_read_options(options: &SummaryOptions) -> ReadOptions {
     ReadOptions::new(ModelOptions::launches_and_host_totals().flows(false))
         .reader(options.reader.clone())
+        .unverified_schema(options.unverified_schema)
 }
 
 /// The summary of a rank whose trace could not be read: the reader's own
@@ -319,6 +329,14 @@ pub fn unreadable(file: String, error: &opguard_formats::Error) -> RankSummary {
             event_index: json.event_index(),
             encoded_offset: json.encoded_offset(),
             json_path: json.path().map(str::to_owned),
+        },
+        opguard_formats::ErrorKind::Xplane(x) => RankError {
+            code: format!("trace.{}", x.code()),
+            message: x.message(),
+            offset: x.offset(),
+            event_index: None,
+            encoded_offset: None,
+            json_path: x.message_path().map(str::to_owned),
         },
         _ => RankError {
             code: format!("trace.{}", error.code()),

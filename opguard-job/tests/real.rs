@@ -3,11 +3,13 @@
 use std::path::PathBuf;
 
 use opguard_job::{
-    job_from_json, job_from_path, job_inputs, run_job, summarize, FrameBasis, Job, SummaryOptions,
+    job_from_json, job_from_path, job_inputs, run_job, summarize, FrameBasis, Job, SkipReason,
+    SummaryOptions,
 };
 use opguard_testdata::{decoded as gunzip, gzip, rank_copy, shared_file};
 use opguard_trace::ReaderOptions;
 
+#[track_caller]
 pub fn hta(name: &str) -> Option<PathBuf> {
     shared_file(&format!("traces/hta/{name}"))
 }
@@ -26,7 +28,7 @@ fn two_real_ranks_of_one_job() {
     };
     let options = SummaryOptions::new();
     // Given in reverse: the job orders ranks by number.
-    let job = Job::from_summaries([summarize(&r1, &options), summarize(&r0, &options)]);
+    let job = Job::from_summaries([summarize(&r1, &options), summarize(&r0, &options)]).unwrap();
     let ranks: Vec<_> = job.ranks.iter().map(|r| r.rank).collect();
     assert_eq!(ranks, [Some(0), Some(1)]);
     for r in &job.ranks {
@@ -69,7 +71,7 @@ fn a_really_slowed_rank_is_named_slowest() {
         rank_copy(&src, &dst, rank, if rank == 2 { 3.0 } else { 1.0 });
         paths.push(dst);
     }
-    let job = run_job(&paths, 1, &SummaryOptions::new(), &|_, _| {});
+    let job = run_job(&paths, 1, &SummaryOptions::new(), &|_, _| {}).unwrap();
     let kernels: Vec<_> = job
         .frames
         .iter()
@@ -108,7 +110,7 @@ fn unreadable_ranks_are_listed_and_missing_everywhere() {
     std::fs::write(&corrupt, gzip(&text)).unwrap();
 
     let paths = [cut.clone(), good.clone(), corrupt.clone()];
-    let job = run_job(&paths, 2, &SummaryOptions::new(), &|_, _| {});
+    let job = run_job(&paths, 2, &SummaryOptions::new(), &|_, _| {}).unwrap();
     let errors: Vec<_> = job
         .unreadable()
         .map(|r| (r.file.clone(), r.error.as_ref().unwrap().code.clone()))
@@ -148,7 +150,7 @@ fn a_rank_over_a_limit_is_an_error_not_a_stop() {
     assert!(gunzip(&small).len() < limit && gunzip(&big).len() > limit);
     let options =
         SummaryOptions::new().reader(ReaderOptions::new().max_decoded_bytes(limit as u64));
-    let job = run_job(&[small, big.clone()], 1, &options, &|_, _| {});
+    let job = run_job(&[small, big.clone()], 1, &options, &|_, _| {}).unwrap();
     let bad: Vec<_> = job.unreadable().collect();
     assert_eq!(bad.len(), 1);
     assert_eq!(bad[0].file, big.display().to_string());
@@ -184,12 +186,12 @@ fn workers_do_not_change_the_job() {
         return;
     }
     let options = SummaryOptions::new();
-    let one = json(&run_job(&files, 1, &options, &|_, _| {}));
+    let one = json(&run_job(&files, 1, &options, &|_, _| {}).unwrap());
     let mut reversed = files.clone();
     reversed.reverse();
     for workers in [2, 3, 8] {
         assert_eq!(
-            json(&run_job(&reversed, workers, &options, &|_, _| {})),
+            json(&run_job(&reversed, workers, &options, &|_, _| {}).unwrap()),
             one
         );
     }
@@ -205,7 +207,9 @@ fn workers_do_not_change_the_job() {
 fn the_small_model_summarises_like_the_whole_one() {
     use opguard_job::summarize_model;
     use opguard_model::{ArtifactSpec, ModelOptions};
-    let mut traces = opguard_testdata::hta_traces();
+    let Some(mut traces) = opguard_testdata::hta_traces() else {
+        return;
+    };
     for name in ["proc_a.json.gz", "threads.json.gz"] {
         traces.extend(shared_file(&format!("torch/traces/{name}")));
     }
@@ -232,24 +236,22 @@ fn the_small_model_summarises_like_the_whole_one() {
 /// (larger ranks, other providers, a rank that failed half-way).
 #[test]
 fn a_worker_reusing_its_buffers_summarises_like_fresh_reads() {
-    let mut traces = opguard_testdata::hta_traces();
+    let Some(mut traces) = opguard_testdata::hta_traces() else {
+        return;
+    };
     for name in ["proc_a.json.gz", "threads.json.gz"] {
         traces.extend(shared_file(&format!("torch/traces/{name}")));
     }
     opguard_testdata::largest_first(&mut traces);
-    let Some(largest) = traces.first().cloned() else {
-        return;
-    };
+    let largest = traces[0].clone();
     let dir = tempfile::tempdir().unwrap();
     let cut = dir.path().join("cut.json.gz");
     opguard_testdata::write_cut_copy(&largest, &cut);
     traces.insert(1, cut);
     let options = SummaryOptions::new();
     // One worker: every rank read into the buffers of the one before.
-    let reused = json(&run_job(&traces, 1, &options, &|_, _| {}));
-    let fresh = json(&Job::from_summaries(
-        traces.iter().map(|p| summarize(p, &options)),
-    ));
+    let reused = json(&run_job(&traces, 1, &options, &|_, _| {}).unwrap());
+    let fresh = json(&Job::from_summaries(traces.iter().map(|p| summarize(p, &options))).unwrap());
     assert_eq!(reused, fresh);
     assert_eq!(
         serde_json::from_str::<serde_json::Value>(&reused).unwrap()["ranks"]
@@ -260,13 +262,14 @@ fn a_worker_reusing_its_buffers_summarises_like_fresh_reads() {
     );
 }
 
-/// A directory stands for the traces in it: the real ranks of a
-/// torch.distributed job beside what a run directory also holds (the
-/// program, a log, a hidden file, a subdirectory). The other files are
-/// listed as skipped, never read as ranks that fail; a file named on the
-/// command line is a rank whatever its name.
+/// A directory stands for the captures in it, by content: the real ranks
+/// of a torch.distributed job beside what a run directory also holds (the
+/// program, a log, a protobuf that is not an XSpace however it is named, a
+/// hidden file, a subdirectory). The other files are listed as skipped,
+/// never read as ranks that fail; a file named on the command line is a
+/// rank whatever it is.
 #[test]
-fn a_directory_is_its_trace_files_and_the_rest_is_listed() {
+fn a_directory_is_its_captures_and_the_rest_is_listed() {
     let dir = tempfile::tempdir().unwrap();
     let mut traces = Vec::new();
     for r in 0..3 {
@@ -280,8 +283,9 @@ fn a_directory_is_its_trace_files_and_the_rest_is_listed() {
     traces.push(plain);
     let log = dir.path().join("train.log");
     std::fs::write(&log, "step 1 loss 2.3\n").unwrap();
-    let xplane = dir.path().join("vm.xplane.pb");
-    std::fs::write(&xplane, [0x0a, 0x02, 0x08, 0x01]).unwrap();
+    // An HloProto (what XLA dumps beside a run), named like an XSpace.
+    let hlo = dir.path().join("vm.xplane.pb");
+    std::fs::write(&hlo, b"\x0a\x05\x0a\x03jit").unwrap();
     std::fs::write(dir.path().join(".nfs0001"), "").unwrap();
     std::fs::create_dir(dir.path().join("plugins.json")).unwrap();
 
@@ -295,13 +299,80 @@ fn a_directory_is_its_trace_files_and_the_rest_is_listed() {
             traces[2].clone()
         ]
     );
-    assert_eq!(inputs.skipped, [log.clone(), xplane]);
-    let job = run_job(&inputs.ranks, 2, &SummaryOptions::new(), &|_, _| {});
+    let skipped: Vec<_> = inputs.skipped.iter().map(|s| s.path.clone()).collect();
+    assert_eq!(skipped, [log.clone(), hlo]);
+    assert!(inputs
+        .skipped
+        .iter()
+        .all(|s| s.reason == SkipReason::NotACapture));
+    let job = run_job(&inputs.ranks, 2, &SummaryOptions::new(), &|_, _| {}).unwrap();
     assert_eq!(job.unreadable().count(), 0);
 
     let named = job_inputs(&[log.clone(), traces[0].clone()]).unwrap();
     assert_eq!(named.ranks, [log, traces[0].clone()]);
     assert!(named.skipped.is_empty());
+}
+
+/// A JAX profile directory holds one run three times: the XSpace and the
+/// two JSON views JAX writes of it. The XSpace is the rank; the views are
+/// listed, each naming the XSpace it views.
+#[test]
+fn a_jax_run_directory_is_one_rank_its_xspace() {
+    let dir = tempfile::tempdir().unwrap();
+    let copy = |from: &str, to: &str| {
+        let to = dir.path().join(to);
+        std::fs::copy(opguard_testdata::producer_trace(from), &to).unwrap();
+        to
+    };
+    let xspace = copy("jax_tensorboard.xplane.pb", "vm.xplane.pb");
+    let tensorboard = copy("jax_tensorboard.trace.json.gz", "vm.trace.json.gz");
+    let perfetto = copy("jax_perfetto_trace.json.gz", "perfetto_trace.json.gz");
+    let inputs = job_inputs(&[dir.path().to_path_buf()]).unwrap();
+    assert_eq!(inputs.ranks, std::slice::from_ref(&xspace));
+    let skipped: Vec<_> = inputs
+        .skipped
+        .iter()
+        .map(|s| (s.path.clone(), s.reason.clone()))
+        .collect();
+    assert_eq!(
+        skipped,
+        [
+            (perfetto, SkipReason::ViewOfXspace(xspace.clone())),
+            (tensorboard, SkipReason::ViewOfXspace(xspace.clone())),
+        ]
+    );
+    let job = run_job(&inputs.ranks, 1, &SummaryOptions::new(), &|_, _| {}).unwrap();
+    assert_eq!(job.unreadable().count(), 0);
+    assert_eq!(job.ranks[0].provider.as_deref(), Some("xla"));
+    assert_eq!(job.ranks[0].frame_basis, Some(FrameBasis::HostOps));
+}
+
+/// Two XSpace ranks, one of them on eight GPUs: read by content, summarised
+/// by device time; a cut copy is an unreadable rank with the XSpace
+/// reader's code and position.
+#[test]
+fn xspace_ranks_are_summarised_and_a_cut_one_is_listed() {
+    let Some(gpu) = shared_file("xplane/tracelens_jax_conv_minimal_08_tw003.xplane.pb") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let bytes = std::fs::read(&gpu).unwrap();
+    for (name, len) in [("a.xplane.pb", bytes.len()), ("b.pb", bytes.len() / 2)] {
+        std::fs::write(dir.path().join(name), &bytes[..len]).unwrap();
+    }
+    let inputs = job_inputs(&[dir.path().to_path_buf()]).unwrap();
+    assert_eq!(inputs.ranks.len(), 2);
+    let job = run_job(&inputs.ranks, 2, &SummaryOptions::new(), &|_, _| {}).unwrap();
+    let (read, cut) = (&job.ranks[0], &job.ranks[1]);
+    assert!(read.error.is_none(), "{:?}", read.error);
+    assert_eq!(read.frame_basis, Some(FrameBasis::Device));
+    assert_eq!(read.launch.as_ref().unwrap().correlated_kernel_count, 235);
+    let error = cut.error.as_ref().unwrap();
+    assert_eq!(error.code, "trace.protobuf_truncated");
+    assert!(
+        error.offset.is_some() && error.json_path.is_some(),
+        "{error:?}"
+    );
 }
 
 /// The names tables and pages print are the JSON's.
@@ -324,7 +395,8 @@ fn a_cut_job_document_is_refused_at_its_position() {
         .map(|r| opguard_testdata::producer_trace(&format!("torch_ddp_rank{r}.json.gz")))
         .collect();
     let text =
-        serde_json::to_string(&run_job(&ranks, 1, &SummaryOptions::new(), &|_, _| {})).unwrap();
+        serde_json::to_string(&run_job(&ranks, 1, &SummaryOptions::new(), &|_, _| {}).unwrap())
+            .unwrap();
     let cut = dir.path().join("job.json");
     std::fs::write(&cut, &text[..5000]).unwrap();
     let e = job_from_path(&cut).unwrap_err();

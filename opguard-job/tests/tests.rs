@@ -1,4 +1,5 @@
 //! opguard-job's integration tests, on real traces from `../shared/data`.
 
 mod merge_props;
+mod nsys;
 mod real;

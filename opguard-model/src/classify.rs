@@ -6,9 +6,9 @@
 //! |---|---|---|---|
 //! | Kineto (CUDA, ROCm) | `kernel` → [`SliceClass::Kernel`]; `gpu_memcpy`, `gpu_memset` → memory ops | a `cuda_runtime`/`cuda_driver`/`hip_runtime`/`hip_driver` call named by [`launch_kind`], or one a kernel correlates with | `args.correlation` (see [`crate::provider`]) |
 //! | Kineto (MTIA) | `mtia_ccp_events`: `dma_request` → [`SliceClass::Memcpy`] (a DMA transfer, `args.direction` host↔device), every other name → [`SliceClass::Kernel`] (the command processor's compute jobs, each carrying the `correlation` of its `mtia_runtime` call) | an `mtia_runtime` call a kernel correlates with (`runFunction - job_prep_and_submit_for_execution`) | `args.correlation` |
-//! | Nsight Systems | kernel, memcpy, memset tables | runtime/driver API rows named by [`launch_kind`] or correlated | `correlationId` per process |
+//! | Nsight Systems | `CUPTI_ACTIVITY_KIND_KERNEL` → [`SliceClass::Kernel`]; `..._MEMCPY`, `..._MEMSET` → memory ops; `..._SYNCHRONIZATION` (the host waiting in a sync call) → [`SliceClass::Runtime`]; NVTX push/pop and start/end ranges → [`SliceClass::UserAnnotation`] on their thread | `CUPTI_ACTIVITY_KIND_RUNTIME` rows (runtime and driver, `_vNNNN` suffix dropped) named by [`launch_kind`] or correlated; backtrace rows (`eventClass` 67) are not calls | `correlationId` per process (`globalPid >> 24`) |
 //! | rocprofv3 | kernel dispatches, memory copies | HIP API calls named by [`launch_kind`] or correlated | correlation id per process |
-//! | XLA XSpace | events on `/device:GPU:N` stream lines | host launch events named by [`launch_kind`] or correlated | `correlation_id` stat |
+//! | XLA XSpace | events on `/device:GPU:N` `Stream #S` lines: with `memcpy_details` → [`SliceClass::Memcpy`], `memset_details` → [`SliceClass::Memset`], else [`SliceClass::Kernel`] | `/host:CPU` events carrying `correlation_id`, through [`runtime_call`] (TensorFlow names a launch after its kernel: it becomes a launch when the kernel correlates) | `correlation_id` stat |
 //!
 //! Communication: a kernel is a collective when [`is_collective`] says so
 //! by its name's function (NCCL, RCCL, MSCCL, and the custom all-reduce

@@ -195,7 +195,7 @@ pub(crate) fn host_kind(model: &TraceModel, position: usize) -> HostKind {
         }
         _ => {}
     }
-    if name.starts_with(JAX_END_MARKER_PREFIX) && provider == Provider::Jax {
+    if name.starts_with(JAX_END_MARKER_PREFIX) && provider.is_xla_profiler() {
         return HostKind::Marker;
     }
     if name == INDUCTOR_PLACEHOLDER {
@@ -218,7 +218,7 @@ pub(crate) fn host_kind(model: &TraceModel, position: usize) -> HostKind {
         // viztracer writes every function entry/exit event as category
         // `fee` (Function Entry/Exit).
         Provider::Viztracer if cat.eq_ignore_ascii_case("fee") => HostKind::PythonFunction,
-        Provider::Jax if is_jax_python_name(name) => HostKind::PythonFunction,
+        p if p.is_xla_profiler() && is_jax_python_name(name) => HostKind::PythonFunction,
         _ => HostKind::Unclassified,
     }
 }

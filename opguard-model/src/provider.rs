@@ -24,9 +24,9 @@
 //! | provider | format | key | owning process of a device record | unknown or ambiguous |
 //! |---|---|---|---|---|
 //! | `kineto_cuda`, `kineto_rocm`, `kineto_other` | Chrome JSON (PyTorch profiler) | (artifact, process, `args.correlation`) | the artifact's one launching process (the `pid` of its runtime calls); in a file whose runtime calls come from several processes (a merge of ranks), the process whose launch rows carry the row's id when no id is carried by two processes' launch rows (a merge that prefixes ids per rank), else none: the ranks numbered ids independently | no established owner: present, not proven; several launch rows of the process with the id: ambiguous. `args["External id"]` joins host and device inside (artifact, process, External id); `ac2g` flows (artifact, flow id) are a cross-check only |
-//! | `nsight_systems` | Nsight Systems SQLite export | (artifact, `globalPid >> 24`, `correlationId`) | the kernel row's own `globalPid >> 24`; the launch's `globalTid >> 24` | older exports (schema 2.x) write two runtime rows for one launch with one id: counted once |
+//! | `nsight_systems` | Nsight Systems SQLite export (schemas 2.9 to 3.25, Nsight Systems 2022.2 to 2026.2, verified on real exports) | (artifact, process, `correlationId`), the process being the global id shifted right 24 bits: hardware, VM and OS process id | the device row's own `globalPid >> 24` (kernel, memcpy, memset and synchronization rows), set by the reader; the launch's is its `globalTid >> 24` | a device row without `globalPid` gets the owner the model settles for rows that state none (the one launching process, else none); without `correlationId`, nothing is claimed. Two runtime rows of one process with one id: ambiguous — except the backtrace row (`eventClass` 67) schema 2.9 exports write beside each runtime call, which is not a call. A `cudaGraphLaunch` row's id is carried by every kernel node of the graph: one graph launch, each kernel proven (checked on an export derived from a real one; no real export with graphs was found). On a real two-process 2× H100 export, 3,986 of 4,010 kernels are proven; joined on `correlationId` alone, 4,280 rows |
 //! | `rocprofv3` | rocprofv3 CSV, JSON, rocpd (rocprofiler-sdk, ROCm 6.2–7.x; rocpd schema 3) | (artifact, process id, internal correlation id: CSV `Correlation_Id`, JSON `correlation_id.internal`, rocpd `rocpd_event.stack_id` — rocpd's `correlation_id` column is the *external* id) | CSV: the `Process_Id` of the API traces of the dispatch's file prefix (one prefix is one process's output; the kernel trace has no process column); JSON: the process object's `metadata.pid`; rocpd: `rocpd_info_process.pid` of the row's (`guid`, `pid`) | a capture without API records, or a CSV prefix whose API traces name several pids: kernels present, no process, nothing proven; two runs with one pid in one rocpd database: no process for either. A `hipGraphLaunch` is one launch row whose id all its kernels carry (the shared capture: 1,123) |
-//! | `xla` | XSpace protobuf | (artifact, host process, `correlation_id` stat) | the XSpace's host (one process per XSpace file) | device events without the stat: present, not proven |
+//! | `xla` | XSpace protobuf (`*.xplane.pb`: JAX, TensorFlow) | (artifact, host process, `correlation_id` stat, the event's own or its metadata's) | the file's one `/host:CPU` plane (an XSpace is one host's profile): its `process_id` stat when written (JAX 0.10), else the plane; device events of `/device:GPU:N` stream lines are that process's. Verified on JAX 0.8 ROCm (8 MI300 GPUs: every kernel joined to one `hipModuleLaunchKernel`, `hipExtModuleLaunchKernel` or `hipMemcpyDtoDAsync` call), TensorFlow 2 CUDA (host launch events named after the kernel they launch, joined by id alone) and JAX 0.10 CPU (no device events) | a device event without the stat: present, not proven; a file with several `/host:CPU` planes (a merge): the model's rule for several launching processes (an id carried by two processes' calls: no owner). A host call's `device_id` stat is not the GPU's number (ROCm writes ids such as 47645) and is no part of the key |
 //! | `perfetto_json`, `opguard_export`, `viztracer`, `jax`, `chrome`, `unknown` | Chrome JSON | none | — | ids they carry are reported as present; nothing is claimed |
 //!
 //! Each artifact is its own clock domain: no subtraction, gap or region ever
@@ -157,6 +157,15 @@ impl Provider {
             self,
             Provider::KinetoCuda | Provider::KinetoRocm | Provider::KinetoOther
         )
+    }
+
+    /// Whether XLA's profiler wrote the capture: JAX's JSON ([`Provider::Jax`])
+    /// or the XSpace it is converted from ([`Provider::Xla`]). Both name
+    /// host events the same way (`end: X` markers, `$file.py:line` Python
+    /// frames, `PjitFunction(...)`), so a host slice is the same kind of
+    /// work in either file.
+    pub fn is_xla_profiler(self) -> bool {
+        matches!(self, Provider::Jax | Provider::Xla)
     }
 
     /// The qualified correlation namespace the provider defines (the table

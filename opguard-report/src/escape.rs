@@ -23,9 +23,24 @@ pub(crate) fn escape(s: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// A file path as escaped HTML with a line-break opportunity (`<wbr>`)
+/// after each `/`: in a narrow column a path wraps between its folders,
+/// never inside a name.
+pub fn escape_path(s: &str) -> String {
+    escape(s).replace('/', "/<wbr>")
+}
+
 #[cfg(test)]
 mod tests {
-    use super::escape;
+    use super::{escape, escape_path};
+
+    #[test]
+    fn a_path_may_wrap_only_after_its_slashes() {
+        assert_eq!(
+            escape_path("runs/base/rank<0>.json.gz"),
+            "runs/<wbr>base/<wbr>rank&lt;0&gt;.json.gz"
+        );
+    }
 
     #[test]
     fn markup_characters_become_entities() {

@@ -11,7 +11,7 @@ use opguard_kernel_name::canonicalize;
 use opguard_model::analysis::LaunchRegion;
 use opguard_select::{HostProfile, ProfileDocument, Verdict};
 
-use crate::escape::escape;
+use crate::escape::{escape, escape_path};
 use crate::geometry::{bar_length, format_ns, nice_ceiling, TimeScale};
 use crate::report::{
     AlignmentSummary, ArtifactReport, Report, ScalingView, MAX_JOB_FRAMES, MAX_LIST_ROWS,
@@ -44,14 +44,14 @@ body{margin:0;font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"DejaVu S
 header,main,footer{max-width:1080px;margin:0 auto;padding:0 20px}
 header{padding-top:18px;border-bottom:1px solid var(--line)}
 h1{font-size:22px;margin:0 0 4px}
-h2{font-size:18px;margin:28px 0 6px;padding-top:8px;border-top:2px solid var(--fg);word-break:break-all}
+h2{font-size:18px;margin:28px 0 6px;padding-top:8px;border-top:2px solid var(--fg);overflow-wrap:anywhere}
 h3{font-size:15px;margin:20px 0 6px}
 .note,.caption,figcaption{color:var(--muted)}
 nav ul{list-style:none;padding:0;margin:8px 0 12px;display:flex;flex-wrap:wrap;gap:6px 16px}
 nav a{color:#1f5fbf}
 dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:2px 16px;margin:8px 0}
 dl.facts dt{color:var(--muted)}
-dl.facts dd{margin:0;word-break:break-all}
+dl.facts dd{margin:0;overflow-wrap:anywhere}
 figure{margin:8px 0;overflow-x:auto}
 svg.chart{display:block;background:var(--panel);border:1px solid var(--line);border-radius:4px}
 svg text{font:11px system-ui,"DejaVu Sans",sans-serif;fill:var(--fg)}
@@ -69,6 +69,7 @@ th,td{border-bottom:1px solid var(--line);padding:3px 8px;text-align:left;vertic
 th{background:var(--panel);font-weight:600}
 td.num,th.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 td.name{word-break:break-all;font-family:ui-monospace,"DejaVu Sans Mono",monospace;font-size:12px}
+td.file{overflow-wrap:break-word;font-family:ui-monospace,"DejaVu Sans Mono",monospace;font-size:12px}
 .kind{display:inline-block;padding:0 6px;border-radius:8px;color:#fff;font-size:12px;background:#6f7785}
 .bar{fill:#6f7785}
 .kind-gpu_kernel{background:#3b6fb6;fill:#3b6fb6}
@@ -175,7 +176,7 @@ fn artifact(out: &mut String, n: usize, a: &ArtifactReport) {
     let _ = writeln!(
         out,
         "<section class=\"artifact\" id=\"artifact-{n}\">\n<h2>{}</h2>",
-        escape(&a.file)
+        escape_path(&a.file)
     );
     facts(
         out,
@@ -687,8 +688,8 @@ fn alignment(out: &mut String, a: &AlignmentSummary) {
     let _ = writeln!(
         out,
         "<section id=\"alignment\">\n<h2>Alignment: {} vs {}</h2>",
-        escape(&a.files[0]),
-        escape(&a.files[1])
+        escape_path(&a.files[0]),
+        escape_path(&a.files[1])
     );
     let aligned = match &a.outcome {
         Ok(aligned) => aligned,
@@ -883,11 +884,11 @@ fn seam_verdict(out: &mut String, v: &Verdict) {
         };
         let _ = writeln!(
             out,
-            "<tr><td>{}</td><td class=\"name\">{}</td><td>{state}</td><td class=\"num\">{}</td>\
+            "<tr><td>{}</td><td class=\"file\">{}</td><td>{state}</td><td class=\"num\">{}</td>\
              <td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>\
              <td class=\"name\">{}</td><td>{}</td></tr>",
             escape(&p.name),
-            escape(p.trace.as_deref().unwrap_or("none")),
+            escape_path(p.trace.as_deref().unwrap_or("none")),
             p.target_marker_calls,
             p.matched_kernel_calls,
             p.correlated_external_ids,
@@ -1044,13 +1045,13 @@ fn job(out: &mut String, job: &Job) {
         let _ = writeln!(
             out,
             "<tr><td class=\"num\">{rank}</td><td>{}</td><td>{}</td><td class=\"num\">{}</td>\
-             <td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"name\">{}</td></tr>",
+             <td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"file\">{}</td></tr>",
             escape(&provider),
             escape(&basis),
             escape(&device),
             escape(&collectives),
             escape(&exposed),
-            escape(&r.file),
+            escape_path(&r.file),
         );
     }
     out.push_str("</tbody></table>\n");
@@ -1078,17 +1079,17 @@ fn job(out: &mut String, job: &Job) {
         let _ = writeln!(
             out,
             "<tr><td class=\"num\">{}</td><td class=\"name\">{}</td><td>{}</td>\
-             <td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"name\">{}</td>\
-             <td class=\"num\">{}/{}</td><td>{}</td></tr>",
+             <td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"file\">{}</td>\
+             <td class=\"num\">{}/{}</td><td class=\"file\">{}</td></tr>",
             i + 1,
             escape(&f.name),
             escape(&f.category),
             escape(&format_ns(f.max_ns)),
             escape(&format_ns(f.median_ns)),
-            escape(&slowest(f)),
+            escape_path(&slowest(f)),
             f.per_rank.len(),
             job.ranks.len(),
-            escape(&list(&missing)),
+            escape_path(&list(&missing)),
         );
     }
     out.push_str("</tbody></table>\n");

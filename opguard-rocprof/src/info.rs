@@ -5,7 +5,8 @@ use std::path::Path;
 
 use crate::error::Error;
 use crate::record::{
-    Agent, CaptureFile, CaptureSummary, ProcessInfo, ReadOptions, Record, RecordCounts,
+    Agent, CaptureFile, CaptureFormat, CaptureSummary, ProcessInfo, ReadOptions, Record,
+    RecordCounts,
 };
 
 /// How many records of one kind and category a capture holds.
@@ -38,8 +39,12 @@ pub struct CaptureSpan {
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 #[non_exhaustive]
 pub struct CaptureInfo {
-    /// `csv`, `json` or `rocpd`.
+    /// The format as opguard names it everywhere (`Format::as_str`):
+    /// `rocprofv3_csv`, `rocprofv3_json` or `rocpd_sqlite`.
     pub format: &'static str,
+    /// The same, as rocprofv3's own capture format.
+    #[serde(skip)]
+    pub capture_format: CaptureFormat,
     /// The capture's identity (see [`CaptureSummary::sha256`]).
     pub sha256: String,
     /// Always `rocprofv3`.
@@ -124,7 +129,8 @@ pub fn capture_info(path: &Path, options: &ReadOptions) -> Result<CaptureInfo, E
     });
     let sha256 = summary.sha256.to_string();
     Ok(CaptureInfo {
-        format: summary.format.as_str(),
+        format: summary.format.model_format().as_str(),
+        capture_format: summary.format,
         clock_domain: format!("artifact:{sha256}"),
         sha256,
         provider: "rocprofv3",

@@ -10,7 +10,7 @@ use crate::report::{
     Hotspot, Insufficient, InsufficientReason, MultiplicityMethod, NotCorrelatable,
     NotCorrelatableReason, ScalingReport, SeriesInfo, Unmatched,
 };
-use opguard_stats::{benjamini_hochberg, spearman, Spearman};
+use opguard_stats::{benjamini_hochberg, integer_ranks, spearman, Spearman};
 
 /// A series needs at least this many trials (one sample each).
 pub const MIN_SAMPLES: usize = 3;
@@ -241,7 +241,10 @@ pub fn correlate(trials: &[TrialCosts]) -> Result<ScalingReport, Error> {
                 .then_with(|| a.trial_id.cmp(b.trial_id))
         });
         let xs: Vec<f64> = series.samples.iter().map(|s| s.input).collect();
-        let ys: Vec<f64> = series.samples.iter().map(|s| s.value as f64).collect();
+        // Spearman's rho depends on ranks only: the costs go in as their
+        // exact integer ranks, so costs an f64 cannot tell apart stay apart.
+        let values: Vec<i64> = series.samples.iter().map(|s| s.value).collect();
+        let ys: Vec<f64> = integer_ranks(&values);
         let n = xs.len();
         let mut distinct = xs.clone();
         distinct.dedup();

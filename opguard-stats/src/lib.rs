@@ -9,7 +9,7 @@
 //! - [`benjamini_hochberg`]: adjusted p-values that control the false
 //!   discovery rate over a family of tests.
 //! - [`spearman`]: rank correlation and its p-value.
-//! - [`median`], [`quantile`], [`average_ranks`] and the special functions
+//! - [`median`], [`quantile`], [`average_ranks`], [`integer_ranks`] and the special functions
 //!   behind the distributions ([`normal_sf`], [`student_t_two_sided_p`], ...).
 //!
 //! # Why a crate of its own
@@ -68,7 +68,7 @@ pub use mann_whitney::{
     EXACT_MAX_SAMPLES, EXACT_MAX_SAMPLES_WITH_TIES,
 };
 pub use multiplicity::benjamini_hochberg;
-pub use rank::{average_ranks, median, quantile};
+pub use rank::{average_ranks, integer_ranks, median, quantile};
 pub use shift::{hodges_lehmann, hodges_lehmann_ratio, Shift};
 pub use special::{
     ln_gamma, normal_quantile, normal_sf, regularized_gamma_q, regularized_incomplete_beta,

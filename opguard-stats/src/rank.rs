@@ -2,15 +2,27 @@
 //! linearly interpolated quantiles.
 
 /// Ranks starting at 1; tied values share the average of their ranks.
-/// Values are ordered with [`f64::total_cmp`].
+/// Values are ordered with [`f64::total_cmp`], except that `-0.0` and `0.0`
+/// are one value (they tie), as they are one number.
 pub fn average_ranks(values: &[f64]) -> Vec<f64> {
+    ranks_by(values, |a, b| (a + 0.0).total_cmp(&(b + 0.0)))
+}
+
+/// [`average_ranks`] of integers, compared as integers: through `f64`,
+/// costs beyond 2^53 that differ by less than a unit in the last place
+/// would tie.
+pub fn integer_ranks(values: &[i64]) -> Vec<f64> {
+    ranks_by(values, i64::cmp)
+}
+
+fn ranks_by<T>(values: &[T], cmp: impl Fn(&T, &T) -> std::cmp::Ordering) -> Vec<f64> {
     let mut order: Vec<usize> = (0..values.len()).collect();
-    order.sort_by(|&a, &b| values[a].total_cmp(&values[b]));
+    order.sort_by(|&a, &b| cmp(&values[a], &values[b]));
     let mut ranks = vec![0.0; values.len()];
     let mut start = 0;
     while start < order.len() {
         let mut end = start + 1;
-        while end < order.len() && values[order[end]].total_cmp(&values[order[start]]).is_eq() {
+        while end < order.len() && cmp(&values[order[end]], &values[order[start]]).is_eq() {
             end += 1;
         }
         // Positions start..end hold ranks start+1 ..= end.
@@ -67,6 +79,22 @@ mod tests {
             vec![3.0, 3.0, 1.0, 3.0]
         );
         assert_eq!(average_ranks(&[]), Vec::<f64>::new());
+        // One number, two signs: a tie (found by the scaling_correlation
+        // fuzz target's referee).
+        assert_eq!(average_ranks(&[0.0, -0.0, -1.0]), vec![2.5, 2.5, 1.0]);
+    }
+
+    #[test]
+    fn integer_costs_rank_as_integers() {
+        // 32 ns apart near 2^61 ns: one f64 (found by the
+        // scaling_correlation fuzz target's referee).
+        let (a, b) = (
+            -2_025_524_839_466_146_877_i64,
+            -2_025_524_839_466_146_845_i64,
+        );
+        assert_eq!(a as f64, b as f64);
+        assert_eq!(integer_ranks(&[b, a, i64::MIN]), vec![3.0, 2.0, 1.0]);
+        assert_eq!(integer_ranks(&[7, 7, 1]), vec![2.5, 2.5, 1.0]);
     }
 
     #[test]

@@ -397,12 +397,9 @@ impl<R: Read> TraceReader<R> {
                 .in_event(Some(index));
             return Err(self.input.gzip_error_behind(&err).unwrap_or(err));
         }
-        let replaced = bytes
-            .utf8_chunks()
-            .filter(|c| !c.invalid().is_empty())
-            .count();
-        self.utf8_replacements += replaced as u64;
-        self.scratch = String::from_utf8_lossy(bytes).into_owned().into_bytes();
+        let (text, replaced) = replace_invalid(bytes);
+        self.utf8_replacements += replaced;
+        self.scratch = text.into_owned().into_bytes();
         let depth = self.event_depth();
         self.spans_ahead = None;
         let rescanned = scan_event(
@@ -542,11 +539,15 @@ impl<R: Read> TraceReader<R> {
         let Some(&first) = b.get(i) else {
             return Err(Stop::Incomplete);
         };
-        let key = match std::str::from_utf8(&b[start + 1..key_end - 1]) {
-            Ok(k) if escaped => crate::event::unescape(k).unwrap_or_else(|()| k.to_owned()),
-            Ok(k) => k.to_owned(),
-            Err(e) => {
-                let at = self.base + (start + 1 + e.valid_up_to()) as u64;
+        let lossy = self.options.lossy_utf8;
+        let (key, key_replaced) = match decode_text(&b[start + 1..key_end - 1], lossy) {
+            Ok((k, n)) if escaped => (
+                crate::event::unescape(&k).unwrap_or_else(|()| k.into_owned()),
+                n,
+            ),
+            Ok((k, n)) => (k.into_owned(), n),
+            Err(valid_up_to) => {
+                let at = self.base + (start + 1 + valid_up_to) as u64;
                 return Ok(Err(Error::new(ErrorKind::InvalidUtf8).at(at)));
             }
         };
@@ -578,10 +579,10 @@ impl<R: Read> TraceReader<R> {
         if let Err(e) = self.check_value_len(i, end) {
             return Ok(Err(e.with_path(key)));
         }
-        let text = match std::str::from_utf8(&b[i..end]) {
-            Ok(t) => t.to_owned(),
-            Err(e) => {
-                let at = self.base + (i + e.valid_up_to()) as u64;
+        let (text, value_replaced) = match decode_text(&b[i..end], lossy) {
+            Ok((t, n)) => (t.into_owned(), n),
+            Err(valid_up_to) => {
+                let at = self.base + (i + valid_up_to) as u64;
                 return Ok(Err(Error::new(ErrorKind::InvalidUtf8)
                     .at(at)
                     .with_path(key)));
@@ -590,6 +591,7 @@ impl<R: Read> TraceReader<R> {
         if self.metadata.get(&key).is_some() {
             return Ok(Err(dup(key, self.base + start as u64)));
         }
+        self.utf8_replacements += key_replaced + value_replaced;
         self.metadata.push(key, text);
         self.pos = end;
         self.state = State::TopObject(Expect::CommaOrEnd);
@@ -977,6 +979,29 @@ fn kind_of(first: u8) -> ValueKind {
         b'n' => ValueKind::Null,
         _ => ValueKind::Number,
     }
+}
+
+/// `bytes` as text, with the number of invalid UTF-8 sequences replaced by
+/// U+FFFD: none when they are UTF-8; each one in lossy mode; otherwise
+/// `Err` with the length of the valid prefix. A top-level metadata key or
+/// value is read this way, so lossy mode replaces in metadata as it does in
+/// events.
+fn decode_text(bytes: &[u8], lossy: bool) -> Result<(std::borrow::Cow<'_, str>, u64), usize> {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => Ok((std::borrow::Cow::Borrowed(text), 0)),
+        Err(e) if !lossy => Err(e.valid_up_to()),
+        Err(_) => Ok(replace_invalid(bytes)),
+    }
+}
+
+/// `bytes` with each invalid UTF-8 sequence replaced by U+FFFD, and how many
+/// were.
+fn replace_invalid(bytes: &[u8]) -> (std::borrow::Cow<'_, str>, u64) {
+    let replaced = bytes
+        .utf8_chunks()
+        .filter(|c| !c.invalid().is_empty())
+        .count();
+    (String::from_utf8_lossy(bytes), replaced as u64)
 }
 
 #[cfg(test)]

@@ -97,6 +97,27 @@ fn invalid_utf8_in_a_name() {
     assert_eq!(second.name().unwrap().as_cow(), "ab\u{FFFD}\u{FFFD}");
 }
 
+/// Lossy mode replaces in top-level metadata too, keys and values (found by
+/// the `trace_tolerant` fuzz target: it was `invalid_utf8` there, as in the
+/// exact mode).
+#[test]
+fn invalid_utf8_in_metadata_is_replaced_in_lossy_mode() {
+    let doc = b"{\"o\xff\":{\"k\":\"v\xfe\"},\"traceEvents\":[],\"n\":\"\xff\"}";
+    check(doc, e("invalid_utf8", 3, None));
+    let mut r =
+        opguard_trace::TraceReader::with_options(&doc[..], ReaderOptions::new().lossy_utf8(true))
+            .unwrap();
+    assert!(r.next_event().unwrap().is_none());
+    assert_eq!(
+        r.metadata().entries(),
+        [
+            ("o\u{FFFD}".to_owned(), "{\"k\":\"v\u{FFFD}\"}".to_owned()),
+            ("n".to_owned(), "\"\u{FFFD}\"".to_owned())
+        ]
+    );
+    assert_eq!(r.finish().unwrap().utf8_replacements, 3);
+}
+
 #[test]
 fn nan_and_infinity() {
     check(

@@ -35,7 +35,10 @@ fn decode(bytes: &[u8], options: &ReaderOptions) -> Result<Vec<u8>, opguard_trac
 
 #[test]
 fn decoded_bytes_and_digest_match_an_independent_decoder() {
-    for path in opguard_testdata::hta_traces().into_iter().take(4) {
+    let Some(traces) = opguard_testdata::hta_traces() else {
+        return;
+    };
+    for path in traces.into_iter().take(4) {
         let encoded = std::fs::read(&path).unwrap();
         let mut expected = Vec::new();
         if encoded.starts_with(&[0x1f, 0x8b]) {

@@ -461,7 +461,10 @@ fn partial_identities_are_marked_not_guessed() {
 #[test]
 fn real_traces_correlate_only_what_an_independent_count_finds() {
     use std::io::Read;
-    for path in opguard_testdata::hta_traces() {
+    let Some(traces) = opguard_testdata::hta_traces() else {
+        return;
+    };
+    for path in traces {
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
         let m = opguard_trace::read_model(
             &path,

@@ -47,7 +47,9 @@ fn sha256sum(path: &std::path::Path) -> String {
 
 #[test]
 fn every_hta_trace_matches_the_oracle() {
-    let traces = opguard_testdata::hta_traces();
+    let Some(traces) = opguard_testdata::hta_traces() else {
+        return;
+    };
     for path in &traces {
         let name = path.file_name().unwrap().to_string_lossy();
         let mut reader = TraceReader::open(path).expect("opens");

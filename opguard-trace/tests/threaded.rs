@@ -80,7 +80,10 @@ fn typed_fields(e: &Event<'_>) -> Vec<Option<String>> {
 
 #[test]
 fn real_traces_read_the_same_on_a_second_thread() {
-    for path in opguard_testdata::hta_traces() {
+    let Some(traces) = opguard_testdata::hta_traces() else {
+        return;
+    };
+    for path in traces {
         let bytes = std::fs::read(&path).unwrap();
         let [inline, threaded] = both(&bytes, ReaderOptions::default());
         assert!(inline.is_ok(), "{}", path.display());

@@ -85,6 +85,7 @@ try {
     checkTraces(seen, expected);
   }
   await page.screenshot({ path: screenshot, fullPage: true });
+  await checkFileNamesWrapBetweenFolders(page);
 } finally {
   await context.close();
   rmSync(profile, { recursive: true, force: true });
@@ -152,6 +153,42 @@ async function checkJob(page, job) {
     });
     if (Math.abs(row.median - at(f.median_ns)) > 0.01) fail(`${f.name}: median at ${row.median}, want ${at(f.median_ns)}`);
   });
+}
+
+// File names (table cells of class `file`, the section headings) wrap only
+// after a `/` or at a space, never inside a name: checked on a narrow page,
+// where long paths must wrap, by the rendered line of every character.
+async function checkFileNamesWrapBetweenFolders(page) {
+  await page.setViewportSize({ width: 520, height: 900 });
+  const cells = await page.evaluate(() => [...document.querySelectorAll('td.file, h2')].map((el) => {
+    const range = document.createRange();
+    const chars = [];
+    const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+    for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+      for (let i = 0; i < n.length; i += 1) {
+        range.setStart(n, i);
+        range.setEnd(n, i + 1);
+        const box = range.getClientRects()[0];
+        if (box) chars.push({ ch: n.data[i], top: box.top });
+      }
+    }
+    const breaks = [];
+    for (let i = 1; i < chars.length; i += 1) {
+      if (chars[i].top > chars[i - 1].top + 2) breaks.push([chars[i - 1].ch, chars[i].ch]);
+    }
+    return { file: el.matches('td.file'), text: el.textContent, breaks };
+  }));
+  let wrapped = 0;
+  for (const c of cells) {
+    if (c.breaks.length > 0 && c.file) wrapped += 1;
+    for (const [before, after] of c.breaks) {
+      if (before !== '/' && !/\s/.test(before) && !/\s/.test(after)) {
+        fail(`${JSON.stringify(c.text)} wraps inside a name, between ${JSON.stringify(before)} and ${JSON.stringify(after)}`);
+      }
+    }
+  }
+  // A page with a long path in a table must have wrapped it: the check saw a wrap.
+  if (cells.some((c) => c.file && c.text.length > 60) && wrapped === 0) fail('no file cell wrapped on a narrow page');
 }
 
 // A comparison page against the comparison it was drawn from (`opguard

@@ -5,17 +5,16 @@
 # pinned by package-lock.json) and checks the rendered DOM against what it was
 # drawn from: `opguard inspect --json` of the same traces, or the job
 # document. Screenshots stay in target/report-browser/ as CI artifacts.
-# Installs chromium (apt) and node_modules (npm ci) when missing.
+# Installs node_modules (npm ci) when missing, and Debian's chromium when
+# missing and installable (scripts/lib.sh); without it the test is skipped.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 cd "$root"
+# shellcheck source=../lib.sh
+. "$root/scripts/lib.sh"
 
-if ! command -v chromium >/dev/null 2>&1; then
-    echo "installing Debian's chromium"
-    apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
-fi
+debian_package chromium chromium "the report's browser test (scripts/report-browser)" || exit 0
 if [ ! -d "$here/node_modules/playwright-core" ]; then
     (cd "$here" && npm ci --no-audit --no-fund --silent)
 fi
@@ -42,8 +41,8 @@ check default
 "$opguard" job --json "$root"/fixtures/producers/traces/torch_ddp_rank*.json.gz >"$out/ddp-job.json"
 "$opguard" report --out "$out/ddp-job.html" --job "$out/ddp-job.json" >/dev/null
 node "$here/check.mjs" "$out/ddp-job.html" "$out/ddp-job.json" "$out/ddp-job.png"
-data="$root/../shared/data/traces/hta"
-if [ -d "$data" ]; then
+if shared_data_or_skip "the report's browser test on real traces"; then
+    data="$root/../shared/data/traces/hta"
     check sampled-ranks "$data/trace_filter__sampled_rank-0.json.gz" "$data/trace_filter__sampled_rank-1.json.gz"
     # Collectives on the device: communication exposed and overlapped.
     check nccl "$data/nccl_parser_config__nccl_data.json.gz"
@@ -75,7 +74,4 @@ PY
         >"$out/slowed.compare.json" || [ $? -eq 1 ]
     "$opguard" report --out "$out/slowed.compare.html" --compare "$out/slowed.compare.json" >/dev/null
     node "$here/check.mjs" "$out/slowed.compare.html" "$out/slowed.compare.json" "$out/slowed.compare.png"
-else
-    echo "skipping the real-trace page: $data not found"
-    [ "${CI:-}" != "true" ] || exit 1
 fi

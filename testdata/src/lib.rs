@@ -14,12 +14,33 @@ pub mod kineto_writer;
 
 pub use fixture::{check_fixture_header, fixtures_dir, load_fixture, FixtureHeaderError};
 
+/// Where the real data comes from, for a skip message: the folder, what it
+/// holds and its description.
+pub const SHARED_DATA_ORIGIN: &str = "the shared/data folder beside the checkout: real \
+profiler traces (HolisticTraceAnalysis's test data, PyTorch captures, ...) kept outside \
+the repository, each file's source in its README.md";
+
 /// `../shared/data` relative to the workspace root, if it exists.
+///
+/// When it does not, the calling test is skipped: one line naming the test
+/// and where the data comes from is written to stderr past the test
+/// harness's capture (so `cargo test` shows it), and appended to the file
+/// `$OPGUARD_SKIP_LOG` when that is set (`scripts/test` lists them at the
+/// end).
 ///
 /// # Panics
 /// When the folder is missing and the environment has `CI=true`.
+#[track_caller]
 pub fn shared_data() -> Option<PathBuf> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/data");
+    // The workspace is this crate's parent; the folder sits beside it.
+    let workspace = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map(PathBuf::from)
+        .unwrap_or_default();
+    let dir = workspace.parent().map_or_else(
+        || PathBuf::from("../shared/data"),
+        |p| p.join("shared/data"),
+    );
     if dir.is_dir() {
         return dir.canonicalize().ok();
     }
@@ -29,11 +50,43 @@ pub fn shared_data() -> Option<PathBuf> {
             dir.display()
         );
     }
-    eprintln!(
-        "skipping: shared data folder {} not found (set up ../shared/data to run real-data tests)",
+    skipped(&format!(
+        "needs {SHARED_DATA_ORIGIN}; {} is not there",
         dir.display()
-    );
+    ));
     None
+}
+
+/// Says that the calling test skips, and why: on stderr past the test
+/// harness's capture, and in `$OPGUARD_SKIP_LOG` when set (one line:
+/// test, place, reason, tab-separated).
+#[track_caller]
+pub fn skipped(reason: &str) {
+    use std::io::Write;
+    let place = std::panic::Location::caller();
+    let thread = std::thread::current();
+    // libtest runs each test on a thread named after it.
+    let test = thread.name().unwrap_or("?");
+    let place = format!("{}:{}", place.file(), place.line());
+    thread_local!(static SAID: std::cell::Cell<bool> = const { std::cell::Cell::new(false) });
+    // A test that asks for several files skips once.
+    if SAID.with(|s| s.replace(true)) {
+        return;
+    }
+    // Written to the handle, not with eprintln!: the harness captures only
+    // the print macros, and a skip must be seen.
+    let _ = writeln!(
+        std::io::stderr().lock(),
+        "skipped {test} ({place}): {reason}"
+    );
+    if let Some(log) = std::env::var_os("OPGUARD_SKIP_LOG") {
+        let line = format!("{test}\t{place}\t{reason}\n");
+        let _ = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(log)
+            .and_then(|mut f| f.write_all(line.as_bytes()));
+    }
 }
 
 /// A file under the shared data folder; `None` when the folder is missing
@@ -41,6 +94,7 @@ pub fn shared_data() -> Option<PathBuf> {
 ///
 /// # Panics
 /// When the folder exists but the file does not: the data set is incomplete.
+#[track_caller]
 pub fn shared_file(relative: &str) -> Option<PathBuf> {
     let path = shared_data()?.join(relative);
     assert!(
@@ -51,11 +105,15 @@ pub fn shared_file(relative: &str) -> Option<PathBuf> {
     Some(path)
 }
 
-/// Every trace under `traces/hta/`, sorted by name.
-pub fn hta_traces() -> Vec<PathBuf> {
-    let Some(dir) = shared_data() else {
-        return Vec::new();
-    };
+/// Every trace under `traces/hta/`, sorted by name; `None` when the shared
+/// data folder is missing (see [`shared_data`]), so a test that counts what
+/// it read says it skipped instead of failing on zero.
+///
+/// # Panics
+/// When the folder exists but holds no traces.
+#[track_caller]
+pub fn hta_traces() -> Option<Vec<PathBuf>> {
+    let dir = shared_data()?;
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir.join("traces/hta"))
         .expect("traces/hta is readable")
         .map(|e| e.expect("directory entry").path())
@@ -63,7 +121,7 @@ pub fn hta_traces() -> Vec<PathBuf> {
         .collect();
     files.sort();
     assert!(!files.is_empty(), "traces/hta holds no traces");
-    files
+    Some(files)
 }
 
 /// Orders `traces` by file size, the largest first (ties keep their order):
@@ -100,6 +158,33 @@ pub fn python3<A: AsRef<std::ffi::OsStr>>(args: impl IntoIterator<Item = A>) -> 
         String::from_utf8_lossy(&out.stderr)
     );
     out.stdout
+}
+
+/// The SQL referee of Nsight Systems exports
+/// (`opguard-nsys/tests/referee.py`: Python's sqlite3 over the same file,
+/// no code shared with the reader): its JSON answer for `export`.
+///
+/// # Panics
+/// As [`python3`], or when the referee prints no JSON.
+pub fn nsys_referee(export: &std::path::Path) -> serde_json::Value {
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../opguard-nsys/tests/referee.py");
+    let out = python3([script.as_os_str(), export.as_os_str()]);
+    serde_json::from_slice(&out).expect("the referee prints JSON")
+}
+
+/// Writes `dst`, an Nsight Systems export derived from the real export
+/// `src` by `opguard-nsys/tests/derive_export.py` with `args` (its
+/// docstring lists them: more processes, a graph launch, repeated runtime
+/// rows...).
+///
+/// # Panics
+/// As [`python3`].
+pub fn derive_nsys_export(src: &std::path::Path, dst: &std::path::Path, args: &[&str]) {
+    let script =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../opguard-nsys/tests/derive_export.py");
+    let mut all = vec![script.into_os_string(), src.into(), dst.into()];
+    all.extend(args.iter().map(std::ffi::OsString::from));
+    python3(all);
 }
 
 /// A real-producer trace committed under `fixtures/producers/traces/`

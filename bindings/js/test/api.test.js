@@ -6,7 +6,7 @@ const os = require('node:os');
 const path = require('node:path');
 const { test } = require('node:test');
 const opguard = require('opguard');
-const { ROOT, FIXTURES, loadJson } = require('./support');
+const { ROOT, FIXTURES, loadJson, sharedData, logSkip } = require('./support');
 
 const W2 = path.join(FIXTURES, 'census', 'hint_guard_w2.capture.json');
 const W8 = path.join(FIXTURES, 'census', 'hint_guard_w8.capture.json');
@@ -131,9 +131,10 @@ test('a missing library is a clear error', () => {
 
 test('salvage reads the complete events of a cut real trace', (t) => {
   const zlib = require('node:zlib');
-  const real = path.join(ROOT, '..', 'shared', 'data', 'traces', 'hta', 'trace_compare__base__base.json.gz');
-  if (!fs.existsSync(real)) {
-    t.skip('shared data not present');
+  const { file: real, skip } = sharedData('traces', 'hta', 'trace_compare__base__base.json.gz');
+  if (skip) {
+    logSkip(t.name, skip);
+    t.skip(skip);
     return;
   }
   const text = zlib.gunzipSync(fs.readFileSync(real)).toString('utf8');
@@ -157,6 +158,36 @@ test('salvage reads the complete events of a cut real trace', (t) => {
   const info = opguard.traceInfo(cut, { reader: { salvage: true } });
   assert.equal(info.events, want);
   assert.equal(info.warnings[0].code, 'truncated');
+  fs.rmSync(dir, { recursive: true });
+});
+
+test('an XSpace reads like the JSON its JAX run wrote', () => {
+  // The committed JAX run's .xplane.pb: its facts by format, the profile of
+  // the JSON the run wrote beside it, a cut copy refused with the XSpace
+  // reader's code.
+  const producers = path.join(FIXTURES, 'producers', 'traces');
+  const xspace = path.join(producers, 'jax_tensorboard.xplane.pb');
+  const info = opguard.traceInfo(xspace);
+  assert.equal(info.format, 'xspace');
+  assert.equal(info.provider, 'xla');
+  assert.equal(info.producer, 'jax 0.10.2');
+  assert.equal(info.events, 72);
+  assert.deepEqual(info.planes.map((p) => p.name), ['/host:metadata', '/host:CPU', 'Task Environment']);
+
+  const fromXspace = opguard.profileTopN(xspace, 25);
+  const fromJson = opguard.profileTopN(path.join(producers, 'jax_tensorboard.trace.json.gz'), 25);
+  assert.deepEqual([fromXspace.trace.provider, fromJson.trace.provider], ['xla', 'jax']);
+  for (const doc of [fromXspace, fromJson]) {
+    for (const key of ['provider', 'sha256', 'source']) delete doc.trace[key];
+  }
+  assert.deepEqual(fromXspace, fromJson);
+
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'opguard-xspace-'));
+  const cut = path.join(dir, 'cut.xplane.pb');
+  const bytes = fs.readFileSync(xspace);
+  fs.writeFileSync(cut, bytes.subarray(0, Math.floor(bytes.length / 2)));
+  assert.throws(() => opguard.traceInfo(cut),
+    (e) => e instanceof opguard.TraceError && e.code === 'trace.protobuf_truncated');
   fs.rmSync(dir, { recursive: true });
 });
 

@@ -2,18 +2,19 @@
 // Whole jobs through the Node binding: jobSummary (map) and jobMerge (reduce)
 // on real rank traces.
 const assert = require('node:assert/strict');
-const fs = require('node:fs');
 const path = require('node:path');
 const { test } = require('node:test');
 const opguard = require('..');
-const { ROOT } = require('./support');
+const { sharedData, logSkip } = require('./support');
 
-const HTA = path.join(ROOT, '..', 'shared', 'data', 'traces', 'hta');
-const RANKS = [0, 1].map((i) => path.join(HTA, `trace_filter__sampled_rank-${i}.json.gz`));
-const haveData = RANKS.every((p) => fs.existsSync(p));
-if (!haveData && process.env.CI === 'true') throw new Error(`CI=true but ${HTA} is missing`);
+const ranks = [0, 1].map((i) => sharedData('traces', 'hta', `trace_filter__sampled_rank-${i}.json.gz`));
+const { skip } = ranks[0];
+const RANKS = ranks.map((r) => r.file);
+const HTA = skip ? null : path.dirname(RANKS[0]);
+const name = 'jobSummary reads real ranks and jobMerge ignores order and grouping';
+if (skip) logSkip(name, skip);
 
-test('jobSummary reads real ranks and jobMerge ignores order and grouping', { skip: !haveData && 'no shared data' }, () => {
+test(name, { skip }, () => {
   const summaries = RANKS.map((p) => opguard.jobSummary(p, { top: 3 }));
   assert.deepStrictEqual(summaries.map((s) => s.rank.rank), [0, 1]);
   assert.equal(summaries[0].rank.top.length, 3);

@@ -11,6 +11,36 @@ const FIXTURES = path.join(ROOT, 'fixtures');
 
 const loadJson = (file) => JSON.parse(fs.readFileSync(file, 'utf8'));
 
+// The real data the tests read, and where it comes from (the same words as
+// opguard-testdata's).
+const SHARED_DATA = path.join(ROOT, '..', 'shared', 'data');
+const SHARED_DATA_ORIGIN = 'the shared/data folder beside the checkout: real profiler traces '
+  + '(HolisticTraceAnalysis\'s test data, PyTorch captures, ...) kept outside the repository, each '
+  + 'file\'s source in its README.md';
+
+/**
+ * A file of the shared data folder, or null when the folder is missing; then
+ * `skip` is the reason to give the test (`{ skip }` of node:test), listed in
+ * $OPGUARD_SKIP_LOG when set. Under CI=true a missing folder throws.
+ */
+function sharedData(...parts) {
+  const file = path.join(SHARED_DATA, ...parts);
+  if (fs.existsSync(SHARED_DATA)) {
+    if (!fs.existsSync(file)) throw new Error(`${file} is missing from the shared data`);
+    return { file, skip: false };
+  }
+  if (process.env.CI === 'true') throw new Error(`CI=true but the shared data folder ${SHARED_DATA} is missing`);
+  const skip = `needs ${SHARED_DATA_ORIGIN}; ${SHARED_DATA} is not there`;
+  return { file: null, skip };
+}
+
+/** Records a skip of `name` for `reason` in $OPGUARD_SKIP_LOG, when set. */
+function logSkip(name, reason) {
+  if (process.env.OPGUARD_SKIP_LOG) {
+    fs.appendFileSync(process.env.OPGUARD_SKIP_LOG, `${name}\tbindings/js\t${reason}\n`);
+  }
+}
+
 /** A case file whose header is not the one fixtures/README.md describes. */
 class FixtureHeaderError extends Error {}
 
@@ -90,5 +120,5 @@ const abiCode = (crate, code) => `${DOCUMENT_CODES.has(code) ? 'document' : crat
 
 module.exports = {
   ROOT, FIXTURES, loadJson, FixtureHeaderError, checkFixtureHeader, loadFixture, caseTests,
-  abiCode,
+  abiCode, sharedData, logSkip,
 };

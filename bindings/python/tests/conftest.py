@@ -1,6 +1,7 @@
 import contextlib
 import importlib
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -9,6 +10,31 @@ import pytest
 ROOT = Path(__file__).resolve().parents[3]
 FIXTURES = ROOT / "fixtures"
 SOURCE = Path(__file__).resolve().parents[1]
+SHARED_DATA = ROOT.parent / "shared" / "data"
+#: Where the real data comes from (the same words as opguard-testdata's).
+SHARED_DATA_ORIGIN = (
+    "the shared/data folder beside the checkout: real profiler traces (HolisticTraceAnalysis's "
+    "test data, PyTorch captures, ...) kept outside the repository, each file's source in its "
+    "README.md")
+
+
+def shared_data(*parts):
+    """A file of the shared data folder. Without the folder the test skips,
+    saying where the data comes from (and is listed in ``$OPGUARD_SKIP_LOG``
+    when set); under ``CI=true`` it fails."""
+    path = SHARED_DATA.joinpath(*parts)
+    if SHARED_DATA.is_dir():
+        assert path.exists(), f"{path} is missing from the shared data"
+        return path
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"CI=true but the shared data folder {SHARED_DATA} is missing")
+    reason = f"needs {SHARED_DATA_ORIGIN}; {SHARED_DATA} is not there"
+    log = os.environ.get("OPGUARD_SKIP_LOG")
+    if log:
+        test = os.environ.get("PYTEST_CURRENT_TEST", "?").split(" ")[0]
+        with open(log, "a", encoding="utf-8") as f:
+            f.write(f"{test}\tbindings/python\t{reason}\n")
+    pytest.skip(reason)
 
 # The document reader's codes (opguard-document's ERROR_CODES): a fixture's
 # expected code that is one of these arose reading a JSON document and comes

@@ -9,7 +9,7 @@ import pytest
 
 import opguard
 from opguard import _native
-from conftest import FIXTURES, ROOT, load_json
+from conftest import FIXTURES, ROOT, load_json, shared_data
 
 CAPTURE_W2 = FIXTURES / "census" / "hint_guard_w2.capture.json"
 CAPTURE_W8 = FIXTURES / "census" / "hint_guard_w8.capture.json"
@@ -198,9 +198,7 @@ def complete_events(text):
 
 def test_salvage_reads_the_complete_events_of_a_cut_real_trace(tmp_path):
     import gzip
-    real = ROOT.parent / "shared" / "data" / "traces" / "hta" / "trace_compare__base__base.json.gz"
-    if not real.exists():
-        pytest.skip("shared data not present")
+    real = shared_data("traces", "hta", "trace_compare__base__base.json.gz")
     text = gzip.decompress(real.read_bytes()).decode("utf-8")
     cut = tmp_path / "cut.json"
     cut.write_text(text[: len(text) // 2], encoding="utf-8")
@@ -213,3 +211,35 @@ def test_salvage_reads_the_complete_events_of_a_cut_real_trace(tmp_path):
     info = opguard.trace_info(cut, reader={"salvage": True})
     assert info["events"] == want
     assert info["warnings"][0]["code"] == "truncated"
+
+
+PRODUCERS = FIXTURES / "producers" / "traces"
+
+
+def test_an_xspace_reads_like_the_json_its_jax_run_wrote(tmp_path):
+    """The committed JAX run's XSpace (.xplane.pb) through the library: its
+    facts by format, the profile of the JSON the run wrote beside it, and a
+    cut copy refused with the XSpace reader's code and position."""
+    xspace = PRODUCERS / "jax_tensorboard.xplane.pb"
+    info = opguard.trace_info(xspace)
+    assert info["format"] == "xspace"
+    assert info["provider"] == "xla"
+    assert info["producer"] == "jax 0.10.2"
+    assert info["events"] == 72
+    assert [p["name"] for p in info["planes"]] == ["/host:metadata", "/host:CPU", "Task Environment"]
+
+    from_xspace = opguard.profile_top_n(xspace, 25)
+    from_json = opguard.profile_top_n(PRODUCERS / "jax_tensorboard.trace.json.gz", 25)
+    assert (from_xspace["trace"]["provider"], from_json["trace"]["provider"]) == ("xla", "jax")
+    for doc in (from_xspace, from_json):
+        for key in ("provider", "sha256", "source"):
+            del doc["trace"][key]
+    assert from_xspace == from_json
+
+    cut = tmp_path / "cut.xplane.pb"
+    data = xspace.read_bytes()
+    cut.write_bytes(data[: len(data) // 2])
+    with pytest.raises(opguard.TraceError) as e:
+        opguard.trace_info(cut)
+    assert e.value.code == "trace.protobuf_truncated"
+    assert "the file was cut" in str(e.value)

@@ -5,22 +5,19 @@ traces themselves."""
 import gzip
 import itertools
 import json
-import os
 
 import pytest
 
 import opguard
-from conftest import ROOT
+from conftest import SHARED_DATA, shared_data
 
-HTA = ROOT.parent / "shared" / "data" / "traces" / "hta"
+HTA = SHARED_DATA / "traces" / "hta"
 RANKS = [HTA / f"trace_filter__sampled_rank-{i}.json.gz" for i in (0, 1)]
 
 
 def need_data():
-    if not all(p.is_file() for p in RANKS):
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"CI=true but {HTA} is missing")
-        pytest.skip(f"no shared data at {HTA}")
+    for rank in RANKS:
+        shared_data("traces", "hta", rank.name)
 
 
 def slowed_copy(src, dst, rank, scale):

@@ -449,7 +449,11 @@ fn trace_info_reports_the_readers_summary() {
         &mut |_| {},
     )
     .unwrap();
-    assert_eq!(v, serde_json::to_value(&library).unwrap());
+    assert_eq!(v["format"], "chrome_json");
+    assert_eq!(
+        v,
+        serde_json::to_value(opguard_formats::Info::ChromeJson(library)).unwrap()
+    );
 
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("t.json");
@@ -460,7 +464,9 @@ fn trace_info_reports_the_readers_summary() {
 
 #[test]
 fn trace_info_on_real_traces_matches_an_independent_hash() {
-    let traces = opguard_testdata::hta_traces();
+    let Some(traces) = opguard_testdata::hta_traces() else {
+        return;
+    };
     for path in traces.iter().take(4) {
         let bytes = std::fs::read(path).unwrap();
         let v = ok(opguard_trace_info, &json!({ "path": path }).to_string());
@@ -479,6 +485,59 @@ fn trace_info_on_real_traces_matches_an_independent_hash() {
         assert_eq!(v["events"], n);
         assert!(v["counts"].is_array() && v["metadata_keys"].is_array());
     }
+}
+
+/// An XSpace by path: its facts by format (planes and lines), its
+/// launches proven by `correlation_id`, and a cut copy refused with the
+/// XSpace reader's code, byte and message path.
+#[test]
+fn an_xspace_is_read_by_path() {
+    let path = opguard_testdata::producer_trace("jax_tensorboard.xplane.pb");
+    let bytes = std::fs::read(&path).unwrap();
+    let v = ok(opguard_trace_info, &json!({ "path": path }).to_string());
+    assert_eq!(v["format"], "xspace");
+    assert_eq!(v["provider"], "xla");
+    assert_eq!(v["producer"], "jax 0.10.2");
+    assert_eq!(v["sha256"], format!("{:x}", Sha256::digest(&bytes)));
+    assert_eq!(v["events"], 72);
+    let planes: Vec<&str> = v["planes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(planes, ["/host:metadata", "/host:CPU", "Task Environment"]);
+
+    let dir = tempfile::tempdir().unwrap();
+    let cut = dir.path().join("cut.xplane.pb");
+    std::fs::write(&cut, &bytes[..bytes.len() / 2]).unwrap();
+    let requests = [
+        (opguard_trace_info as Entry, json!({ "path": cut })),
+        (
+            opguard_trace_launch_regions,
+            json!({ "artifacts": [{ "path": cut }] }),
+        ),
+    ];
+    for (entry, request) in requests {
+        let e = err(entry, &request.to_string());
+        assert_eq!(e["code"], "trace.protobuf_truncated", "{e}");
+        assert_eq!(e["byte_offset"], 0, "{e}");
+        assert_eq!(e["json_path"], "XSpace", "{e}");
+    }
+
+    let Some(gpu) =
+        opguard_testdata::shared_file("xplane/tracelens_jax_conv_minimal_08_tw003.xplane.pb")
+    else {
+        return;
+    };
+    let v = ok(
+        opguard_trace_launch_regions,
+        &json!({ "artifacts": [{ "path": gpu }] }).to_string(),
+    );
+    let region = &v["regions"][0];
+    assert_eq!(region["provider"], "xla");
+    assert_eq!(region["kernel_count"], 235);
+    assert_eq!(region["correlated_kernel_count"], 235);
 }
 
 #[test]
@@ -1256,6 +1315,43 @@ fn compare_is_the_library_answer() {
     assert_eq!(e["code"], "document.unknown_field", "{e}");
 }
 
+/// Two job documents that give one frame id different categories (the
+/// fuzzer's case: `cpu_op` spelt `cpu_ot` in one of them) are refused in
+/// either order, with the same error, instead of the first one winning.
+#[test]
+fn job_merge_refuses_documents_that_disagree_on_a_frame_in_either_order() {
+    let job = |file: &str, category: &str| {
+        json!({"format": "opguard.job/v1",
+            "ranks": [{"rank": null, "file": file, "artifact": null, "error": null, "provider": null,
+                "frame_basis": null, "launch": null, "device_time_ns": 0, "top": [],
+                "collectives": [], "unmatched_frames": []}],
+            "frames": [{"id": "sf2:00000000000000000000000000000001", "category": category,
+                "name": "aten::mm", "kernel_identity": null,
+                "per_rank": [{"rank": null, "file": file, "cost_ns": 5, "count": 1}],
+                "max_ns": 5, "median_ns": 5, "slowest_rank": null, "slowest_file": file,
+                "missing": []}]})
+    };
+    let (a, b) = (job("a.json", "cpu_op"), job("b.json", "cpu_ot"));
+    let ab = err(
+        opguard_job_merge,
+        &json!({ "summaries": [a, b] }).to_string(),
+    );
+    let ba = err(
+        opguard_job_merge,
+        &json!({ "summaries": [b, a] }).to_string(),
+    );
+    assert_eq!(ab["code"], "job.frame_conflict", "{ab}");
+    assert_eq!(ab, ba);
+    let message = ab["message"].as_str().unwrap();
+    assert!(
+        message.contains("sf2:00000000000000000000000000000001")
+            && message.contains(r#""cpu_op" on a.json but "cpu_ot" on b.json"#),
+        "{message}"
+    );
+    // Each alone is a job.
+    ok(opguard_job_merge, &json!({ "summaries": [a] }).to_string());
+}
+
 /// A committed real producer trace, decompressed, cut after `keep` of its
 /// bytes (a process killed while writing).
 fn cut_producer_trace(name: &str, keep: f64) -> (String, String) {
@@ -1308,4 +1404,52 @@ fn launch_regions_carry_the_readers_warnings_per_artifact() {
         &json!({ "artifacts": [{ "text": whole }] }).to_string(),
     );
     assert_eq!(v["warnings"], json!([]));
+}
+
+/// An Nsight Systems export by path: its own facts, its launch regions, and
+/// its reader's errors as `trace.<code>` with the table they are in.
+#[test]
+fn an_nsight_systems_export_is_read_by_path() {
+    let (Some(export), Some(report)) = (
+        opguard_testdata::shared_file("nsys/pipit_perlmutter-cloverleaf-cuda.sqlite"),
+        opguard_testdata::shared_file("nsys/test-cuda_report1.nsys-rep"),
+    ) else {
+        return;
+    };
+    let path = export.to_str().unwrap();
+    let v = ok(opguard_trace_info, &json!({ "path": path }).to_string());
+    assert_eq!(v["format"], "nsys_sqlite");
+    assert_eq!(v["meta"]["schema"], "3.13.2");
+    let regions = ok(
+        opguard_trace_launch_regions,
+        &json!({ "artifacts": [{ "path": path }] }).to_string(),
+    );
+    // sqlite3: 1,312 kernels, each with one runtime call of its process.
+    assert_eq!(regions["regions"][0]["kernel_count"], 1312);
+    assert_eq!(regions["regions"][0]["correlated_kernel_count"], 1312);
+    let e = err(
+        opguard_trace_info,
+        &json!({ "path": report.to_str().unwrap() }).to_string(),
+    );
+    assert_eq!(e["code"], "trace.nsight_report");
+    // A value of the wrong type in a row: the table, row and column.
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.sqlite");
+    std::fs::copy(&export, &bad).unwrap();
+    let db = rusqlite::Connection::open(&bad).unwrap();
+    db.execute(
+        "UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET start = 'soon' WHERE rowid = 7",
+        [],
+    )
+    .unwrap();
+    drop(db);
+    let e = err(
+        opguard_trace_launch_regions,
+        &json!({ "artifacts": [{ "path": bad.to_str().unwrap() }] }).to_string(),
+    );
+    assert_eq!(e["code"], "trace.bad_value", "{e}");
+    assert_eq!(e["table"], "CUPTI_ACTIVITY_KIND_KERNEL");
+    assert_eq!(e["rowid"], 7);
+    assert_eq!(e["column"], "start");
+    assert_eq!(e["input"], "artifacts[0]");
 }

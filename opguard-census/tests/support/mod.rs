@@ -5,26 +5,11 @@ pub mod seed004;
 
 use std::path::PathBuf;
 
-/// `../shared/data` relative to the workspace root. Missing data fails loudly under
-/// `CI=true`; elsewhere the caller skips with a printed message.
-pub fn data_dir() -> Option<PathBuf> {
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/data");
-    if p.is_dir() {
-        return Some(p);
-    }
-    if std::env::var("CI").as_deref() == Ok("true") {
-        panic!(
-            "CI=true but the shared data directory {} is missing",
-            p.display()
-        );
-    }
-    eprintln!("skipping: shared data directory {} is missing", p.display());
-    None
-}
-
-/// A real capture by stem, e.g. `clean_sym_w2`.
+/// A real capture by stem, e.g. `clean_sym_w2`; `None` (the test skips,
+/// saying so) without the shared data, see [`opguard_testdata::shared_data`].
+#[track_caller]
 pub fn real_capture_path(stem: &str) -> Option<PathBuf> {
-    data_dir().map(|d| d.join("torch/census").join(format!("{stem}.json")))
+    opguard_testdata::shared_file(&format!("torch/census/{stem}.json"))
 }
 
 /// `fixtures/census/<name>` in the workspace.

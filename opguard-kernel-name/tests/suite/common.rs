@@ -3,22 +3,12 @@
 use std::io::Read;
 use std::path::PathBuf;
 
-/// `/work/shared/data/traces/hta` (resolved from the workspace), or `None`
-/// with a printed message when it is missing outside CI. Under `CI=true` a
-/// missing folder fails loudly.
+/// `traces/hta` of the shared data, or `None` (the test skips, saying so)
+/// when the folder is missing outside CI; see
+/// [`opguard_testdata::shared_data`].
+#[track_caller]
 pub fn hta_dir() -> Option<PathBuf> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/data/traces/hta");
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    if std::env::var("CI").as_deref() == Ok("true") {
-        panic!(
-            "CI=true but the shared trace data is missing at {}",
-            dir.display()
-        );
-    }
-    println!("skipping: shared trace data not found at {}", dir.display());
-    None
+    opguard_testdata::shared_data().map(|d| d.join("traces/hta"))
 }
 
 /// Event categories whose `name` is a device kernel or memory-operation symbol:

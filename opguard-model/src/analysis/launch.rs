@@ -449,8 +449,6 @@ fn cross_check_correlation(model: &TraceModel, r: &mut LaunchRegion) {
             });
         }
     } else if r.coverage.correlation_ids_present && provider.correlation_namespace().is_none() {
-        // Native formats (rocprofv3, Nsight Systems, XLA) have a namespace
-        // and no flows to cross-check: nothing to say.
         r.coverage.disagreement = Some(format!(
             "{} kernels carry correlation ids, but provider {} defines no qualified namespace: nothing is claimed",
             r.coverage.kernels_with_correlation_id,

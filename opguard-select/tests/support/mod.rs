@@ -231,6 +231,7 @@ pub fn codes(v: &Verdict) -> Vec<&'static str> {
 }
 
 /// The shared data folder's file, or None (skip) outside CI.
+#[track_caller]
 pub fn shared(relative: &str) -> Option<PathBuf> {
     opguard_testdata::shared_file(relative)
 }

@@ -8,7 +8,7 @@
 //! them agrees). Reading the file is not timed.
 //!
 //! Scanners:
-//! - `opguard-trace-info`: `opguard_trace::analysis::trace_info` over the
+//! - `opguard-trace-info`: `opguard_trace::trace_info` over the
 //!   bytes, one thread (no decode thread: nothing to inflate). Everything
 //!   `opguard trace info` does after inflating, including the SHA-256 of
 //!   the bytes it reads.
@@ -67,7 +67,7 @@ fn one_pass(scanner: &str, bytes: &[u8]) -> Result<(Duration, Pass), Box<dyn std
     match scanner {
         "opguard-trace-info" => {
             let reader = opguard_trace::TraceReader::new(bytes)?;
-            let info = opguard_trace::analysis::trace_info(reader, &mut |_| {})?;
+            let info = opguard_trace::trace_info(reader, &mut |_| {})?;
             let elapsed = start.elapsed();
             pass.events = Some(info.events);
             pass.pairs = Some(
