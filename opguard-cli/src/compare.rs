@@ -10,7 +10,7 @@ use crate::cli::CompareArgs;
 use crate::error::CliError;
 use crate::exit;
 use crate::out::print_answer;
-use crate::read::{report_input_warnings, WarningLine};
+use crate::read::{report_input_warnings, SkippedFile};
 use crate::style::{Align, Style, Table};
 use crate::trace_info::duration;
 
@@ -45,8 +45,11 @@ pub fn run(args: &CompareArgs) -> Result<u8, CliError> {
     let mut sides = Vec::new();
     for (side, paths) in [("baseline", &args.baseline), ("candidate", &args.candidate)] {
         let inputs = side_inputs(side, paths)?;
-        let skipped: Vec<SkippedFile> =
-            inputs.skipped.iter().map(|p| SkippedFile::new(p)).collect();
+        let skipped: Vec<SkippedFile> = inputs
+            .skipped
+            .iter()
+            .map(|f| SkippedFile::new("compare_file_skipped", f))
+            .collect();
         report_input_warnings(
             skipped.iter().map(|w| (w.path.clone(), w)),
             args.output.json,
@@ -55,8 +58,8 @@ pub fn run(args: &CompareArgs) -> Result<u8, CliError> {
             return Err(CliError::new(
                 "no_runs",
                 format!(
-                    "the {side} names no trace (its directories hold no *.json, *.json.gz, \
-                     *.sqlite, *.db, *.rocpd or *.pb file and no rocprofv3 capture)"
+                    "the {side} names no trace (its directories hold no capture opguard reads: \
+                     Chrome JSON, an XSpace, an Nsight Systems export, rocprofv3 output)"
                 ),
             ));
         }
@@ -89,32 +92,6 @@ fn undecided(message: &str, json: bool) {
         )
     };
     let _ = writeln!(std::io::stderr().lock(), "{text}");
-}
-
-/// A file in a side's directory that is not named like a trace.
-struct SkippedFile {
-    path: String,
-}
-
-impl SkippedFile {
-    fn new(path: &std::path::Path) -> Self {
-        SkippedFile {
-            path: path.display().to_string(),
-        }
-    }
-}
-
-impl WarningLine for SkippedFile {
-    fn code(&self) -> &str {
-        "compare_file_skipped"
-    }
-    fn message(&self) -> &str {
-        "not named like a trace (*.json, *.json.gz, *.sqlite, *.db, *.rocpd, *.pb), so not read; name it on the command line to read it"
-    }
-    fn json(&self, input: &str) -> String {
-        serde_json::json!({"code": self.code(), "message": self.message(), "input": input})
-            .to_string()
-    }
 }
 
 fn median(ns: Option<f64>) -> String {

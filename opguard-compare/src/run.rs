@@ -1,9 +1,9 @@
 //! Reader: traces named on each side (files, directories) → their
 //! samples → the comparison.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use opguard_formats::{Detected, ReadOptions};
+use opguard_formats::{ReadOptions, SkippedFile};
 use opguard_model::{ArtifactSpec, ModelOptions, ModelStorage};
 
 use crate::compare::compare;
@@ -16,64 +16,28 @@ use crate::samples::{run_samples, RunSamples};
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct SideInputs {
-    /// One trace per run: every argument that is not a directory, a
-    /// directory that is itself one capture (rocprofv3's CSV files), and
-    /// the traces directly inside other directories (by name: `*.json`,
-    /// `*.json.gz`, `*.sqlite`, `*.db`, `*.rocpd`, `*.pb`, and
-    /// subdirectories that are rocprofv3 captures), sorted by name.
+    /// One trace per run: every argument that is not a directory, and the
+    /// captures directly inside each directory, recognised by content
+    /// ([`opguard_formats::captures_in`], as `opguard job` finds ranks:
+    /// Chrome JSON plain or gzip, an XSpace, an Nsight Systems export, a
+    /// rocprofv3 capture), sorted by name. A JSON view JAX wrote beside its
+    /// XSpace is not a second run.
     pub traces: Vec<PathBuf>,
-    /// The other regular files directly inside the directories, not read.
-    /// Hidden files are neither.
-    pub skipped: Vec<PathBuf>,
-}
-
-/// Names of files a directory's traces have, by the formats opguard reads.
-const TRACE_SUFFIXES: [&str; 6] = [".json", ".json.gz", ".sqlite", ".db", ".rocpd", ".pb"];
-
-fn is_trace_name(path: &Path) -> bool {
-    let name = path.file_name().unwrap_or_default().to_string_lossy();
-    TRACE_SUFFIXES.iter().any(|s| name.ends_with(s))
-}
-
-fn is_capture_dir(path: &Path) -> bool {
-    matches!(opguard_formats::detect(path), Ok(Detected::RocprofCsv))
+    /// The other regular files directly inside the directories, and why
+    /// each is not read. Hidden files are neither.
+    pub skipped: Vec<SkippedFile>,
 }
 
 /// The traces `args` name for `side` ([`SideInputs`]). A file argument is
-/// a trace whatever its name; a directory that cannot be listed is an
-/// error.
+/// a trace whatever it holds (reading it says what is wrong); a directory
+/// that cannot be listed is an error.
 pub fn side_inputs(side: &'static str, args: &[PathBuf]) -> Result<SideInputs, Error> {
-    let mut out = SideInputs::default();
-    for arg in args {
-        let is_dir = std::fs::metadata(arg).is_ok_and(|m| m.is_dir());
-        if !is_dir || is_capture_dir(arg) {
-            out.traces.push(arg.clone());
-            continue;
-        }
-        let mut entries: Vec<PathBuf> = Vec::new();
-        for entry in std::fs::read_dir(arg).map_err(|e| Error::input(side, arg, e))? {
-            let entry = entry.map_err(|e| Error::input(side, arg, e))?;
-            if !entry.file_name().to_string_lossy().starts_with('.') {
-                entries.push(entry.path());
-            }
-        }
-        entries.sort();
-        for path in entries {
-            let meta = std::fs::metadata(&path);
-            if meta.as_ref().is_ok_and(|m| m.is_dir()) {
-                if is_capture_dir(&path) {
-                    out.traces.push(path);
-                }
-            } else if meta.is_ok_and(|m| m.is_file()) {
-                if is_trace_name(&path) {
-                    out.traces.push(path);
-                } else {
-                    out.skipped.push(path);
-                }
-            }
-        }
-    }
-    Ok(out)
+    let found = opguard_formats::captures_in(args)
+        .map_err(|e| Error::input(side, &e.directory, e.source))?;
+    Ok(SideInputs {
+        traces: found.captures,
+        skipped: found.skipped,
+    })
 }
 
 /// What a run's model keeps: everything but flow points (only the launch

@@ -235,3 +235,41 @@ fn directories_and_a_trace_given_twice() {
     let e = compare_paths(&[one.clone(), one], &[t], &CompareOptions::new()).unwrap_err();
     assert_eq!(e.code(), "artifact_reused");
 }
+
+/// A directory is listed by content, as `opguard job` lists ranks: JAX's
+/// XSpace and the two JSON views it wrote of the same run beside it are one
+/// run (the XSpace), not three; a file that is no capture is skipped with
+/// its reason.
+#[test]
+fn a_run_written_three_ways_is_one_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let side = dir.path().join("jax");
+    std::fs::create_dir_all(&side).unwrap();
+    for (from, to) in [
+        ("jax_tensorboard.xplane.pb", "vm.xplane.pb"),
+        ("jax_tensorboard.trace.json.gz", "vm.trace.json.gz"),
+        ("jax_perfetto_trace.json.gz", "perfetto_trace.json.gz"),
+    ] {
+        std::fs::copy(opguard_testdata::producer_trace(from), side.join(to)).unwrap();
+    }
+    std::fs::write(side.join("run.log"), "step 1 done\n").unwrap();
+    let inputs = opguard_compare::side_inputs("baseline", std::slice::from_ref(&side)).unwrap();
+    assert_eq!(inputs.traces, [side.join("vm.xplane.pb")]);
+    let skipped: Vec<_> = inputs.skipped.iter().map(|s| s.path.clone()).collect();
+    assert_eq!(
+        skipped,
+        [
+            side.join("run.log"),
+            side.join("perfetto_trace.json.gz"),
+            side.join("vm.trace.json.gz")
+        ]
+    );
+    let c = compare_paths(
+        std::slice::from_ref(&side),
+        std::slice::from_ref(&side),
+        &CompareOptions::new(),
+    )
+    .unwrap();
+    assert_eq!(c.baseline.runs.len(), 1);
+    assert_eq!(c.baseline.formats, ["xspace"]);
+}
