@@ -273,3 +273,49 @@ fn a_run_written_three_ways_is_one_run() {
     assert_eq!(c.baseline.runs.len(), 1);
     assert_eq!(c.baseline.formats, ["xspace"]);
 }
+
+/// Across formats: a real Nsight Systems export (its kernel named
+/// `add_parallel(const float *, const float *, float *, int)`, demangled
+/// without a return type) against a Kineto trace of the same kernel under
+/// its Itanium-mangled name joins by identity, one kernel on both sides,
+/// and each side says which provider and format it came from.
+#[test]
+fn an_nsight_and_a_kineto_view_of_one_kernel_join() {
+    let Some(nsys) = opguard_testdata::shared_file("nsys/test-cuda_report1.sqlite") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let mut t = opguard_testdata::kineto_writer::KinetoTrace::new();
+    for i in 0..4 {
+        t.launch((1, 1), "cudaLaunchKernel", 1_000 * i, 500, i, None)
+            .kernel(0, 7, "_Z12add_parallelPKfS0_Pfi", 1_000 * i + 600, 300);
+    }
+    let kineto = dir.path().join("kineto.json.gz");
+    std::fs::write(&kineto, t.to_gzip().unwrap()).unwrap();
+    let c = compare_paths(
+        std::slice::from_ref(&nsys),
+        std::slice::from_ref(&kineto),
+        &CompareOptions::new(),
+    )
+    .unwrap();
+    assert_eq!(c.baseline.providers, ["nsight_systems"]);
+    assert_eq!(c.candidate.providers, ["kineto_cuda"]);
+    let kernels: Vec<_> = c
+        .entities
+        .iter()
+        .filter(|e| e.kind == EntityKind::Kernel)
+        .map(|e| {
+            (
+                e.key.as_str(),
+                e.verdict,
+                e.baseline.calls,
+                e.candidate.calls,
+            )
+        })
+        .collect();
+    assert_eq!(
+        kernels,
+        [("add_parallel", Verdict::Insufficient, 4, 4)],
+        "one run a side: joined, not tested"
+    );
+}
