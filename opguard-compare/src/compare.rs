@@ -99,7 +99,10 @@ pub fn compare(
         options,
         insufficient.as_deref(),
     );
-    gate.caveats = caveats(unit, (baseline.len(), candidate.len()), &entities);
+    // Caveats qualify verdicts: with nothing tested there are none.
+    if !tested.is_empty() {
+        gate.caveats = caveats(unit, (baseline.len(), candidate.len()), &entities);
+    }
     if gate.status == GateStatus::Passed {
         if let Some(low_power) = low_power(sizes, tested.len(), options.fdr) {
             gate.caveats.push(low_power);

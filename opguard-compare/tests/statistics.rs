@@ -367,3 +367,15 @@ fn a_whole_run_slower_is_called_a_broad_shift() {
     assert_eq!(c.gate.failing, ["kernel_04<float>"]);
     assert!(c.gate.caveats.is_empty(), "{:?}", c.gate.caveats);
 }
+
+/// Nothing tested, nothing to qualify: an undecided gate has no caveats.
+#[test]
+fn an_undecided_gate_has_no_caveats() {
+    let kernels = workload(3);
+    let mut rng = Rng::new(4);
+    let base = simulated_run(&mut rng, "base.json", &kernels, 2, 0.05, None);
+    let cand = simulated_run(&mut rng, "test.json", &kernels, 2, 0.05, None);
+    let c = compare(&[base], &[cand], &CompareOptions::new()).unwrap();
+    assert_eq!(c.gate.status, GateStatus::Undecided);
+    assert!(c.gate.caveats.is_empty(), "{:?}", c.gate.caveats);
+}
