@@ -319,3 +319,33 @@ fn an_nsight_and_a_kineto_view_of_one_kernel_join() {
         "one run a side: joined, not tested"
     );
 }
+
+/// `--step NAME` on real PyTorch traces: the `record_function` range
+/// `opguard.train_step` marks the steps (two per run), each is a sample,
+/// and the range itself is the steps, not an entity.
+#[test]
+fn a_named_range_marks_the_steps_of_real_traces() {
+    let base = opguard_testdata::producer_trace("torch_cpu.json.gz");
+    let test = opguard_testdata::producer_trace("torch_cpu_noshapes.json.gz");
+    let options = CompareOptions::new().step("opguard.train_step");
+    let c = compare_paths(
+        std::slice::from_ref(&base),
+        std::slice::from_ref(&test),
+        &options,
+    )
+    .unwrap();
+    assert_eq!(c.sample_unit, SampleUnit::Step);
+    assert_eq!(
+        c.baseline.runs[0].steps,
+        ["opguard.train_step", "opguard.train_step"]
+    );
+    assert!(c.entities.iter().all(|e| e.name != "opguard.train_step"));
+    // ProfilerStep#N is the default, and there the record_function range is
+    // an entity like any region.
+    let c = compare_paths(&[base], &[test], &CompareOptions::new()).unwrap();
+    assert_eq!(
+        c.baseline.runs[0].steps,
+        ["ProfilerStep#2", "ProfilerStep#3"]
+    );
+    assert!(c.entities.iter().any(|e| e.name == "opguard.train_step"));
+}

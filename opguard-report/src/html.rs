@@ -85,6 +85,7 @@ svg .strip-axis{stroke:#aab1bd}svg .median{stroke:var(--fg);stroke-width:2}
 circle.base{fill:#6f7785;fill-opacity:.7}circle.cand{fill:#3b6fb6;fill-opacity:.7}
 circle.cand.regressed{fill:var(--bad)}circle.cand.improved{fill:var(--ok)}
 .verdict.undecided{background:#d9822b}
+p.caveat{border-left:3px solid #d9822b;padding-left:8px}
 circle.rank{fill:#3b6fb6;fill-opacity:.55}circle.rank.slowest{fill:var(--bad);fill-opacity:1}
 rect.status-ok{fill:#4d9a51}rect.status-differs{fill:#c0392b}rect.status-unpaired{fill:#d9822b}
 rect.status-other{fill:#8a8f99}
@@ -1213,6 +1214,15 @@ fn comparison(out: &mut String, c: &Comparison) {
          <p><span class=\"verdict {class}\">gate {status}</span> {}</p>",
         escape(&c.gate.message)
     );
+    for caveat in &c.gate.caveats {
+        let (code, text) = caveat.split_once(": ").unwrap_or(("caveat", caveat));
+        let _ = writeln!(
+            out,
+            "<p class=\"caveat\"><strong>{}</strong>: {}</p>",
+            escape(code),
+            escape(text)
+        );
+    }
     facts(
         out,
         &[

@@ -501,6 +501,8 @@ fn a_comparison_draws_both_sides_samples_regressions_first() {
     let html = render(&Report::new(Vec::new()).compare(c.clone()));
     assert!(html.contains("<a href=\"#compare\">Comparison</a>"));
     assert!(html.contains("<span class=\"verdict refused\">gate failed</span>"));
+    // One run a side: the caveat is on the page.
+    assert!(html.contains("<p class=\"caveat\"><strong>single_run</strong>: each side is one run"));
     // Regressed first: GEMM's row (its name escaped), then RELU's.
     let gemm = html
         .find("<title>&lt;b&gt;gemm&lt;/b&gt;</title>")
