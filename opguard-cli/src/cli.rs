@@ -884,9 +884,9 @@ pub struct JobArgs {
 
 const COMPARE_AFTER_HELP: &str = "\
 Each side is one or more runs of the same workload, in any format opguard reads (a directory
-stands for the traces directly in it). Samples are steps when every trace marks them
-(ProfilerStep#N, ranges named step, or --step NAME), else whole runs: one trace of eight steps
-gives eight samples. Device work joins by canonical kernel identity, host work by semantic frame,
+stands for the captures directly in it, found by content as for opguard job). Samples are steps
+when every trace marks them (ProfilerStep#N, ranges named step, or --step NAME), else whole runs:
+one trace of eight steps gives eight samples. Device work joins by canonical kernel identity, host work by semantic frame,
 never by position or timestamp; per entity and per total (device busy, each stream's busy time,
 the launch region, the step) the medians, their ratio, the Hodges-Lehmann ratio interval, a
 two-sided Mann-Whitney test and Benjamini-Hochberg over everything tested decide: regressed,
@@ -894,12 +894,14 @@ improved, unchanged, insufficient (with why), only_in_baseline, only_in_candidat
 
 One sample per side is never a regression: with too few samples for the test to ever reach
 --fdr, everything is insufficient and the gate is undecided (exit 0, warning compare_undecided
-on stderr) instead of guessing.
+on stderr) instead of guessing. Caveats follow the gate when they apply: single_run (a side is
+one run, whose steps share its machine's state), broad_shift (most entities moved one way: more
+like machine drift than a change), low_power (a pass that could not have seen a lone regression).
 
 --json prints one opguard.compare/v1 document: settings, sample_unit, baseline and candidate
-(runs with provider, format, steps), tested, gate (status, failing, message), totals, entities
-(verdict, why, both sides' samples_ns and median_ns, ratio, ratio_interval, p_value, q_value,
-fails_gate), unmatched.
+(runs with provider, format, steps), tested, gate (status, failing, message, caveats), totals,
+entities (verdict, why, both sides' samples_ns and median_ns, ratio, ratio_interval, p_value,
+q_value, fails_gate), unmatched.
 
 Exit status: 0 passed or undecided, 1 the gate failed (something regressed beyond --fail-above
 at --fdr), 2 bad input (an unreadable trace, a missing --step range, an option out of range).
