@@ -66,7 +66,7 @@ pub fn read_outcome<R: Read>(input: R, options: ReaderOptions) -> Outcome {
 
 /// Like [`read_outcome`], through the reader's decode thread.
 pub fn read_outcome_threaded(input: Vec<u8>, options: ReaderOptions) -> Outcome {
-    match TraceReader::with_thread(std::io::Cursor::new(input), options.decode_thread(true)) {
+    match TraceReader::sendable(std::io::Cursor::new(input), options.decode_thread(true)) {
         Ok(reader) => drain(reader),
         Err(e) => Outcome::failed(e.code()),
     }

@@ -388,7 +388,7 @@ pub fn export_profile_streams(
             // are in the spill. A stream is Chrome JSON: its format cannot
             // be probed without reading it.
             let model = match stream.reader {
-                Some(r) => TraceReader::with_thread(r, options.reader.clone())
+                Some(r) => TraceReader::sendable(r, options.reader.clone())
                     .and_then(|reader| {
                         opguard_trace::model_from_reader(
                             reader,

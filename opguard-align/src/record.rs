@@ -13,7 +13,7 @@ use std::fs::File;
 use std::io::{self, BufRead, BufReader, Write};
 use std::path::Path;
 
-use opguard_trace::input::DecodedInput;
+use opguard_trace::DecodedInput;
 use opguard_trace::{Limit, ReaderOptions, Sha256Digest};
 use serde::de::IgnoredAny;
 use serde::{Deserialize, Serialize};
@@ -326,8 +326,8 @@ pub(crate) fn open_input(
     what: &'static str,
 ) -> Result<BufReader<DecodedInput<File>>, Error> {
     let file = File::open(path).map_err(|e| Error::io("opening an input", e).with_path(path))?;
-    let input = DecodedInput::with_thread(file, options)
-        .map_err(|e| input_error(e, what).with_path(path))?;
+    let input =
+        DecodedInput::sendable(file, options).map_err(|e| input_error(e, what).with_path(path))?;
     Ok(BufReader::with_capacity(256 << 10, input))
 }
 

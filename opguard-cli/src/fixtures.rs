@@ -18,6 +18,18 @@
 //!
 //! Every file is read and checked before any case runs, so a malformed file
 //! stops the run with status 2 and nothing on stdout.
+//!
+//! Why this lives in the binary and not in a library crate (issue 32): its
+//! contract is the command's (lines, `--json` objects, exit status), and the
+//! library contracts it exercises are already libraries; what is left here is
+//! reading case files and comparing JSON, which every runner writes in its
+//! own language on purpose: the Python and Node runners are independent
+//! readers of the same files, and a shared Rust runner behind the C ABI would
+//! make them prove agreement with themselves. A crate would have this command
+//! as its only user. Should a second Rust user appear (a downstream crate
+//! running the fixtures from `cargo test`), the loaders and `run_*` functions
+//! move as they are into an `opguard-fixtures` library returning
+//! [`CaseResult`]s, with [`CliError`]'s fixture codes as its own.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;

@@ -63,7 +63,7 @@ pub fn open(path: &Path, options: ReaderOptions) -> Result<(AnyReader, Option<u6
         let total = file.metadata().ok().map(|m| m.len());
         (Box::new(file), total)
     };
-    Ok((TraceReader::with_thread(input, options)?, total))
+    Ok((TraceReader::sendable(input, options)?, total))
 }
 
 /// Reads one capture of any format (`-`, stdin, is Chrome JSON) into a

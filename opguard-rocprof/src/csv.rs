@@ -21,7 +21,7 @@
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 
-use opguard_trace::input::DecodedInput;
+use opguard_trace::DecodedInput;
 
 use crate::digest::FileSet;
 use crate::error::{Error, ErrorKind, Limit};

@@ -3,7 +3,7 @@
 use std::io::Read;
 use std::path::Path;
 
-use opguard_trace::{input::DecodedInput, ReaderOptions};
+use opguard_trace::{DecodedInput, ReaderOptions};
 
 use crate::error::Error;
 use crate::json::TOOL_KEY;

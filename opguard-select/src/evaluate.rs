@@ -122,7 +122,7 @@ pub fn verdict_with(
             };
             // A stream is read as Chrome JSON: its format cannot be probed
             // without reading it.
-            let model = TraceReader::with_thread(stream, options.read.reader.clone())
+            let model = TraceReader::sendable(stream, options.read.reader.clone())
                 .and_then(|reader| {
                     opguard_trace::model_from_reader(
                         reader,

@@ -276,7 +276,7 @@ impl std::error::Error for Error {
 }
 
 /// An `io::Error` that carries one of ours (from
-/// [`DecodedInput`](crate::input::DecodedInput)'s `io::Read`) gives it back.
+/// [`DecodedInput`](crate::DecodedInput)'s `io::Read`) gives it back.
 impl From<io::Error> for Error {
     fn from(e: io::Error) -> Self {
         if !e.get_ref().is_some_and(|inner| inner.is::<Error>()) {

@@ -8,9 +8,13 @@
 //! a second pass over an export) reads through one too.
 //!
 //! Work stays on the caller's thread unless
-//! [`ReaderOptions::decode_thread`] asks for a second one: a library
-//! embedded in a profiler starts no thread its host did not ask for. For a
-//! [`TraceReader`](crate::TraceReader) that thread also scans events ahead
+//! [`InputOptions::decode_thread`] asks for a second one: a library
+//! embedded in a profiler starts no thread its host did not ask for.
+//!
+//! This stage knows bytes, not events: it depends on nothing of the reader.
+//! A stage above may give the decode thread work to do on each chunk it
+//! decodes ([`ChunkWork`]) and gets the result handed over with the chunk;
+//! for a [`TraceReader`](crate::TraceReader) that work scans events ahead
 //! of the reader, about half of each chunk.
 
 use std::fs::File;
@@ -23,10 +27,12 @@ use flate2::bufread::MultiGzDecoder;
 use sha2::{Digest, Sha256};
 
 use crate::error::{Error, ErrorKind, Limit};
-use crate::event::{EventAhead, ScannedAhead};
-use crate::reader::{ReaderOptions, TopLevelForm};
-use crate::scan;
 use opguard_model::Sha256Digest;
+
+/// Default limit on encoded (file) bytes: 256 MiB.
+pub const DEFAULT_MAX_ENCODED_BYTES: u64 = 256 << 20;
+/// Default limit on decoded bytes: 256 MiB.
+pub const DEFAULT_MAX_DECODED_BYTES: u64 = 256 << 20;
 
 /// Bytes the decode thread hands over at a time.
 #[cfg(not(feature = "fuzzing-small-chunks"))]
@@ -34,12 +40,6 @@ const HANDOFF_BYTES: usize = 256 << 10;
 /// With `fuzzing-small-chunks`: inputs of a few KiB cross chunk boundaries.
 #[cfg(feature = "fuzzing-small-chunks")]
 const HANDOFF_BYTES: usize = 1 << 10;
-
-/// Where in each chunk the decode thread starts scanning events ahead of
-/// the reader, as a share of the chunk: the reader scans the events before
-/// it, the thread those after, so both cores scan (inflating is the smaller
-/// part of the thread's work).
-const SCAN_AHEAD_FROM: (usize, usize) = (1, 2);
 
 /// Room the decode thread leaves in front of each chunk it fills, so a
 /// reader can put the unscanned end of its previous buffer there and scan
@@ -109,12 +109,12 @@ impl Buffer {
     }
 }
 
-/// What [`DecodedInput::take_chunk`] could hand over.
-pub(crate) enum Handoff {
+/// What [`Pipeline::take_chunk`] could hand over.
+pub(crate) enum Handoff<A> {
     /// A decoded chunk, its bytes from [`HEADROOM`] on (never empty); the
-    /// room in front of them holds NUL bytes. With the events the thread
-    /// scanned ahead in it.
-    Chunk(Buffer, ScannedAhead),
+    /// room in front of them holds NUL bytes. With what the decode thread's
+    /// [`ChunkWork`] made of it.
+    Chunk(Buffer, A),
     /// The end of input.
     End,
     /// No chunk to hand over: read into a buffer instead.
@@ -122,7 +122,7 @@ pub(crate) enum Handoff {
 }
 
 /// The name of the decode thread, so a host can see whose thread it is.
-pub const DECODE_THREAD_NAME: &str = "opguard-decode";
+const DECODE_THREAD_NAME: &str = "opguard-decode";
 
 /// How the input was encoded, detected from its first bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -132,6 +132,77 @@ pub enum Compression {
     None,
     /// gzip (one or more members, as `gzip -d` accepts).
     Gzip,
+}
+
+/// How a [`DecodedInput`] reads: its two byte limits and whether a second
+/// thread decodes. Build with [`InputOptions::new`] and the setters, or
+/// take a [`ReaderOptions`](crate::ReaderOptions)' own
+/// (`InputOptions::from(&reader_options)`): every constructor of
+/// [`DecodedInput`] accepts either.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct InputOptions {
+    /// Most bytes read from the input (compressed size for gzip).
+    pub max_encoded_bytes: u64,
+    /// Most bytes after decompression.
+    pub max_decoded_bytes: u64,
+    /// Read, hash and decompress on a second thread, named
+    /// `opguard-decode`, for the constructors whose input can move to one
+    /// ([`DecodedInput::open`], [`DecodedInput::sendable`]). Off by
+    /// default: a library embedded in a profiler must not start threads its
+    /// host did not ask for.
+    pub decode_thread: bool,
+}
+
+impl Default for InputOptions {
+    fn default() -> Self {
+        InputOptions {
+            max_encoded_bytes: DEFAULT_MAX_ENCODED_BYTES,
+            max_decoded_bytes: DEFAULT_MAX_DECODED_BYTES,
+            decode_thread: false,
+        }
+    }
+}
+
+impl InputOptions {
+    /// The defaults: 256 MiB encoded and decoded, no thread.
+    pub fn new() -> Self {
+        Self::default()
+    }
+    /// Sets [`InputOptions::max_encoded_bytes`].
+    pub fn max_encoded_bytes(mut self, n: u64) -> Self {
+        self.max_encoded_bytes = n;
+        self
+    }
+    /// Sets [`InputOptions::max_decoded_bytes`].
+    pub fn max_decoded_bytes(mut self, n: u64) -> Self {
+        self.max_decoded_bytes = n;
+        self
+    }
+    /// Sets [`InputOptions::decode_thread`].
+    pub fn decode_thread(mut self, on: bool) -> Self {
+        self.decode_thread = on;
+        self
+    }
+}
+
+/// Work the decode thread does on each chunk it hands over, for the stage
+/// that reads the chunks (the trace reader scans events ahead of itself).
+/// This stage only carries the result with the chunk and takes it back,
+/// spent, to be reused: it never looks inside.
+pub(crate) trait ChunkWork: Send + 'static {
+    /// What the work makes of one chunk.
+    type Output: Default + Send + 'static;
+    /// Works on `chunk` (its bytes from [`HEADROOM`] on); `first` when it
+    /// holds the input's first decoded bytes. `spent` is an output the
+    /// reader gave back, to reuse its allocations.
+    fn work(&mut self, chunk: &Buffer, first: bool, spent: Self::Output) -> Self::Output;
+}
+
+/// No work: the chunks alone.
+impl ChunkWork for () {
+    type Output = ();
+    fn work(&mut self, _: &Buffer, _: bool, _: ()) {}
 }
 
 /// What reading a whole input established.
@@ -149,7 +220,7 @@ pub struct InputSummary {
 }
 
 /// The decoded bytes of one input, with the SHA-256 of its encoded bytes
-/// and the byte limits of [`ReaderOptions`] enforced while streaming.
+/// and the byte limits of [`InputOptions`] enforced while streaming.
 ///
 /// Errors carry this crate's codes: `limit_exceeded` (with the limit),
 /// `gzip_invalid` / `gzip_truncated` (with the compressed offset), `io`.
@@ -158,13 +229,13 @@ pub struct InputSummary {
 ///
 /// ```
 /// use std::io::Read;
-/// use opguard_trace::{input::DecodedInput, Compression, ReaderOptions};
+/// use opguard_trace::{Compression, DecodedInput, InputOptions};
 ///
 /// let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
 /// std::io::Write::write_all(&mut gz, b"{\"format\":\"x\"}\n")?;
 /// let encoded = gz.finish()?;
 ///
-/// let mut input = DecodedInput::new(&encoded[..], &ReaderOptions::new())?;
+/// let mut input = DecodedInput::new(&encoded[..], InputOptions::new())?;
 /// assert_eq!(input.compression(), Compression::Gzip);
 /// let mut text = String::new();
 /// input.read_to_string(&mut text)?;
@@ -174,56 +245,116 @@ pub struct InputSummary {
 /// assert_eq!(summary.decoded_bytes, 15);
 ///
 /// // One byte over the decoded limit is an error, never a shorter read.
-/// let mut small = DecodedInput::new(&encoded[..], &ReaderOptions::new().max_decoded_bytes(14))?;
+/// let mut small = DecodedInput::new(&encoded[..], InputOptions::new().max_decoded_bytes(14))?;
 /// let err = opguard_trace::Error::from(small.read_to_end(&mut Vec::new()).unwrap_err());
 /// assert_eq!(err.code(), "limit_exceeded");
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub struct DecodedInput<R> {
-    source: Source<R>,
+    pipeline: Pipeline<R, ()>,
+}
+
+impl DecodedInput<File> {
+    /// Opens a file; with [`InputOptions::decode_thread`] set, a second
+    /// thread reads, hashes and decompresses it.
+    pub fn open(path: impl AsRef<Path>, options: impl Into<InputOptions>) -> Result<Self, Error> {
+        let pipeline = Pipeline::open(path, &options.into(), ())?;
+        Ok(DecodedInput { pipeline })
+    }
+}
+
+impl<R: Read + Send + 'static> DecodedInput<R> {
+    /// Reads from `input`, which can move to another thread: with
+    /// [`InputOptions::decode_thread`] set, a second thread reads, hashes
+    /// and decompresses while this one works; without, none is started.
+    /// The thread never outlives the input: dropping it stops the thread
+    /// and waits for the `read` call it has in progress.
+    pub fn sendable(input: R, options: impl Into<InputOptions>) -> Result<Self, Error> {
+        let pipeline = Pipeline::sendable(input, &options.into(), ())?;
+        Ok(DecodedInput { pipeline })
+    }
+}
+
+impl<R: Read> DecodedInput<R> {
+    /// Reads from `input` on this thread (whatever
+    /// [`InputOptions::decode_thread`] says). Reads the first two bytes
+    /// to detect gzip.
+    pub fn new(input: R, options: impl Into<InputOptions>) -> Result<Self, Error> {
+        let pipeline = Pipeline::new(input, &options.into())?;
+        Ok(DecodedInput { pipeline })
+    }
+
+    /// The detected encoding.
+    pub fn compression(&self) -> Compression {
+        self.pipeline.compression()
+    }
+
+    /// Bytes decoded so far.
+    pub fn decoded_bytes(&self) -> u64 {
+        self.pipeline.decoded_bytes()
+    }
+
+    /// Bytes read from the input so far.
+    pub fn encoded_bytes(&self) -> u64 {
+        self.pipeline.encoded_bytes()
+    }
+
+    /// Reads decoded bytes into `dst`; 0 at the end of input. Never reads
+    /// more than one byte past the decoded limit, and fails on that byte.
+    pub fn read_decoded(&mut self, dst: &mut [u8]) -> Result<usize, Error> {
+        self.pipeline.read_decoded(dst)
+    }
+
+    /// Reads what is left (checking the limits and the gzip stream) and
+    /// returns the digest and counts of the whole input.
+    pub fn finish(self) -> Result<InputSummary, Error> {
+        self.pipeline.finish()
+    }
+}
+
+/// Errors travel inside the `io::Error`; `Error::from` recovers them.
+impl<R: Read> Read for DecodedInput<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.read_decoded(buf).map_err(io::Error::other)
+    }
+}
+
+/// What a [`DecodedInput`] is, with the decode thread's [`ChunkWork`]
+/// results (of type `A`) handed over with the chunks: the
+/// [`TraceReader`](crate::TraceReader)'s input.
+pub(crate) struct Pipeline<R, A> {
+    source: Source<R, A>,
     compression: Compression,
     max_decoded_bytes: u64,
     decoded: u64,
     eof: bool,
 }
 
-impl DecodedInput<File> {
-    /// Opens a file; with [`ReaderOptions::decode_thread`] set, a second
-    /// thread reads, hashes and decompresses it.
-    pub fn open(path: impl AsRef<Path>, options: &ReaderOptions) -> Result<Self, Error> {
-        Self::with_thread(File::open(path)?, options)
-    }
-
-    /// [`DecodedInput::open`] for a [`TraceReader`](crate::TraceReader):
-    /// the decode thread also scans events ahead ([`ScannedAhead`]).
-    pub(crate) fn open_trace(
+impl<A: Default + Send + 'static> Pipeline<File, A> {
+    /// Opens a file; with [`InputOptions::decode_thread`] set, a second
+    /// thread reads, hashes and decompresses it and does `work` on each
+    /// chunk.
+    pub(crate) fn open<W: ChunkWork<Output = A>>(
         path: impl AsRef<Path>,
-        options: &ReaderOptions,
+        options: &InputOptions,
+        work: W,
     ) -> Result<Self, Error> {
-        Self::start(File::open(path)?, options, true)
+        Self::sendable(File::open(path)?, options, work)
     }
 }
 
-impl<R: Read + Send + 'static> DecodedInput<R> {
-    /// Reads from `input`; with [`ReaderOptions::decode_thread`] set, a
-    /// second thread reads, hashes and decompresses while this one works.
-    /// The thread never outlives the input: dropping it stops the thread
-    /// and waits for the `read` call it has in progress.
-    pub fn with_thread(input: R, options: &ReaderOptions) -> Result<Self, Error> {
-        Self::start(input, options, false)
-    }
-
-    /// [`DecodedInput::with_thread`] for a [`TraceReader`](crate::TraceReader):
-    /// the decode thread also scans events ahead ([`ScannedAhead`]). Other
-    /// readers of decoded bytes have no events for it to scan.
-    pub(crate) fn with_thread_for_trace(input: R, options: &ReaderOptions) -> Result<Self, Error> {
-        Self::start(input, options, true)
-    }
-
-    fn start(input: R, options: &ReaderOptions, scan_events: bool) -> Result<Self, Error> {
+impl<R: Read + Send + 'static, A: Default + Send + 'static> Pipeline<R, A> {
+    /// Reads from `input`; with [`InputOptions::decode_thread`] set, a
+    /// second thread reads, hashes and decompresses while this one works,
+    /// and does `work` on each chunk.
+    pub(crate) fn sendable<W: ChunkWork<Output = A>>(
+        input: R,
+        options: &InputOptions,
+        work: W,
+    ) -> Result<Self, Error> {
         let (decoder, compression) = start_decoder(input, options)?;
         let source = if options.decode_thread {
-            Source::Threaded(Threaded::start(decoder, options, scan_events)?)
+            Source::Threaded(Threaded::start(decoder, options, work)?)
         } else {
             Source::Inline(decoder)
         };
@@ -231,11 +362,10 @@ impl<R: Read + Send + 'static> DecodedInput<R> {
     }
 }
 
-impl<R: Read> DecodedInput<R> {
+impl<R: Read, A> Pipeline<R, A> {
     /// Reads from `input` on this thread (whatever
-    /// [`ReaderOptions::decode_thread`] says). Reads the first two bytes
-    /// to detect gzip.
-    pub fn new(input: R, options: &ReaderOptions) -> Result<Self, Error> {
+    /// [`InputOptions::decode_thread`] says).
+    pub(crate) fn new(input: R, options: &InputOptions) -> Result<Self, Error> {
         let (decoder, compression) = start_decoder(input, options)?;
         Ok(Self::from_source(
             Source::Inline(decoder),
@@ -244,8 +374,8 @@ impl<R: Read> DecodedInput<R> {
         ))
     }
 
-    fn from_source(source: Source<R>, compression: Compression, options: &ReaderOptions) -> Self {
-        DecodedInput {
+    fn from_source(source: Source<R, A>, compression: Compression, options: &InputOptions) -> Self {
+        Pipeline {
             source,
             compression,
             max_decoded_bytes: options.max_decoded_bytes,
@@ -254,24 +384,20 @@ impl<R: Read> DecodedInput<R> {
         }
     }
 
-    /// The detected encoding.
-    pub fn compression(&self) -> Compression {
+    pub(crate) fn compression(&self) -> Compression {
         self.compression
     }
 
-    /// Bytes decoded so far.
-    pub fn decoded_bytes(&self) -> u64 {
+    pub(crate) fn decoded_bytes(&self) -> u64 {
         self.decoded
     }
 
-    /// Bytes read from the input so far.
-    pub fn encoded_bytes(&self) -> u64 {
+    pub(crate) fn encoded_bytes(&self) -> u64 {
         self.source.encoded_count()
     }
 
-    /// Reads decoded bytes into `dst`; 0 at the end of input. Never reads
-    /// more than one byte past the decoded limit, and fails on that byte.
-    pub fn read_decoded(&mut self, dst: &mut [u8]) -> Result<usize, Error> {
+    /// [`DecodedInput::read_decoded`].
+    pub(crate) fn read_decoded(&mut self, dst: &mut [u8]) -> Result<usize, Error> {
         if self.eof {
             return Ok(0);
         }
@@ -300,9 +426,9 @@ impl<R: Read> DecodedInput<R> {
     /// its bytes at `[HEADROOM..]`, instead of a copy into the caller's.
     /// [`Handoff::Copy`] when this input cannot hand over a chunk now (no
     /// thread, or part of a chunk still to read): then use
-    /// [`DecodedInput::read_decoded`]. Limits and counts are those of
-    /// [`DecodedInput::read_decoded`].
-    pub(crate) fn take_chunk(&mut self) -> Result<Handoff, Error> {
+    /// [`Pipeline::read_decoded`]. Limits and counts are those of
+    /// [`Pipeline::read_decoded`].
+    pub(crate) fn take_chunk(&mut self) -> Result<Handoff<A>, Error> {
         let Source::Threaded(threaded) = &mut self.source else {
             return Ok(Handoff::Copy);
         };
@@ -312,7 +438,7 @@ impl<R: Read> DecodedInput<R> {
         if self.decoded > self.max_decoded_bytes {
             return Err(self.decoded_limit_error());
         }
-        let Some((chunk, ahead)) = threaded.next_chunk()? else {
+        let Some((chunk, done)) = threaded.next_chunk()? else {
             self.eof = true;
             return Ok(Handoff::End);
         };
@@ -320,20 +446,21 @@ impl<R: Read> DecodedInput<R> {
         if self.decoded > self.max_decoded_bytes {
             return Err(self.decoded_limit_error());
         }
-        Ok(Handoff::Chunk(chunk, ahead))
+        Ok(Handoff::Chunk(chunk, done))
     }
 
-    /// Returns buffers the caller is done with to the decode thread, which
-    /// fills them again instead of allocating (and faulting in) new ones.
-    pub(crate) fn give_back(&mut self, spent: Vec<u8>, ahead: Vec<EventAhead>) {
+    /// Returns a chunk and its work's output the caller is done with to the
+    /// decode thread, which fills them again instead of allocating (and
+    /// faulting in) new ones.
+    pub(crate) fn give_back(&mut self, spent: Vec<u8>, done: A) {
         if let Source::Threaded(threaded) = &mut self.source {
             // The thread may have ended; then the buffers are just freed.
-            let _ = threaded.spare.send((spent, ahead));
+            let _ = threaded.spare.send((spent, done));
         }
     }
 
     /// Treats the input as ended where it stands: a reader salvaging a
-    /// gzip stream cut short keeps what inflated, and [`DecodedInput::finish`]
+    /// gzip stream cut short keeps what inflated, and [`Pipeline::finish`]
     /// then hashes what was read instead of failing on the cut again.
     pub(crate) fn end_at_cut(&mut self) {
         self.eof = true;
@@ -347,9 +474,8 @@ impl<R: Read> DecodedInput<R> {
         .at(self.max_decoded_bytes)
     }
 
-    /// Reads what is left (checking the limits and the gzip stream) and
-    /// returns the digest and counts of the whole input.
-    pub fn finish(mut self) -> Result<InputSummary, Error> {
+    /// [`DecodedInput::finish`].
+    pub(crate) fn finish(mut self) -> Result<InputSummary, Error> {
         let mut sink = vec![0u8; 64 << 10];
         while self.read_decoded(&mut sink)? > 0 {}
         let (sha256, encoded_bytes) = self.source.digest()?;
@@ -360,7 +486,6 @@ impl<R: Read> DecodedInput<R> {
             compression: self.compression,
         })
     }
-
     /// After a parse error in gzip input: whether the gzip stream itself is
     /// broken further on. A corrupt stream outranks what was parsed out of
     /// it; otherwise the answer would depend on how many decoded bytes the
@@ -395,13 +520,6 @@ impl<R: Read> DecodedInput<R> {
                 }
             }
         }
-    }
-}
-
-/// Errors travel inside the `io::Error`; `Error::from` recovers them.
-impl<R: Read> Read for DecodedInput<R> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        self.read_decoded(buf).map_err(io::Error::other)
     }
 }
 
@@ -505,11 +623,12 @@ impl<R: Read> Decoder<R> {
 }
 
 /// Decoded chunks produced by a second thread.
-struct Threaded {
-    rx: mpsc::Receiver<Result<(Buffer, ScannedAhead), Error>>,
+struct Threaded<A> {
+    /// Each chunk with what the [`ChunkWork`] made of it.
+    rx: mpsc::Receiver<Result<(Buffer, A), Error>>,
     /// Chunks read out go back to the thread, which refills them instead of
     /// allocating (and the allocator zeroing and faulting in) new ones.
-    spare: mpsc::Sender<(Vec<u8>, Vec<EventAhead>)>,
+    spare: mpsc::Sender<(Vec<u8>, A)>,
     chunk: Buffer,
     chunk_pos: usize,
     encoded: Arc<AtomicU64>,
@@ -517,24 +636,20 @@ struct Threaded {
     handle: Option<std::thread::JoinHandle<(Sha256Digest, u64)>>,
 }
 
-impl Threaded {
-    /// With `scan_events`, the thread also scans events ahead of the reader
-    /// in each chunk, at the depth the document's first byte implies.
-    fn start<R: Read + Send + 'static>(
+impl<A: Default + Send + 'static> Threaded<A> {
+    /// The thread does `work` on each chunk before it hands it over.
+    fn start<R: Read + Send + 'static, W: ChunkWork<Output = A>>(
         mut decoder: Decoder<R>,
-        options: &ReaderOptions,
-        scan_events: bool,
+        options: &InputOptions,
+        mut chunk_work: W,
     ) -> Result<Self, Error> {
         // Four chunks in flight bound the memory the thread can run ahead
         // by. With the scan split between the threads neither is much
         // faster than the other, and two were too few to absorb the
         // chunks that take one of them longer (wall time 0.265 -> 0.226 s
         // on the MTIA trace, same CPU).
-        let (tx, rx) = mpsc::sync_channel::<Result<(Buffer, ScannedAhead), Error>>(4);
-        let (spare, spares) = mpsc::channel::<(Vec<u8>, Vec<EventAhead>)>();
-        let max_depth = options.max_depth;
-        // Not yet known: `None`; no events to scan: `Some(0)`.
-        let mut event_depth = (!scan_events).then_some(0);
+        let (tx, rx) = mpsc::sync_channel::<Result<(Buffer, A), Error>>(4);
+        let (spare, spares) = mpsc::channel::<(Vec<u8>, A)>();
         let encoded = Arc::new(AtomicU64::new(0));
         let progress = Arc::clone(&encoded);
         let stop = Arc::new(AtomicBool::new(false));
@@ -543,7 +658,7 @@ impl Threaded {
         let work = move || {
             let mut decoded = 0u64;
             while !stopped.load(Ordering::Relaxed) {
-                let (mut chunk, ahead) = spares.try_recv().unwrap_or_default();
+                let (mut chunk, spent) = spares.try_recv().unwrap_or_default();
                 chunk.resize(HEADROOM + HANDOFF_BYTES, 0);
                 let mut filled = 0;
                 let allowed = max_decoded_bytes.saturating_add(1).saturating_sub(decoded);
@@ -567,24 +682,12 @@ impl Threaded {
                 chunk[..HEADROOM].fill(0);
                 let more = filled == want && want > 0;
                 let chunk = Buffer::checked(chunk);
-                let first = decoded == filled as u64;
-                if event_depth.is_none() {
-                    event_depth = depth_of_events(&chunk.as_bytes()[HEADROOM..], first);
-                }
-                let depth = event_depth.unwrap_or(0);
-                // The reader copies the first chunk into its own buffer (no
-                // unscanned bytes before it to put in its room; see
-                // `TraceReader::take_chunk`), so events scanned ahead in it
-                // would never be taken: on a trace of one chunk, half of its
-                // scan.
-                let ahead = if depth > 0 && !first {
-                    let from = HEADROOM + filled * SCAN_AHEAD_FROM.0 / SCAN_AHEAD_FROM.1;
-                    ScannedAhead::scan(chunk.as_bytes(), from, depth, max_depth, ahead)
-                } else {
-                    ScannedAhead::default()
-                };
-                if filled > 0 && tx.send(Ok((chunk, ahead))).is_err() {
-                    break;
+                if filled > 0 {
+                    let first = decoded == filled as u64;
+                    let done = chunk_work.work(&chunk, first, spent);
+                    if tx.send(Ok((chunk, done))).is_err() {
+                        break;
+                    }
                 }
                 if let Some(e) = failed {
                     let _ = tx.send(Err(e));
@@ -609,14 +712,18 @@ impl Threaded {
             handle: Some(handle),
         })
     }
+}
 
+impl<A> Threaded<A> {
     fn read(&mut self, dst: &mut [u8]) -> Result<usize, Error> {
         while self.chunk_pos == self.chunk.len() {
             match self.rx.recv() {
-                Ok(Ok((chunk, ahead))) => {
+                Ok(Ok((chunk, done))) => {
                     let used = std::mem::replace(&mut self.chunk, chunk);
-                    // The thread may have ended; then the chunk is just freed.
-                    let _ = self.spare.send((used.into_bytes(), ahead.events));
+                    // Copied out, the work's output is not needed: it goes
+                    // back for reuse. The thread may have ended; then the
+                    // chunk is just freed.
+                    let _ = self.spare.send((used.into_bytes(), done));
                     self.chunk_pos = HEADROOM;
                 }
                 Ok(Err(e)) => return Err(e),
@@ -631,7 +738,7 @@ impl Threaded {
 
     /// The next chunk itself, its bytes from [`HEADROOM`] on; `None` at
     /// the end of input.
-    fn next_chunk(&mut self) -> Result<Option<(Buffer, ScannedAhead)>, Error> {
+    fn next_chunk(&mut self) -> Result<Option<(Buffer, A)>, Error> {
         match self.rx.recv() {
             Ok(Ok(chunk)) => Ok(Some(chunk)),
             Ok(Err(e)) => Err(e),
@@ -640,7 +747,7 @@ impl Threaded {
     }
 }
 
-impl Drop for Threaded {
+impl<A> Drop for Threaded<A> {
     /// Stops the thread and waits for it, so the input (a file, a pipe) is
     /// released when the reader is, not at the thread's next wake-up.
     fn drop(&mut self) {
@@ -655,24 +762,12 @@ impl Drop for Threaded {
     }
 }
 
-/// How deep the events of a document starting with `bytes` sit (as the
-/// reader counts depth, [`TopLevelForm::event_depth`]); 0 when it is neither
-/// form, `None` while `bytes` is only whitespace.
-fn depth_of_events(bytes: &[u8], at_start: bool) -> Option<usize> {
-    let bytes = match bytes.strip_prefix(b"\xEF\xBB\xBF") {
-        Some(rest) if at_start => rest,
-        _ => bytes,
-    };
-    let first = *bytes.get(scan::skip_ws(bytes, 0))?;
-    Some(TopLevelForm::opened_by(first).map_or(0, TopLevelForm::event_depth))
-}
-
-enum Source<R> {
+enum Source<R, A> {
     Inline(Decoder<R>),
-    Threaded(Threaded),
+    Threaded(Threaded<A>),
 }
 
-impl<R: Read> Source<R> {
+impl<R: Read, A> Source<R, A> {
     fn read(&mut self, dst: &mut [u8]) -> Result<usize, Error> {
         match self {
             Source::Inline(d) => d.read_mapped(dst),
@@ -699,7 +794,7 @@ impl<R: Read> Source<R> {
 
 fn start_decoder<R: Read>(
     input: R,
-    options: &ReaderOptions,
+    options: &InputOptions,
 ) -> Result<(Decoder<R>, Compression), Error> {
     let mut encoded = Encoded {
         inner: input,

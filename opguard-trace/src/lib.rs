@@ -44,8 +44,9 @@
 // the file's plain facts (`trace_info`); and a deterministic writer for
 // traces opguard produces.
 
-// Input: the decoded bytes of a file, plain or gzip, hashed and bounded.
-pub mod input;
+// Input: the decoded bytes of a file, plain or gzip, hashed and bounded;
+// knows nothing of events.
+mod input;
 // Reader, lowest level: the validating JSON scanner over byte slices.
 mod scan;
 // Reader: exact JSON numbers, kept as their text.
@@ -71,15 +72,18 @@ pub use error::{Error, ErrorKind, Limit, ERROR_CODES};
 pub use event::{Args, ArrayIter, Event, LaunchArgs, ObjectIter, Scalar, ScalarKey, Str, Value};
 pub use field::Field;
 pub use info::{trace_info, TraceInfo};
-pub use input::{Compression, DecodedInput, InputSummary};
+pub use input::{
+    Compression, DecodedInput, InputOptions, InputSummary, DEFAULT_MAX_DECODED_BYTES,
+    DEFAULT_MAX_ENCODED_BYTES,
+};
 pub use model_reader::{
     model_from_reader, model_from_reader_reusing, read_model, read_model_reusing,
 };
 pub use number::{nanos_to_micros_text, Number, NumberError};
 pub use opguard_model::{EventRef, Metadata, Sha256Digest};
 pub use reader::{
-    ReaderOptions, TopLevelForm, TraceReader, TraceSummary, DEFAULT_MAX_DECODED_BYTES,
-    DEFAULT_MAX_DEPTH, DEFAULT_MAX_ENCODED_BYTES, DEFAULT_MAX_VALUE_BYTES,
+    ReaderOptions, TopLevelForm, TraceReader, TraceSummary, DEFAULT_MAX_DEPTH,
+    DEFAULT_MAX_VALUE_BYTES,
 };
 pub use scan::ValueKind;
 pub use warning::ReadWarning;

@@ -1,6 +1,6 @@
 //! Reader stage: stream events out of a trace file.
 //!
-//! Bytes flow `file → DecodedInput (SHA-256, limits, gzip) → buffer →
+//! Bytes flow `file → Pipeline (SHA-256, limits, gzip) → buffer →
 //! scanner → Event`. The buffer holds whole events; an event cut by
 //! the end of the buffer is moved to the front, more bytes are read after it
 //! and it is scanned again. Memory is the buffer (grown only for an event
@@ -12,15 +12,14 @@ use std::path::Path;
 
 use crate::error::{Error, ErrorKind, Limit};
 use crate::event::{scan_event, Event, EventSpans, ScannedAhead};
-use crate::input::{Buffer, Compression, DecodedInput, Handoff, HEADROOM};
+use crate::input::{
+    Buffer, ChunkWork, Compression, Handoff, InputOptions, Pipeline, DEFAULT_MAX_DECODED_BYTES,
+    DEFAULT_MAX_ENCODED_BYTES, HEADROOM,
+};
 use crate::scan::{self, Stop, SyntaxKind, ValueKind};
 use crate::warning::{self, ReadWarning};
 use opguard_model::{Metadata, Sha256Digest};
 
-/// Default limit on encoded (file) bytes: 256 MiB.
-pub const DEFAULT_MAX_ENCODED_BYTES: u64 = 256 << 20;
-/// Default limit on decoded JSON bytes: 256 MiB.
-pub const DEFAULT_MAX_DECODED_BYTES: u64 = 256 << 20;
 /// Default limit on JSON nesting depth.
 pub const DEFAULT_MAX_DEPTH: usize = 128;
 /// Default limit on the size of one event or one top-level metadata value.
@@ -73,6 +72,17 @@ impl Default for ReaderOptions {
             decode_thread: false,
             salvage: false,
         }
+    }
+}
+
+/// The byte limits and the decode thread of a reader, for a
+/// [`DecodedInput`](crate::DecodedInput) that reads like it.
+impl From<&ReaderOptions> for InputOptions {
+    fn from(options: &ReaderOptions) -> Self {
+        InputOptions::new()
+            .max_encoded_bytes(options.max_encoded_bytes)
+            .max_decoded_bytes(options.max_decoded_bytes)
+            .decode_thread(options.decode_thread)
     }
 }
 
@@ -149,6 +159,64 @@ impl TopLevelForm {
     }
 }
 
+/// Where in each chunk the decode thread starts scanning events ahead of
+/// the reader, as a share of the chunk: the reader scans the events before
+/// it, the thread those after, so both cores scan (inflating is the smaller
+/// part of the thread's work).
+const SCAN_AHEAD_FROM: (usize, usize) = (1, 2);
+
+/// A [`TraceReader`]'s work for the decode thread: scan the events of each
+/// chunk's second half ahead of the reader ([`ScannedAhead`]), at the depth
+/// the document's first byte implies.
+struct ScanAhead {
+    max_depth: usize,
+    /// How deep the events sit; `None` while the input so far is only
+    /// whitespace, 0 when the document is neither form.
+    event_depth: Option<usize>,
+}
+
+impl ScanAhead {
+    fn new(options: &ReaderOptions) -> Self {
+        ScanAhead {
+            max_depth: options.max_depth,
+            event_depth: None,
+        }
+    }
+}
+
+impl ChunkWork for ScanAhead {
+    type Output = ScannedAhead;
+
+    fn work(&mut self, chunk: &Buffer, first: bool, spent: ScannedAhead) -> ScannedAhead {
+        let decoded = &chunk.as_bytes()[HEADROOM..];
+        if self.event_depth.is_none() {
+            self.event_depth = depth_of_events(decoded, first);
+        }
+        let depth = self.event_depth.unwrap_or(0);
+        // The reader copies the first chunk into its own buffer (no
+        // unscanned bytes before it to put in its room; see
+        // `TraceReader::take_chunk`), so events scanned ahead in it would
+        // never be taken: on a trace of one chunk, half of its scan.
+        if depth == 0 || first {
+            return ScannedAhead::default();
+        }
+        let from = HEADROOM + decoded.len() * SCAN_AHEAD_FROM.0 / SCAN_AHEAD_FROM.1;
+        ScannedAhead::scan(chunk.as_bytes(), from, depth, self.max_depth, spent.events)
+    }
+}
+
+/// How deep the events of a document starting with `bytes` sit (as the
+/// reader counts depth, [`TopLevelForm::event_depth`]); 0 when it is neither
+/// form, `None` while `bytes` is only whitespace.
+fn depth_of_events(bytes: &[u8], at_start: bool) -> Option<usize> {
+    let bytes = match bytes.strip_prefix(b"\xEF\xBB\xBF") {
+        Some(rest) if at_start => rest,
+        _ => bytes,
+    };
+    let first = *bytes.get(scan::skip_ws(bytes, 0))?;
+    Some(TopLevelForm::opened_by(first).map_or(0, TopLevelForm::event_depth))
+}
+
 /// What a completed read established about the file.
 #[derive(Debug, Clone)]
 #[non_exhaustive]
@@ -212,7 +280,7 @@ enum Expect {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub struct TraceReader<R> {
-    input: DecodedInput<R>,
+    input: Pipeline<R, ScannedAhead>,
     options: ReaderOptions,
     buf: Buffer,
     /// Bytes of `buf` that hold data.
@@ -257,16 +325,17 @@ impl TraceReader<File> {
 
     /// Opens a file.
     pub fn open_with(path: impl AsRef<Path>, options: ReaderOptions) -> Result<Self, Error> {
-        let input = DecodedInput::open_trace(path, &options)?;
+        let input = Pipeline::open(path, &(&options).into(), ScanAhead::new(&options))?;
         Ok(Self::from_input(input, options))
     }
 }
 
 impl<R: Read + Send + 'static> TraceReader<R> {
-    /// Reads from `input`; with [`ReaderOptions::decode_thread`] set, a second
-    /// thread reads, hashes and decompresses while this one parses.
-    pub fn with_thread(input: R, options: ReaderOptions) -> Result<Self, Error> {
-        let input = DecodedInput::with_thread_for_trace(input, &options)?;
+    /// Reads from `input`, which can move to another thread: with
+    /// [`ReaderOptions::decode_thread`] set, a second thread reads, hashes
+    /// and decompresses while this one parses; without, none is started.
+    pub fn sendable(input: R, options: ReaderOptions) -> Result<Self, Error> {
+        let input = Pipeline::sendable(input, &(&options).into(), ScanAhead::new(&options))?;
         Ok(Self::from_input(input, options))
     }
 }
@@ -279,13 +348,13 @@ impl<R: Read> TraceReader<R> {
 
     /// Reads from `input`. Reads the first bytes to detect gzip.
     /// ([`ReaderOptions::decode_thread`] needs [`TraceReader::open_with`] or
-    /// [`TraceReader::with_thread`], where the input can move to a thread.)
+    /// [`TraceReader::sendable`], where the input can move to a thread.)
     pub fn with_options(input: R, options: ReaderOptions) -> Result<Self, Error> {
-        let input = DecodedInput::new(input, &options)?;
+        let input = Pipeline::new(input, &(&options).into())?;
         Ok(Self::from_input(input, options))
     }
 
-    fn from_input(input: DecodedInput<R>, options: ReaderOptions) -> Self {
+    fn from_input(input: Pipeline<R, ScannedAhead>, options: ReaderOptions) -> Self {
         TraceReader {
             input,
             buf: Buffer::Bytes(vec![0; CHUNK]),
@@ -883,7 +952,7 @@ impl<R: Read> TraceReader<R> {
         let spent = std::mem::replace(&mut self.buf, chunk);
         let spent_ahead = std::mem::replace(&mut self.ahead, ahead);
         self.ahead_next = 0;
-        self.input.give_back(spent.into_bytes(), spent_ahead.events);
+        self.input.give_back(spent.into_bytes(), spent_ahead);
         self.base = tail_offset - start as u64;
         self.ahead_base = self.base;
         self.pos = start;
@@ -1046,7 +1115,8 @@ mod tests {
             return;
         };
         let options = ReaderOptions::new().decode_thread(true);
-        let mut input = DecodedInput::open_trace(&path, &options).unwrap();
+        let mut input =
+            Pipeline::open(&path, &(&options).into(), ScanAhead::new(&options)).unwrap();
         let mut scanned = Vec::new();
         while let Handoff::Chunk(_, ahead) = input.take_chunk().unwrap() {
             scanned.push(ahead.events.len());

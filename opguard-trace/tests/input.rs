@@ -4,8 +4,9 @@
 
 use std::io::{Cursor, Read};
 
-use opguard_trace::input::DecodedInput;
-use opguard_trace::{Compression, ErrorKind, Limit, ReaderOptions, TraceReader};
+use opguard_trace::{
+    Compression, DecodedInput, ErrorKind, InputOptions, Limit, ReaderOptions, TraceReader,
+};
 use sha2::Digest;
 
 use crate::gzip;
@@ -26,7 +27,7 @@ impl Read for Counted<'_> {
     }
 }
 
-fn decode(bytes: &[u8], options: &ReaderOptions) -> Result<Vec<u8>, opguard_trace::Error> {
+fn decode(bytes: &[u8], options: impl Into<InputOptions>) -> Result<Vec<u8>, opguard_trace::Error> {
     let mut input = DecodedInput::new(bytes, options)?;
     let mut out = Vec::new();
     input.read_to_end(&mut out)?;
@@ -50,7 +51,7 @@ fn decoded_bytes_and_digest_match_an_independent_decoder() {
         }
         for threaded in [false, true] {
             let options = ReaderOptions::new().decode_thread(threaded);
-            let mut input = DecodedInput::with_thread(Cursor::new(encoded.clone()), &options)
+            let mut input = DecodedInput::sendable(Cursor::new(encoded.clone()), &options)
                 .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
             let mut got = Vec::new();
             input.read_to_end(&mut got).unwrap();
@@ -73,18 +74,23 @@ fn decoded_limit_at_n_and_n_plus_one_through_io_read() {
     let gz = gzip(DOC);
     let n = DOC.len() as u64;
     for bytes in [DOC, &gz[..]] {
-        assert_eq!(
-            decode(bytes, &ReaderOptions::new().max_decoded_bytes(n)).unwrap(),
-            DOC
-        );
-        let err = decode(bytes, &ReaderOptions::new().max_decoded_bytes(n - 1)).unwrap_err();
-        assert!(
-            matches!(
-                err.kind(),
-                ErrorKind::LimitExceeded { which: Limit::DecodedBytes, limit } if *limit == n - 1
-            ),
-            "{err:?}"
-        );
+        // The input's own options, and a reader's, which carry the same limit.
+        let at = |limit| InputOptions::new().max_decoded_bytes(limit);
+        let reader_at = |limit| ReaderOptions::new().max_decoded_bytes(limit);
+        assert_eq!(decode(bytes, at(n)).unwrap(), DOC);
+        assert_eq!(decode(bytes, &reader_at(n)).unwrap(), DOC);
+        for err in [
+            decode(bytes, at(n - 1)).unwrap_err(),
+            decode(bytes, &reader_at(n - 1)).unwrap_err(),
+        ] {
+            assert!(
+                matches!(
+                    err.kind(),
+                    ErrorKind::LimitExceeded { which: Limit::DecodedBytes, limit } if *limit == n - 1
+                ),
+                "{err:?}"
+            );
+        }
     }
 }
 
@@ -130,8 +136,7 @@ fn the_largest_limits_mean_no_limit() {
     for bytes in [DOC, &gz[..]] {
         for threaded in [false, true] {
             let options = options.clone().decode_thread(threaded);
-            let mut reader =
-                TraceReader::with_thread(Cursor::new(bytes.to_vec()), options).unwrap();
+            let mut reader = TraceReader::sendable(Cursor::new(bytes.to_vec()), options).unwrap();
             while reader.next_event().unwrap().is_some() {}
             assert_eq!(reader.finish().unwrap().events, 1);
         }

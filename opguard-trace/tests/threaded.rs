@@ -14,7 +14,7 @@ use crate::gzip;
 fn both(bytes: &[u8], options: ReaderOptions) -> [Result<(u64, String), String>; 2] {
     let run = |threaded: bool| {
         let input = Cursor::new(bytes.to_vec());
-        let mut r = TraceReader::with_thread(input, options.clone().decode_thread(threaded))
+        let mut r = TraceReader::sendable(input, options.clone().decode_thread(threaded))
             .map_err(|e| e.code().to_owned())?;
         let mut read = DefaultHasher::new();
         loop {
@@ -203,7 +203,7 @@ fn utf8_across_a_chunk_boundary_is_checked_exactly() {
         assert_eq!(inline, Err(want), "{bytes:?} at {at}");
         let lossy = ReaderOptions::new().lossy_utf8(true);
         let mut r =
-            TraceReader::with_thread(Cursor::new(gzip(&doc)), lossy.decode_thread(true)).unwrap();
+            TraceReader::sendable(Cursor::new(gzip(&doc)), lossy.decode_thread(true)).unwrap();
         while r.next_event().unwrap().is_some() {}
         assert_eq!(r.finish().unwrap().utf8_replacements, 1, "{bytes:?}");
     }
@@ -218,7 +218,7 @@ fn dropping_a_threaded_reader_early_stops_its_thread() {
         doc.extend_from_slice(format!("{{\"ph\":\"i\",\"ts\":{i}}},").as_bytes());
     }
     doc.extend_from_slice(b"{}]");
-    let mut r = TraceReader::with_thread(
+    let mut r = TraceReader::sendable(
         Cursor::new(gzip(&doc)),
         ReaderOptions::new().decode_thread(true),
     )
@@ -268,7 +268,7 @@ fn dropping_a_threaded_reader_releases_its_input_before_returning() {
         reads: Arc::clone(&reads),
         dropped: Arc::clone(&dropped),
     };
-    let r = TraceReader::with_thread(input, ReaderOptions::new().decode_thread(true)).unwrap();
+    let r = TraceReader::sendable(input, ReaderOptions::new().decode_thread(true)).unwrap();
     // A chunk is 256 KiB: the thread is still filling its first one, a read
     // in progress or about to start, when the reader goes.
     std::thread::sleep(Duration::from_millis(100));

@@ -13,7 +13,7 @@
 //! than wrap, and negative durations add nothing (they are counted in
 //! [`Coverage::negative_duration_slices`]).
 //!
-//! The figures are computed by [`RegionBuilder`](super::RegionBuilder) from
+//! The figures are computed by [`RegionBuilder`] from
 //! records in time order: [`launch_region`] sorts a model's records and
 //! feeds them through it, and a reader that can give its rows sorted feeds
 //! it directly, with bounded memory.
@@ -74,7 +74,7 @@ pub struct HostTrackGaps {
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct StreamIdle {
     /// The process owning the stream's activities, when established
-    /// ([`Slice::process`]).
+    /// ([`Slice::process`](crate::Slice::process)).
     pub process: Option<String>,
     /// The track's `pid` as written (Kineto writes the device there).
     pub track: String,

@@ -24,7 +24,7 @@ use std::path::Path;
 
 use serde::Deserialize;
 
-use opguard_trace::input::DecodedInput;
+use opguard_trace::DecodedInput;
 
 use crate::digest::FileSet;
 use crate::error::{Error, ErrorKind};
