@@ -66,6 +66,8 @@ export class ScalingError extends OpguardError {}
 export class SelectError extends OpguardError {}
 /** A job summary or merge request was refused (`job.*`). */
 export class JobError extends OpguardError {}
+/** The comparison refused its inputs (`compare.*`); a failed gate is a result, not an error. */
+export class CompareError extends OpguardError {}
 /** The shared library could not be found or loaded, or its ABI differs. */
 export class LibraryNotFoundError extends Error {}
 
@@ -130,6 +132,18 @@ export function scalingCorrelate(trials: DocOrPath, options?: { base?: string; m
 export function jobSummary(tracePath: string, options?: { file?: string; top?: number; reader?: ReaderOptions }): JsonObject;
 /** Merges rank summaries and partial jobs into one `opguard.job/v1` job, the same for any order and grouping. */
 export function jobMerge(summaries: Iterable<JsonObject>): JsonObject;
+/**
+ * Baseline runs against candidate runs (traces of any format, or directories): the
+ * `opguard.compare/v1` comparison with its gate; a failed gate is a result, not an error.
+ */
+export function compare(
+  baseline: Iterable<string>,
+  candidate: Iterable<string>,
+  options?: {
+    failAbove?: number; fdr?: number; confidence?: number; step?: string;
+    pythonFrames?: boolean; reader?: ReaderOptions;
+  },
+): JsonObject;
 
 export function freedCount(): number;
 /** Loads a library file without caching it (for tests). */

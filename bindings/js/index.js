@@ -36,6 +36,7 @@ const JSON_ENTRY_POINTS = [
   'opguard_scaling_correlate',
   'opguard_job_summary',
   'opguard_job_merge',
+  'opguard_compare',
 ];
 
 // ---- errors ----------------------------------------------------------------
@@ -71,12 +72,14 @@ class ScalingError extends OpguardError {}
 class SelectError extends OpguardError {}
 /** A rank summary or job document given to the merge is refused (`job.*`). */
 class JobError extends OpguardError {}
+/** The comparison refused its inputs (`compare.*`); a failed gate is a result, not an error. */
+class CompareError extends OpguardError {}
 /** The shared library could not be found or loaded, or its ABI differs. */
 class LibraryNotFoundError extends Error {}
 
 const BY_PREFIX = {
   capi: RequestError, document: DocumentError, trace: TraceError, census: CensusError, align: AlignError,
-  scaling: ScalingError, select: SelectError, job: JobError,
+  scaling: ScalingError, select: SelectError, job: JobError, compare: CompareError,
 };
 
 function errorFromEnvelope(error = {}) {
@@ -269,12 +272,27 @@ const api = {
   /** Merges rank summaries and partial jobs into one `opguard.job/v1` job, the same for any order and grouping. */
   jobMerge: (summaries) => call('opguard_job_merge', { summaries: [...summaries] }),
 
+  // ---- comparing runs: the regression gate ----
+  /**
+   * Baseline runs against candidate runs (traces of any format, or directories): the
+   * `opguard.compare/v1` comparison with its gate. A failed gate is a result
+   * (`gate.status === 'failed'`), not an exception; bad input throws `CompareError`.
+   */
+  compare: (baseline, candidate, { failAbove, fdr, confidence, step, pythonFrames, reader } = {}) =>
+    call('opguard_compare', {
+      baseline: [...baseline].map(String),
+      candidate: [...candidate].map(String),
+      ...dropUndefined({
+        fail_above: failAbove, fdr, confidence, step, python_frames: pythonFrames, reader,
+      }),
+    }),
+
   /** How many returned strings were released through opguard_string_free. */
   freedCount: () => freed,
   /** Loads a library file without caching it (for tests). */
   loadLibrary: load,
 
-  OpguardError, RequestError, DocumentError, InternalError, TraceError, CensusError, AlignError, ScalingError, SelectError, JobError,
+  OpguardError, RequestError, DocumentError, InternalError, TraceError, CensusError, AlignError, ScalingError, SelectError, JobError, CompareError,
   LibraryNotFoundError, JSON_ENTRY_POINTS, ABI_VERSION,
 };
 

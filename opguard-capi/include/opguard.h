@@ -222,6 +222,17 @@ char *opguard_table_stream(const char *request, struct ArrowArrayStream *out);
  * caller's, released on its own; on an error every one has release == NULL. */
 char *opguard_table_streams(const char *request, struct ArrowArrayStream *out, size_t count);
 
+/* ---- comparing runs: the regression gate ------------------------------ */
+
+/* {"baseline": [trace | dir, ...], "candidate": [trace | dir, ...],
+ *  "fail_above"?: ratio (0.05 = 5%), "fdr"?: rate, "confidence"?: level,
+ *  "step"?: range name, "python_frames"?: bool, "reader"?: {limits}}
+ * -> the comparison (opguard.compare/v1: sample_unit, baseline and
+ * candidate runs with provider and format, per entity and total the two
+ * distributions, ratio, interval, p_value, q_value and verdict, then the
+ * gate). A failed gate is a result, not an error: gate.status says it. */
+char *opguard_compare(const char *request);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

@@ -140,6 +140,11 @@ pub const LIBRARY_CODES: &[LibraryCodes] = &[
         codes: opguard_job::ERROR_CODES,
         reported_as_capi: &[],
     },
+    LibraryCodes {
+        prefix: "compare",
+        codes: opguard_compare::ERROR_CODES,
+        reported_as_capi: &[],
+    },
 ];
 
 /// Every library code the boundary can return, prefixed

@@ -11,7 +11,7 @@ use arrow_array::ffi_stream::FFI_ArrowArrayStream;
 
 use crate::boundary::{self, arg, json_entry, status_entry};
 use crate::error::{Error, CAPI_CODES};
-use crate::{align, census, job, kernel, scaling, select, table, trace};
+use crate::{align, census, compare, job, kernel, scaling, select, table, trace};
 
 /// The ABI version: bumped whenever a symbol is removed or changes meaning or
 /// signature; adding a symbol or an optional request field does not bump it.
@@ -232,6 +232,10 @@ json_entries! {
     /// `{"summaries": [rank summary | job, …]}` → the merged `opguard.job/v1` job;
     /// any order and grouping gives the same document.
     opguard_job_merge => job::merge;
+    /// `{"baseline": [trace | dir, …], "candidate": [trace | dir, …], "fail_above"?,
+    /// "fdr"?, "confidence"?, "step"?, "python_frames"?, "reader"?}` → the
+    /// `opguard.compare/v1` comparison with its gate.
+    opguard_compare => compare::compare;
 }
 
 #[cfg(test)]

@@ -57,6 +57,7 @@ mod census;
 // Scaling: cost against a numeric input across trials.
 mod scaling;
 // Jobs: one rank's summary (map), merging summaries (reduce).
+mod compare;
 mod job;
 // Tables: one table of a capture as an Arrow C stream.
 mod table;

@@ -102,6 +102,12 @@ pub enum Group {
     /// across ranks by semantic frame (durations only: each rank is its own clock).
     #[command(after_help = JOB_AFTER_HELP, arg_required_else_help = true)]
     Job(JobArgs),
+    /// A regression gate: baseline runs against candidate runs (any format, any mix),
+    /// per kernel identity and semantic frame, per step; Mann-Whitney tests,
+    /// ratio intervals, Benjamini-Hochberg. Exit 1 when something regressed beyond
+    /// --fail-above at --fdr.
+    #[command(after_help = COMPARE_AFTER_HELP, arg_required_else_help = true)]
+    Compare(CompareArgs),
     /// The language-neutral parity fixtures (fixtures/), run through this build.
     #[command(subcommand, arg_required_else_help = true)]
     Fixtures(FixturesCommand),
@@ -797,7 +803,8 @@ input, an existing output).
 Examples:
   opguard report
   opguard report --out decode.html rank0.json.gz rank1.json.gz --seam-request seam-request.json
-  opguard report --out scaling.html --trials trials.json base.json.gz";
+  opguard report --out scaling.html --trials trials.json base.json.gz
+  opguard compare --baseline base/ --candidate test/ --json > cmp.json; opguard report --out cmp.html --compare cmp.json";
 
 /// `opguard report`.
 #[derive(Debug, Args)]
@@ -821,6 +828,11 @@ pub struct ReportArgs {
     /// no TRACE, the page shows the job alone.
     #[arg(long, value_name = "FILE")]
     pub job: Option<PathBuf>,
+    /// A comparison to draw (`opguard compare --json`): per entity the baseline's
+    /// and the candidate's samples side by side, regressions first, and the gate.
+    /// With no TRACE, the page shows the comparison alone.
+    #[arg(long, value_name = "FILE")]
+    pub compare: Option<PathBuf>,
     /// Profile rows per trace.
     #[arg(long, default_value_t = 10, value_name = "N")]
     pub top: usize,
@@ -921,4 +933,85 @@ pub struct JobArgs {
     /// Rank traces (plain or gzip JSON, or XSpace .xplane.pb), or directories of them.
     #[arg(required = true, value_name = "TRACE|DIR")]
     pub inputs: Vec<PathBuf>,
+}
+
+// ---- opguard compare ------------------------------------------------------
+
+const COMPARE_AFTER_HELP: &str = "\
+Each side is one or more runs of the same workload, in any format opguard reads (a directory
+stands for the captures directly in it, found by content as for opguard job). Samples are steps
+when every trace marks them (ProfilerStep#N, ranges named step, or --step NAME), else whole runs:
+one trace of eight steps gives eight samples. Device work joins by canonical kernel identity, host work by semantic frame,
+never by position or timestamp; per entity and per total (device busy, each stream's busy time,
+the launch region, the step) the medians, their ratio, the Hodges-Lehmann ratio interval, a
+two-sided Mann-Whitney test and Benjamini-Hochberg over everything tested decide: regressed,
+improved, unchanged, insufficient (with why), only_in_baseline, only_in_candidate.
+
+One sample per side is never a regression: with too few samples for the test to ever reach
+--fdr, everything is insufficient and the gate is undecided (exit 0, warning compare_undecided
+on stderr) instead of guessing. Caveats follow the gate when they apply: single_run (a side is
+one run, whose steps share its machine's state), broad_shift (most entities moved one way: more
+like machine drift than a change), low_power (a pass that could not have seen a lone regression).
+
+--json prints one opguard.compare/v1 document: settings, sample_unit, baseline and candidate
+(runs with provider, format, steps), tested, gate (status, failing, message, caveats), totals,
+entities (verdict, why, both sides' samples_ns and median_ns, ratio, ratio_interval, p_value,
+q_value, fails_gate), unmatched.
+
+Exit status: 0 passed or undecided, 1 the gate failed (something regressed beyond --fail-above
+at --fdr), 2 bad input (an unreadable trace, a missing --step range, an option out of range).
+
+Examples:
+  opguard compare --baseline base/ --candidate test/
+  opguard compare --baseline base.json.gz --candidate test.json.gz --fail-above 5% --fdr 0.05
+  opguard compare --baseline run1.sqlite run2.sqlite --candidate run3.json.gz --step train_step --json | jq .gate";
+
+fn parse_ratio(text: &str) -> Result<f64, String> {
+    let (number, scale) = match text.strip_suffix('%') {
+        Some(n) => (n, 0.01),
+        None => (text, 1.0),
+    };
+    number
+        .trim()
+        .parse::<f64>()
+        .map(|v| v * scale)
+        .map_err(|_| {
+            format!("{text:?} is not a ratio: give a percentage (5%) or a fraction (0.05)")
+        })
+}
+
+/// `opguard compare`.
+#[derive(Debug, Args)]
+pub struct CompareArgs {
+    #[command(flatten)]
+    pub output: OutputArgs,
+    #[command(flatten)]
+    pub reader: ReaderArgs,
+    /// Baseline runs: traces of any format, or directories of them.
+    #[arg(long, required = true, num_args = 1.., value_name = "TRACE|DIR")]
+    pub baseline: Vec<PathBuf>,
+    /// Candidate runs, likewise.
+    #[arg(long, required = true, num_args = 1.., value_name = "TRACE|DIR")]
+    pub candidate: Vec<PathBuf>,
+    /// The range that marks one step (NVTX, roctx, record_function), with or without
+    /// a counter (train_step takes train_step#3); every trace must have it.
+    #[arg(long, value_name = "NAME")]
+    pub step: Option<String>,
+    /// Fail when something regressed by more than this: a percentage (5%) or a
+    /// fraction (0.05) of its baseline median.
+    #[arg(long, value_name = "RATIO", default_value = "5%", value_parser = parse_ratio)]
+    pub fail_above: f64,
+    /// The false discovery rate, over every entity and total tested.
+    #[arg(long, value_name = "RATE", default_value_t = opguard_compare::DEFAULT_FDR)]
+    pub fdr: f64,
+    /// The confidence of each ratio interval.
+    #[arg(long, value_name = "LEVEL", default_value_t = opguard_compare::DEFAULT_CONFIDENCE)]
+    pub confidence: f64,
+    /// Also compare Python functions (by name, file and line): thousands in a trace
+    /// recorded with stacks, each one tested lowering what the others can show.
+    #[arg(long)]
+    pub python_frames: bool,
+    /// Entities shown in the table (the JSON has them all).
+    #[arg(long, default_value_t = 20, value_name = "N")]
+    pub rows: usize,
 }

@@ -26,6 +26,7 @@ pub const BUILT_WITH: &[(&str, &str)] = &[
     ("opguard-scaling", opguard_scaling::VERSION),
     ("opguard-report", opguard_report::VERSION),
     ("opguard-job", opguard_job::VERSION),
+    ("opguard-compare", opguard_compare::VERSION),
 ];
 
 /// `--version`'s text after the command name: the CLI crate's version, then

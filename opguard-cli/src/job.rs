@@ -10,7 +10,7 @@ use crate::error::CliError;
 use crate::exit;
 use crate::out::print_answer;
 use crate::progress::Progress;
-use crate::read::{report_input_warnings, WarningLine};
+use crate::read::{report_input_warnings, SkippedFile};
 use crate::style::{Align, Style, Table};
 use crate::trace_info::duration;
 
@@ -28,7 +28,11 @@ impl From<opguard_job::Error> for CliError {
 /// stderr and in the output, and the status is 2.
 pub fn run(args: &JobArgs) -> Result<u8, CliError> {
     let inputs = job_inputs(&args.inputs)?;
-    let skipped: Vec<Skipped> = inputs.skipped.iter().map(Skipped::new).collect();
+    let skipped: Vec<SkippedFile> = inputs
+        .skipped
+        .iter()
+        .map(|f| SkippedFile::new("job_file_skipped", f))
+        .collect();
     report_input_warnings(
         skipped.iter().map(|w| (w.path.clone(), w)),
         args.output.json,
@@ -77,36 +81,6 @@ pub fn run(args: &JobArgs) -> Result<u8, CliError> {
         status = exit::ERROR;
     }
     Ok(status)
-}
-
-/// A file in a job's directory that is not read as a rank (not a capture,
-/// or JAX's JSON view of the XSpace beside it): said on stderr, so that no
-/// file the user pointed at goes unmentioned.
-struct Skipped {
-    path: String,
-    message: String,
-}
-
-impl Skipped {
-    fn new(file: &opguard_job::SkippedFile) -> Self {
-        Skipped {
-            path: file.path.display().to_string(),
-            message: file.reason.describe(),
-        }
-    }
-}
-
-impl WarningLine for Skipped {
-    fn code(&self) -> &str {
-        "job_file_skipped"
-    }
-    fn message(&self) -> &str {
-        &self.message
-    }
-    fn json(&self, input: &str) -> String {
-        serde_json::json!({"code": self.code(), "message": self.message(), "input": input})
-            .to_string()
-    }
 }
 
 /// How `threads` reading threads are spent on `ranks` ranks: one worker per

@@ -10,6 +10,7 @@ mod advice;
 mod align;
 mod census;
 mod cli;
+mod compare;
 mod error;
 mod exit;
 mod export;
@@ -83,6 +84,7 @@ fn run(args: Vec<OsString>) -> u8 {
         Group::Align(a) => align::run(a),
         Group::Tools(ToolsCommand::Align(a)) => align::run_request(a),
         Group::Job(a) => job::run(a),
+        Group::Compare(a) => compare::run(a),
         Group::Fixtures(FixturesCommand::Run(a)) => fixtures::run(a),
         Group::Report(a) => report::run(a),
         Group::Completions(a) => install::run_completions(a),

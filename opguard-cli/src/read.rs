@@ -119,6 +119,39 @@ pub fn report_warnings(input: &str, warnings: &[ReadWarning], json: bool) {
     report_input_warnings(warnings.iter().map(|w| (input.to_owned(), w)), json);
 }
 
+/// A file of a directory given on the command line that is not read (not
+/// a capture, or JAX's JSON view of the XSpace beside it), as a warning
+/// under `code`: said on stderr, so that no file the user pointed at goes
+/// unmentioned.
+pub struct SkippedFile {
+    pub path: String,
+    code: &'static str,
+    message: String,
+}
+
+impl SkippedFile {
+    pub fn new(code: &'static str, file: &opguard_formats::SkippedFile) -> Self {
+        SkippedFile {
+            path: file.path.display().to_string(),
+            code,
+            message: file.reason.describe(),
+        }
+    }
+}
+
+impl WarningLine for SkippedFile {
+    fn code(&self) -> &str {
+        self.code
+    }
+    fn message(&self) -> &str {
+        &self.message
+    }
+    fn json(&self, input: &str) -> String {
+        serde_json::json!({"code": self.code(), "message": self.message(), "input": input})
+            .to_string()
+    }
+}
+
 /// A reader warning as [`report_input_warnings`] prints it.
 pub trait WarningLine {
     /// The stable code.

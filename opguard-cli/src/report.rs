@@ -66,15 +66,23 @@ pub fn run(args: &ReportArgs) -> Result<u8, CliError> {
         ),
         None => None,
     };
+    let comparison = match &args.compare {
+        Some(path) => Some(
+            opguard_compare::comparison_from_path(path)
+                .map_err(|e| CliError::from(e).in_input(path.display().to_string()))?,
+        ),
+        None => None,
+    };
     // Holds the default input until the run ends.
     let _scratch;
-    let (default, traces, request) = if args.traces.is_empty() && args.job.is_none() {
-        let (dir, traces, default_request) = default_input("report")?;
-        _scratch = dir;
-        (true, traces, args.request.clone().or(Some(default_request)))
-    } else {
-        (false, args.traces.clone(), args.request.clone())
-    };
+    let (default, traces, request) =
+        if args.traces.is_empty() && args.job.is_none() && args.compare.is_none() {
+            let (dir, traces, default_request) = default_input("report")?;
+            _scratch = dir;
+            (true, traces, args.request.clone().or(Some(default_request)))
+        } else {
+            (false, args.traces.clone(), args.request.clone())
+        };
     // The first two traces' records are kept: the alignment is theirs,
     // by the rule `inspect` and `export` apply.
     let options = args
@@ -123,6 +131,9 @@ pub fn run(args: &ReportArgs) -> Result<u8, CliError> {
     }
     if let Some(job) = job {
         report = report.job(job);
+    }
+    if let Some(comparison) = comparison {
+        report = report.compare(comparison);
     }
     let html = render(&report);
     write_new(&args.out, &html)?;

@@ -4,6 +4,7 @@
 mod align;
 mod census;
 mod common;
+mod compare;
 mod fixtures;
 mod framework;
 mod inputs;

@@ -38,6 +38,8 @@
 
 // Reader, first step: what a capture is, from its first bytes.
 mod detect;
+// Reader: the captures arguments name, directories listed by content.
+mod inputs;
 // Reader: a capture of any format into the model.
 mod read;
 // Reader: the plain facts of a capture of any format.
@@ -50,6 +52,7 @@ mod error;
 pub use detect::{detect, detect_bytes, recognize, Detected};
 pub use error::{Error, ErrorKind, ERROR_CODES};
 pub use info::{info, info_with_progress, Info};
+pub use inputs::{captures_in, Captures, ListError, SkipReason, SkippedFile};
 pub use read::{read, read_reusing, ReadOptions};
 pub use region::{launch_region, RegionRead};
 

@@ -5,6 +5,7 @@
 
 use std::fmt::Write;
 
+use opguard_compare::{Comparison, EntityComparison, GateStatus, Verdict as CompareVerdict};
 use opguard_job::{Job, JobFrame};
 use opguard_kernel_name::canonicalize;
 use opguard_model::analysis::LaunchRegion;
@@ -81,6 +82,10 @@ td.file{overflow-wrap:break-word;font-family:ui-monospace,"DejaVu Sans Mono",mon
 rect.cov-total{fill:#e3e6eb}rect.cov-part{fill:#3b6fb6}
 circle.point{fill:#3b6fb6}
 svg .strip-axis{stroke:#aab1bd}svg .median{stroke:var(--fg);stroke-width:2}
+circle.base{fill:#6f7785;fill-opacity:.7}circle.cand{fill:#3b6fb6;fill-opacity:.7}
+circle.cand.regressed{fill:var(--bad)}circle.cand.improved{fill:var(--ok)}
+.verdict.undecided{background:#d9822b}
+p.caveat{border-left:3px solid #d9822b;padding-left:8px}
 circle.rank{fill:#3b6fb6;fill-opacity:.55}circle.rank.slowest{fill:var(--bad);fill-opacity:1}
 rect.status-ok{fill:#4d9a51}rect.status-differs{fill:#c0392b}rect.status-unpaired{fill:#d9822b}
 rect.status-other{fill:#8a8f99}
@@ -124,6 +129,7 @@ pub fn render(report: &Report) -> String {
         ),
         (report.scaling.is_some(), "scaling", "Scaling"),
         (report.job.is_some(), "job", "Job"),
+        (report.compare.is_some(), "compare", "Comparison"),
     ] {
         if present {
             let _ = writeln!(out, "<li><a href=\"#{id}\">{title}</a></li>");
@@ -144,6 +150,9 @@ pub fn render(report: &Report) -> String {
     }
     if let Some(j) = &report.job {
         job(&mut out, j);
+    }
+    if let Some(c) = &report.compare {
+        comparison(&mut out, c);
     }
     let _ = write!(
         out,
@@ -1178,6 +1187,224 @@ fn strips(out: &mut String, frames: &[&JobFrame]) {
     out.push_str(
         "</svg><figcaption>One dot per rank; each row is scaled to its own slowest rank \
                   (the red dot), the dark tick is the median.</figcaption></figure>\n",
+    );
+}
+
+/// Baseline runs against candidate runs: the gate, then per entity the
+/// two sides' samples side by side (regressions first, as the comparison
+/// orders them), then the totals and a table of every figure drawn.
+fn comparison(out: &mut String, c: &Comparison) {
+    let (class, status) = match c.gate.status {
+        GateStatus::Failed => ("refused", "failed"),
+        GateStatus::Passed => ("ok", "passed"),
+        GateStatus::Undecided => ("undecided", "undecided"),
+    };
+    let side = |s: &opguard_compare::Side| {
+        format!(
+            "{} run{} ({}), {} samples",
+            s.runs.len(),
+            if s.runs.len() == 1 { "" } else { "s" },
+            s.providers.join(", "),
+            s.samples.len()
+        )
+    };
+    let _ = writeln!(
+        out,
+        "<section id=\"compare\">\n<h2>Comparison: baseline against candidate</h2>\n\
+         <p><span class=\"verdict {class}\">gate {status}</span> {}</p>",
+        escape(&c.gate.message)
+    );
+    for caveat in &c.gate.caveats {
+        let (code, text) = caveat.split_once(": ").unwrap_or(("caveat", caveat));
+        let _ = writeln!(
+            out,
+            "<p class=\"caveat\"><strong>{}</strong>: {}</p>",
+            escape(code),
+            escape(text)
+        );
+    }
+    facts(
+        out,
+        &[
+            ("baseline", side(&c.baseline)),
+            ("candidate", side(&c.candidate)),
+            ("samples", c.sample_unit_reason.clone()),
+            (
+                "decided by",
+                format!(
+                    "two-sided Mann–Whitney U per entity, Benjamini–Hochberg over {} tested at \
+                     FDR {}; fails above {}% slower",
+                    c.tested,
+                    c.settings.fdr,
+                    c.settings.fail_above * 100.0
+                ),
+            ),
+        ],
+    );
+    // Entities that took no time on either side have nothing to draw.
+    let entities: Vec<&EntityComparison> = c
+        .entities
+        .iter()
+        .filter(|e| {
+            e.baseline.median_ns.unwrap_or(0.0) > 0.0 || e.candidate.median_ns.unwrap_or(0.0) > 0.0
+        })
+        .take(MAX_JOB_FRAMES)
+        .collect();
+    if entities.is_empty() {
+        out.push_str("<p class=\"caption\">No entity took time on either side.</p>\n");
+    } else {
+        side_by_side(
+            out,
+            &entities,
+            "Each entity's time per sample, baseline and candidate",
+        );
+    }
+    let totals: Vec<&EntityComparison> = c.totals.iter().take(MAX_JOB_FRAMES).collect();
+    if !totals.is_empty() {
+        out.push_str("<h3>Totals</h3>\n");
+        side_by_side(
+            out,
+            &totals,
+            "Each total per sample, baseline and candidate",
+        );
+    }
+    out.push_str(
+        "<table class=\"compared\"><thead><tr><th>verdict</th><th>kind</th><th>name</th>\
+         <th class=\"num\">baseline median</th><th class=\"num\">candidate median</th>\
+         <th class=\"num\">ratio</th><th class=\"num\">interval</th><th class=\"num\">q</th>\
+         </tr></thead><tbody>\n",
+    );
+    for e in entities.iter().chain(&totals) {
+        let interval = e.ratio_interval.as_ref().map_or_else(
+            || {
+                e.why
+                    .clone()
+                    .or_else(|| e.interval_note.clone())
+                    .unwrap_or_default()
+            },
+            |i| format!("{:.3}–{:.3} ({:.0}%)", i.low, i.high, i.confidence * 100.0),
+        );
+        let _ = writeln!(
+            out,
+            "<tr><td>{}</td><td>{}</td><td class=\"name\">{}</td><td class=\"num\">{}</td>\
+             <td class=\"num\">{}</td><td class=\"num\">{}</td><td>{}</td><td class=\"num\">{}</td></tr>",
+            escape(e.verdict.as_str()),
+            escape(e.kind.as_str()),
+            escape(&e.name),
+            escape(&median_text(e.baseline.median_ns)),
+            escape(&median_text(e.candidate.median_ns)),
+            e.ratio.map_or_else(|| "-".to_owned(), |r| format!("{r:.3}x")),
+            escape(&interval),
+            e.q_value.map_or_else(|| "-".to_owned(), |q| format!("{q:.3}")),
+        );
+    }
+    out.push_str("</tbody></table>\n");
+    let _ = writeln!(
+        out,
+        "<p class=\"caption\">{} of {} entities drawn (those that took time, regressions first); \
+         opguard compare --json lists them all.</p>\n</section>",
+        entities.len(),
+        c.entities.len()
+    );
+}
+
+fn median_text(ns: Option<f64>) -> String {
+    ns.map_or_else(|| "-".to_owned(), |v| format_ns(v.round() as i64))
+}
+
+/// Two strips per entity, baseline above candidate, one dot per sample,
+/// both on the scale of the entity's largest sample, each side's median
+/// as a tick; candidate dots are red when the entity regressed, green when
+/// it improved.
+fn side_by_side(out: &mut String, rows: &[&EntityComparison], title: &str) {
+    let row_step = BAR_STEP * 2.0 + 4.0;
+    let width = BAR_LABEL_WIDTH + STRIP_PLOT_WIDTH + 300.0;
+    let height = row_step * rows.len() as f64 + 8.0;
+    let _ = writeln!(
+        out,
+        "<figure><svg class=\"chart compare\" role=\"img\" width=\"{width}\" height=\"{height}\" \
+         viewBox=\"0 0 {width} {height}\" xmlns=\"http://www.w3.org/2000/svg\">\n<title>{}</title>",
+        escape(title)
+    );
+    for (i, e) in rows.iter().enumerate() {
+        let top = 4.0 + row_step * i as f64;
+        let max = e
+            .baseline
+            .samples_ns
+            .iter()
+            .chain(&e.candidate.samples_ns)
+            .copied()
+            .max()
+            .unwrap_or(0)
+            .max(1);
+        let x = |ns: i64| BAR_LABEL_WIDTH + bar_length(ns, max, STRIP_PLOT_WIDTH);
+        let _ = write!(
+            out,
+            "<g class=\"compare-row {verdict}\"><title>{name}</title>\
+             <text x=\"4\" y=\"{ty}\">{n}. {label}</text>\
+             <text class=\"value\" x=\"4\" y=\"{ty2}\">{verdict}</text>",
+            verdict = e.verdict.as_str(),
+            name = escape(&e.name),
+            ty = top + BAR_HEIGHT - 3.0,
+            ty2 = top + BAR_STEP + BAR_HEIGHT - 3.0,
+            n = i + 1,
+            label = escape(&clip(&e.name, CHART_NAME_CHARS)),
+        );
+        let candidate_class = match e.verdict {
+            CompareVerdict::Regressed => "cand regressed",
+            CompareVerdict::Improved => "cand improved",
+            _ => "cand",
+        };
+        for (row, (who, class, d)) in [
+            ("baseline", "base", &e.baseline),
+            ("candidate", candidate_class, &e.candidate),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let y = top + BAR_STEP * row as f64;
+            let mid = y + BAR_HEIGHT / 2.0;
+            let _ = write!(
+                out,
+                "<line class=\"strip-axis\" x1=\"{BAR_LABEL_WIDTH}\" y1=\"{mid}\" x2=\"{end}\" y2=\"{mid}\"/>",
+                end = BAR_LABEL_WIDTH + STRIP_PLOT_WIDTH,
+            );
+            if let Some(m) = d.median_ns {
+                let _ = write!(
+                    out,
+                    "<line class=\"median\" x1=\"{mx:.3}\" y1=\"{y}\" x2=\"{mx:.3}\" y2=\"{yb}\"/>",
+                    mx = x(m.round() as i64),
+                    yb = y + BAR_HEIGHT,
+                );
+            }
+            for &ns in &d.samples_ns {
+                let _ = write!(
+                    out,
+                    "<circle class=\"{class}\" cx=\"{:.3}\" cy=\"{mid}\" r=\"3\"><title>{who}: {}</title></circle>",
+                    x(ns),
+                    escape(&format_ns(ns)),
+                );
+            }
+            let _ = write!(
+                out,
+                "<text class=\"value\" x=\"{vx}\" y=\"{ty}\">{who} {}</text>",
+                escape(&median_text(d.median_ns)),
+                vx = BAR_LABEL_WIDTH + STRIP_PLOT_WIDTH + 8.0,
+                ty = y + BAR_HEIGHT - 3.0,
+            );
+        }
+        let ratio = e.ratio.map_or_else(String::new, |r| format!(" · {r:.3}x"));
+        let _ = writeln!(
+            out,
+            "<text class=\"value\" x=\"{vx}\" y=\"{ty}\">{ratio}</text></g>",
+            vx = BAR_LABEL_WIDTH + STRIP_PLOT_WIDTH + 180.0,
+            ty = top + BAR_STEP + BAR_HEIGHT - 3.0,
+        );
+    }
+    out.push_str(
+        "</svg><figcaption>One dot per sample (a step, or a whole run); grey the baseline, blue \
+         the candidate (red when it regressed, green when it improved); each entity on the scale \
+         of its largest sample, the dark ticks its medians.</figcaption></figure>\n",
     );
 }
 

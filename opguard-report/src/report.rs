@@ -3,6 +3,7 @@
 use std::path::Path;
 
 use opguard_align::{FirstDifference, StatusCounts};
+use opguard_compare::Comparison;
 use opguard_job::Job;
 use opguard_model::analysis::{launch_region, LaunchRegion};
 use opguard_model::TraceModel;
@@ -41,6 +42,9 @@ pub struct Report {
     /// A whole job's ranks compared, when a job was given (`opguard job
     /// --json`, or the reduce of any engine).
     pub job: Option<Job>,
+    /// Baseline runs compared with candidate runs, when a comparison was
+    /// given (`opguard compare --json`).
+    pub compare: Option<Comparison>,
 }
 
 impl Report {
@@ -53,6 +57,7 @@ impl Report {
             seam_verdict: None,
             scaling: None,
             job: None,
+            compare: None,
         }
     }
 
@@ -84,6 +89,13 @@ impl Report {
     /// rank's cost.
     pub fn job(mut self, job: Job) -> Self {
         self.job = Some(job);
+        self
+    }
+
+    /// Adds a comparison: per entity both sides' samples, regressions
+    /// first, and the gate.
+    pub fn compare(mut self, comparison: Comparison) -> Self {
+        self.compare = Some(comparison);
         self
     }
 }

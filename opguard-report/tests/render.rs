@@ -451,3 +451,74 @@ fn a_strip_names_an_unnumbered_rank_by_its_file_name() {
     assert!(html.contains(&cell), "{cell}");
     assert!(html.contains("td.file{overflow-wrap:break-word;"));
 }
+
+/// The `cx` of every `circle` of `class` (exactly) in `html`, in order.
+fn circles(html: &str, class: &str) -> Vec<f64> {
+    let marker = format!("<circle class=\"{class}\" cx=\"");
+    html.split(&marker)
+        .skip(1)
+        .map(|rest| rest.split('"').next().unwrap().parse().unwrap())
+        .collect()
+}
+
+#[test]
+fn a_comparison_draws_both_sides_samples_regressions_first() {
+    use opguard_compare::{compare, CompareOptions, Cost, EntityKey, EntityKind, RunSamples};
+    let run = |file: &str, slow: i64| {
+        let mut run = RunSamples::new(file);
+        for step in 0..8_i64 {
+            let noise = [0, 30, -20, 10, -40, 20, -10, 40][step as usize];
+            run.push_step(
+                format!("ProfilerStep#{step}"),
+                [
+                    (
+                        EntityKey::new(EntityKind::Kernel, "relu_kernel<float>"),
+                        "relu_kernel".to_owned(),
+                        Cost {
+                            ns: 2_000 + noise,
+                            calls: 1,
+                        },
+                    ),
+                    (
+                        EntityKey::new(EntityKind::Kernel, "<b>gemm</b><float>"),
+                        "<b>gemm</b>".to_owned(),
+                        Cost {
+                            ns: slow + noise,
+                            calls: 1,
+                        },
+                    ),
+                ],
+            );
+        }
+        run
+    };
+    let c = compare(
+        &[run("a", 1_000)],
+        &[run("b", 1_500)],
+        &CompareOptions::new(),
+    )
+    .unwrap();
+    let html = render(&Report::new(Vec::new()).compare(c.clone()));
+    assert!(html.contains("<a href=\"#compare\">Comparison</a>"));
+    assert!(html.contains("<span class=\"verdict refused\">gate failed</span>"));
+    // One run a side: the caveat is on the page.
+    assert!(html.contains("<p class=\"caveat\"><strong>single_run</strong>: each side is one run"));
+    // Regressed first: GEMM's row (its name escaped), then RELU's.
+    let gemm = html
+        .find("<title>&lt;b&gt;gemm&lt;/b&gt;</title>")
+        .expect("GEMM drawn");
+    let relu = html.find("<title>relu_kernel</title>").expect("RELU drawn");
+    assert!(gemm < relu);
+    assert!(!html.contains("<b>gemm"));
+    // Eight dots a side per entity; GEMM's candidate dots are red, each at
+    // its sample's share of the row's largest (1540 ns) over 360 px.
+    assert_eq!(circles(&html, "base").len(), 16);
+    let red = circles(&html, "cand regressed");
+    assert_eq!(red.len(), 8);
+    let gemm_candidate = &c.entities[0].candidate.samples_ns;
+    for (x, ns) in red.iter().zip(gemm_candidate) {
+        let want = 300.0 + 360.0 * *ns as f64 / 1_540.0;
+        assert!((x - want).abs() < 1e-3, "{x} != {want}");
+    }
+    assert_eq!(circles(&html, "cand").len(), 8, "RELU's, unchanged");
+}

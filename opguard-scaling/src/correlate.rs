@@ -10,7 +10,7 @@ use crate::report::{
     Hotspot, Insufficient, InsufficientReason, MultiplicityMethod, NotCorrelatable,
     NotCorrelatableReason, ScalingReport, SeriesInfo, Unmatched,
 };
-use crate::stats::{benjamini_hochberg, integer_ranks, spearman, Spearman};
+use opguard_stats::{benjamini_hochberg, integer_ranks, spearman, Spearman};
 
 /// A series needs at least this many trials (one sample each).
 pub const MIN_SAMPLES: usize = 3;

@@ -60,9 +60,6 @@ mod trials;
 mod metric;
 // Analysis: per-trial cost per semantic frame, from each trace's model.
 mod cost;
-// Analysis: Spearman's rho and its p-value, Benjamini–Hochberg (public: the
-// statistics are checked against independent implementations).
-mod stats;
 // Analysis: across trials, one series per (variant, frame, metric, unit).
 mod correlate;
 // Writer: the scaling report and its entries.

@@ -636,3 +636,48 @@ fn extreme_and_negative_times_saturate_and_are_counted_never_wrap() {
     assert_eq!(total.kernel_duration_ns, max);
     assert_eq!(total.summed_region_duration_ns, max);
 }
+
+/// The launch region of some records (one step's, as `opguard-compare`
+/// asks for) is the region of those records alone: over every record it is
+/// the whole region but for the artifact-wide `ac2g` cross-check, and two
+/// disjoint halves split the launches and kernels between them.
+#[test]
+fn a_region_of_some_records_is_theirs_alone() {
+    use opguard_model::analysis::launch_region_of;
+    let Some(path) = opguard_testdata::shared_file("traces/hta/trace_compare__base__base.json.gz")
+    else {
+        return;
+    };
+    let m = opguard_trace::read_model(
+        &path,
+        ArtifactSpec::new(),
+        &ModelOptions::new(),
+        &opguard_trace::ReaderOptions::default(),
+    )
+    .unwrap();
+    let all: Vec<usize> = (0..m.slices().len()).collect();
+    let mut whole = launch_region(&m, 10);
+    let of_all = launch_region_of(&m, &all, 10);
+    assert_eq!(of_all.coverage.flow_correlated_kernel_count, 0);
+    whole.coverage.flow_correlated_kernel_count = 0;
+    whole.coverage.disagreement = None;
+    assert_eq!(of_all, whole);
+    let (first, second) = all.split_at(all.len() / 2);
+    let (a, b) = (
+        launch_region_of(&m, first, 10),
+        launch_region_of(&m, second, 10),
+    );
+    assert!(a.kernel_count > 0 && b.kernel_count > 0);
+    assert_eq!(a.kernel_count + b.kernel_count, whole.kernel_count);
+    assert_eq!(
+        a.direct_launch_count + b.direct_launch_count,
+        whole.direct_launch_count
+    );
+    assert!(a.device_busy_ns + b.device_busy_ns >= whole.device_busy_ns);
+    // Positions out of range and repeated ones are ignored.
+    let odd = [0, 0, usize::MAX];
+    assert_eq!(
+        launch_region_of(&m, &odd, 10),
+        launch_region_of(&m, &[0], 10)
+    );
+}

@@ -6,6 +6,7 @@
 //
 // usage: node check.mjs PAGE.html INSPECT.json SCREENSHOT.png
 //        node check.mjs PAGE.html JOB.json SCREENSHOT.png   (a page of `--job JOB.json`)
+//        node check.mjs PAGE.html CMP.json SCREENSHOT.png   (a page of `--compare CMP.json`)
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -78,6 +79,8 @@ try {
   if (seen.user_select === 'none') fail('text is not selectable');
   if (expected.format === 'opguard.job/v1') {
     await checkJob(page, expected);
+  } else if (expected.format === 'opguard.compare/v1') {
+    await checkCompare(page, expected);
   } else {
     checkTraces(seen, expected);
   }
@@ -201,6 +204,62 @@ async function checkFileNamesWrapBetweenFolders(page) {
   }
   // A page with a long path in a table must have wrapped it: the check saw a wrap.
   if (cells.some((c) => c.file && c.text.length > 60) && wrapped === 0) fail('no file cell wrapped on a narrow page');
+}
+
+// A comparison page against the comparison it was drawn from (`opguard
+// compare --json`): the gate's status, then per entity that took time (in
+// the document's order: regressions first) a baseline and a candidate
+// strip, one dot per sample whose rendered centre sits at its share of the
+// entity's largest sample, candidate dots red exactly when it regressed.
+async function checkCompare(page, cmp) {
+  const seen = await page.evaluate(() => {
+    const s = document.querySelector('#compare');
+    if (!s) return null;
+    const centre = (el) => {
+      const b = el.getBBox();
+      return b.x + b.width / 2;
+    };
+    const svg = s.querySelector('svg.compare');
+    return {
+      gate: s.querySelector('.verdict').textContent,
+      rows: svg ? [...svg.querySelectorAll('g.compare-row')].map((g) => {
+        const axis = g.querySelector('line.strip-axis');
+        return {
+          name: g.querySelector('title').textContent,
+          x0: axis.x1.baseVal.value,
+          x1: axis.x2.baseVal.value,
+          base: [...g.querySelectorAll('circle.base')].map(centre),
+          cand: [...g.querySelectorAll('circle.cand')].map(centre),
+          red: g.querySelectorAll('circle.cand.regressed').length,
+        };
+      }) : [],
+    };
+  });
+  if (!seen) {
+    fail('no compare section');
+    return;
+  }
+  if (seen.gate !== `gate ${cmp.gate.status}`) fail(`gate shown as ${JSON.stringify(seen.gate)}`);
+  const drawn = cmp.entities
+    .filter((e) => (e.baseline.median_ns ?? 0) > 0 || (e.candidate.median_ns ?? 0) > 0)
+    .slice(0, 20);
+  if (seen.rows.length !== drawn.length) fail(`${seen.rows.length} rows for ${drawn.length} entities`);
+  drawn.forEach((e, i) => {
+    const row = seen.rows[i];
+    if (!row) return;
+    if (row.name !== e.name) fail(`row ${i} is ${row.name}, want ${e.name}`);
+    const max = Math.max(1, ...e.baseline.samples_ns, ...e.candidate.samples_ns);
+    const at = (ns) => row.x0 + (ns / max) * (row.x1 - row.x0);
+    for (const [side, xs] of [['baseline', row.base], ['candidate', row.cand]]) {
+      const ns = e[side].samples_ns;
+      if (xs.length !== ns.length) fail(`${e.name}: ${xs.length} ${side} dots, ${ns.length} samples`);
+      ns.forEach((v, j) => {
+        if (Math.abs(xs[j] - at(v)) > 0.01) fail(`${e.name}: ${side} sample ${j} at ${xs[j]}, want ${at(v)}`);
+      });
+    }
+    const red = e.verdict === 'regressed' ? e.candidate.samples_ns.length : 0;
+    if (row.red !== red) fail(`${e.name}: ${row.red} red dots, verdict ${e.verdict}`);
+  });
 }
 
 function checkTraces(seen, expected) {

@@ -48,4 +48,30 @@ if shared_data_or_skip "the report's browser test on real traces"; then
     check nccl "$data/nccl_parser_config__nccl_data.json.gz"
     # No device activity at all: the host threads' activity is drawn.
     check cpu-only "$data"/cpu_only__*.json.gz
+    # A comparison: the real pair (two steps a side: undecided), and real
+    # runs made slower (four noisy copies a side of the base run, its longest
+    # kernel 30% slower in the candidate's: the gate fails, that kernel first).
+    "$opguard" compare --json --baseline "$data/trace_compare__base__base.json.gz" \
+        --candidate "$data/trace_compare__test__test.json.gz" >"$out/pair.compare.json" 2>/dev/null
+    "$opguard" report --out "$out/pair.compare.html" --compare "$out/pair.compare.json" >/dev/null
+    node "$here/check.mjs" "$out/pair.compare.html" "$out/pair.compare.json" "$out/pair.compare.png"
+    python3 - "$data/trace_compare__base__base.json.gz" "$out/slowed" <<'PY'
+import gzip, json, os, sys
+src, out = sys.argv[1], sys.argv[2]
+kernels = [e for e in json.load(gzip.open(src))["traceEvents"] if e.get("cat") == "kernel"]
+longest = max(kernels, key=lambda e: e["dur"])["name"]
+for side, slow in (("base", 1.0), ("cand", 1.3)):
+    os.makedirs(f"{out}/{side}", exist_ok=True)
+    for i, scale in enumerate((1.0, 1.02, 0.98, 1.01)):
+        doc = json.load(gzip.open(src))
+        for e in doc["traceEvents"]:
+            if e.get("cat") == "kernel":
+                e["dur"] = round(e["dur"] * scale * (slow if e["name"] == longest else 1.0))
+        with gzip.open(f"{out}/{side}/run{i}.json.gz", "wt") as f:
+            json.dump(doc, f)
+PY
+    "$opguard" compare --json --baseline "$out/slowed/base" --candidate "$out/slowed/cand" \
+        >"$out/slowed.compare.json" || [ $? -eq 1 ]
+    "$opguard" report --out "$out/slowed.compare.html" --compare "$out/slowed.compare.json" >/dev/null
+    node "$here/check.mjs" "$out/slowed.compare.html" "$out/slowed.compare.json" "$out/slowed.compare.png"
 fi

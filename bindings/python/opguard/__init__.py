@@ -21,19 +21,19 @@ from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from . import _native
 from .arrow import Table, host_ops, kernels, launches, table, tables
-from .errors import (AlignError, CensusError, DocumentError, InternalError, JobError,
+from .errors import (AlignError, CensusError, CompareError, DocumentError, InternalError, JobError,
                      LibraryNotFoundError, OpguardError, RequestError, ScalingError, SelectError,
                      TraceError)
 
 __all__ = [
     "AlignError", "CensusError", "DocumentError", "InternalError", "LibraryNotFoundError", "OpguardError",
-    "RequestError", "ScalingError", "SelectError", "TraceError", "JobError",
+    "RequestError", "ScalingError", "SelectError", "TraceError", "JobError", "CompareError",
     "Json", "PathLike", "version", "abi_version", "library_path", "call",
     "kernel_canonicalize", "kernel_canonicalize_batch", "kernel_short_name", "kernel_match",
     "kernel_verdict", "kernel_match_batch",
     "trace_info", "trace_launch_regions", "census", "census_compare_widths",
     "profile_top_n", "seam_verdict", "export_build", "alignment_map_apply", "scaling_correlate",
-    "job_summary", "job_merge",
+    "job_summary", "job_merge", "compare",
     "Table", "table", "tables", "kernels", "host_ops", "launches",
 ]
 
@@ -280,3 +280,28 @@ def job_merge(summaries):
     the reduce step. Associative and commutative, so any engine may merge in
     any order and grouping and get the same document."""
     return call("opguard_job_merge", {"summaries": list(summaries)})
+
+
+# ---- comparing runs: the regression gate ------------------------------------
+
+def compare(baseline: Iterable[PathLike], candidate: Iterable[PathLike], *,
+            fail_above: Optional[float] = None, fdr: Optional[float] = None,
+            confidence: Optional[float] = None, step: Optional[str] = None,
+            python_frames: Optional[bool] = None,
+            reader: Optional[Mapping[str, Any]] = None) -> Dict[str, Any]:
+    """Baseline runs against candidate runs (traces of any format, or
+    directories of them): the ``opguard.compare/v1`` comparison, per kernel
+    identity and semantic frame, per step, with its gate.
+
+    ``fail_above`` is a ratio (0.05: fail on more than 5% slower), ``fdr``
+    the false discovery rate, ``step`` the range marking one step. A failed
+    gate is a result (``value["gate"]["status"] == "failed"``), not an
+    exception; bad input raises ``CompareError``.
+    """
+    request: Dict[str, Any] = {
+        "baseline": [str(p) for p in baseline],
+        "candidate": [str(p) for p in candidate],
+    }
+    request.update(_drop_none(fail_above=fail_above, fdr=fdr, confidence=confidence, step=step,
+                              python_frames=python_frames, reader=reader))
+    return call("opguard_compare", request)

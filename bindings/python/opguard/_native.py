@@ -36,6 +36,7 @@ JSON_ENTRY_POINTS = (
     "opguard_scaling_correlate",
     "opguard_job_summary",
     "opguard_job_merge",
+    "opguard_compare",
 )
 
 

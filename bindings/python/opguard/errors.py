@@ -71,6 +71,12 @@ class JobError(OpguardError):
     """A rank summary or job document given to the merge is refused (``job.*``)."""
 
 
+class CompareError(OpguardError):
+    """The comparison refused its inputs (``compare.*``): a side naming no
+    trace, an unreadable trace (``trace_code`` in ``details``), a missing
+    ``step`` range, a setting out of range. A failed gate is not an error."""
+
+
 class SelectError(OpguardError):
     """The profile or seam verdict could not be computed (``select.*``)."""
 
@@ -92,6 +98,7 @@ _BY_PREFIX: Dict[str, Type[OpguardError]] = {
     "scaling": ScalingError,
     "select": SelectError,
     "job": JobError,
+    "compare": CompareError,
 }
 
 

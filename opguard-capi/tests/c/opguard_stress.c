@@ -134,6 +134,7 @@ static void build_cases(void) {
         {ENTRY(opguard_seam_verdict)},          {ENTRY(opguard_export_build)},
         {ENTRY(opguard_alignment_map_apply)},   {ENTRY(opguard_scaling_correlate)},
         {ENTRY(opguard_job_summary)},           {ENTRY(opguard_job_merge)},
+        {ENTRY(opguard_compare)},
     };
     size_t i;
     for (i = 0; i < sizeof all / sizeof all[0]; i++) {
@@ -179,6 +180,10 @@ static void build_cases(void) {
     add(ENTRY(opguard_job_summary),
         fixture_request("{\"top\":3,\"path\":", "select/attention.pid-4242.json.gz", "}"), NULL);
     add(ENTRY(opguard_job_merge), dup_str("{\"summaries\":[]}"), NULL);
+    add(ENTRY(opguard_compare),
+        fixture_request("{\"candidate\":[\"/nonexistent/opguard/t.json\"],\"baseline\":[",
+                        "select/attention.pid-4242.json.gz", "]}"),
+        "compare.trace_unreadable");
 
     /* Invalid requests with the library's own codes. */
     add(ENTRY(opguard_trace_info),
@@ -198,6 +203,8 @@ static void build_cases(void) {
         "align.unsupported_protocol_version");
     add(ENTRY(opguard_job_merge), dup_str("{\"summaries\":[{\"format\":\"x\"}]}"),
         "job.wrong_format");
+    add(ENTRY(opguard_compare), dup_str("{\"baseline\":[],\"candidate\":[]}"),
+        "compare.no_runs");
     add(ENTRY(opguard_seam_verdict),
         fixture_request("{\"request_path\":", "select/trace_missing.request.json", "}"), NULL);
 }

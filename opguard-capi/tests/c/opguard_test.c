@@ -804,6 +804,45 @@ static void whole_job(const char *fixtures) {
     free(req);
 }
 
+/* Two real runs of one program (HTA's trace_compare pair): two steps a
+ * side can never reach an FDR of 0.05, so the gate is undecided and every
+ * entity says why; a side naming nothing is compare.no_runs. */
+static void compare_runs(const char *fixtures) {
+    char *req = NULL;
+    size_t len = 0, cap = 0;
+    char base[4096], test[4096];
+    jval env;
+    FILE *f;
+
+    call_err("opguard_compare(no runs)", opguard_compare, "{\"baseline\":[],\"candidate\":[]}",
+             "compare.no_runs");
+    snprintf(base, sizeof base,
+             "%s/../../shared/data/traces/hta/trace_compare__base__base.json.gz", fixtures);
+    snprintf(test, sizeof test,
+             "%s/../../shared/data/traces/hta/trace_compare__test__test.json.gz", fixtures);
+    f = fopen(base, "rb");
+    if (!f) {
+        printf("ok opguard_compare (skipped: no shared data at %s)\n", base);
+        return;
+    }
+    fclose(f);
+    escaped_request(&req, &len, &cap, "{\"baseline\":[", base, "],");
+    escaped_request(&req, &len, &cap, "\"candidate\":[", test, "]}");
+    if (take(opguard_compare(req), &env)) {
+        const jval *v = jget(&env, "value");
+        const jval *gate = jget(v, "gate");
+        check_str("opguard_compare", jget(v, "format"), "opguard.compare/v1");
+        check_str("opguard_compare", jget(v, "sample_unit"), "step");
+        check_str("opguard_compare", jget(gate, "status"), "undecided");
+        if (jget(v, "entities")->t != J_ARR || jget(v, "entities")->n < 10)
+            fail("opguard_compare", "the pair's entities");
+        jfree(&env);
+    } else {
+        fail("opguard_compare", "envelope is not JSON");
+    }
+    free(req);
+}
+
 int main(int argc, char **argv) {
     char fixture[4096];
     if (argc != 3) {
@@ -820,6 +859,7 @@ int main(int argc, char **argv) {
     every_entry_point();
     alignment_and_scaling(argv[1], argv[2]);
     whole_job(argv[1]);
+    compare_runs(argv[1]);
     if (failures) {
         printf("%d failure(s)\n", failures);
         return 1;

@@ -96,8 +96,11 @@ fn codes_are_prefixed_and_unique() {
         assert!(seen.insert(code.clone()), "{code} twice");
         let (prefix, rest) = code.split_once('.').expect("prefix.code");
         assert!(
-            ["capi", "document", "trace", "census", "align", "scaling", "select", "job"]
-                .contains(&prefix),
+            [
+                "capi", "document", "trace", "census", "align", "scaling", "select", "job",
+                "compare"
+            ]
+            .contains(&prefix),
             "{code}"
         );
         assert!(

@@ -34,6 +34,7 @@ const ENTRIES: &[(&str, Entry)] = &[
     ("opguard_scaling_correlate", opguard_scaling_correlate),
     ("opguard_job_summary", opguard_job_summary),
     ("opguard_job_merge", opguard_job_merge),
+    ("opguard_compare", opguard_compare),
 ];
 
 #[test]
@@ -1261,6 +1262,57 @@ fn job_merge_refuses_what_is_not_a_summary() {
         empty,
         json!({"format": "opguard.job/v1", "ranks": [], "frames": []})
     );
+}
+
+// ---- comparing runs ------------------------------------------------------------
+
+#[test]
+fn compare_is_the_library_answer() {
+    let (Some(base), Some(test)) = (
+        opguard_testdata::shared_file("traces/hta/trace_compare__base__base.json.gz"),
+        opguard_testdata::shared_file("traces/hta/trace_compare__test__test.json.gz"),
+    ) else {
+        return;
+    };
+    let got = ok(
+        opguard_compare,
+        &json!({ "baseline": [base], "candidate": [test], "fdr": 0.1 }).to_string(),
+    );
+    let want = opguard_compare::compare_paths(
+        std::slice::from_ref(&base),
+        std::slice::from_ref(&test),
+        &opguard_compare::CompareOptions::new().fdr(0.1),
+    )
+    .unwrap();
+    assert_eq!(got, serde_json::to_value(&want).unwrap());
+    assert_eq!(got["format"], "opguard.compare/v1");
+    assert_eq!(got["settings"]["fdr"], 0.1);
+    assert_eq!(got["gate"]["status"], "undecided");
+
+    // A trace that cannot be read keeps the reader's code beside its own.
+    let e = err(
+        opguard_compare,
+        &json!({ "baseline": [base], "candidate": ["/nonexistent/t.json.gz"] }).to_string(),
+    );
+    assert_eq!(e["code"], "compare.trace_unreadable", "{e}");
+    assert_eq!(e["trace_code"], "io", "{e}");
+    let e = err(
+        opguard_compare,
+        &json!({ "baseline": [base], "candidate": [test], "step": "train_step" }).to_string(),
+    );
+    assert_eq!(e["code"], "compare.step_not_found", "{e}");
+    let e = err(
+        opguard_compare,
+        &json!({ "baseline": [base], "candidate": [test], "fdr": 2 }).to_string(),
+    );
+    assert_eq!(e["code"], "compare.invalid_option", "{e}");
+    let e = err(opguard_compare, r#"{"baseline": [], "candidate": []}"#);
+    assert_eq!(e["code"], "compare.no_runs", "{e}");
+    let e = err(
+        opguard_compare,
+        r#"{"baseline": ["a"], "candidate": ["b"], "gate": 1}"#,
+    );
+    assert_eq!(e["code"], "document.unknown_field", "{e}");
 }
 
 /// Two job documents that give one frame id different categories (the

@@ -254,13 +254,31 @@ pub struct LaunchRegion {
 /// activities in order of start (then occurrence), through a
 /// [`RegionBuilder`].
 pub fn launch_region(model: &TraceModel, top: usize) -> LaunchRegion {
+    let all: Vec<usize> = (0..model.slices().len()).collect();
+    let mut region = launch_region_of(model, &all, top);
+    cross_check_correlation(model, &mut region);
+    region
+}
+
+/// The launch region of some of a model's records: the launches and device
+/// activities among `positions` (positions into [`TraceModel::slices`];
+/// anything else among them is left out), e.g. the work of one training
+/// step. The same figures as [`launch_region`] over those records, except
+/// the `ac2g` flow cross-check, which is about a whole artifact
+/// (`coverage.flow_correlated_kernel_count` stays 0).
+pub fn launch_region_of(model: &TraceModel, positions: &[usize], top: usize) -> LaunchRegion {
     let slices = model.slices();
-    let mut order: Vec<usize> = (0..slices.len())
+    let mut order: Vec<usize> = positions
+        .iter()
+        .copied()
         .filter(|&i| {
-            matches!(slices[i].class, SliceClass::Launch(_)) || slices[i].class.is_device()
+            slices
+                .get(i)
+                .is_some_and(|s| matches!(s.class, SliceClass::Launch(_)) || s.class.is_device())
         })
         .collect();
     order.sort_by_key(|&i| (slices[i].ts_ns, slices[i].index));
+    order.dedup();
     let mut builder = RegionBuilder::new(model.artifact());
     let text = |v: Option<IdValue>| v.map(|v| model.id_text(v));
     let mut threads = HashMap::new();
@@ -315,9 +333,7 @@ pub fn launch_region(model: &TraceModel, top: usize) -> LaunchRegion {
             }
         };
     }
-    let mut region = builder.finish(top);
-    cross_check_correlation(model, &mut region);
-    region
+    builder.finish(top)
 }
 
 /// The region of `artifact` with its provenance and every count at zero.

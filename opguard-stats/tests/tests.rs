@@ -1,0 +1,3 @@
+//! The integration tests: every statistic against scipy's values.
+
+mod scipy;
