@@ -16,7 +16,7 @@ if [ ${#targets[@]} -eq 0 ]; then
     targets=(trace_reader trace_gzip trace_tolerant trace_model kernel_name
         kernel_memo census_capture align_map job_document seam_request
         scaling_trials scaling_correlation capi_json xspace_reader
-        rocprof_capture sqlite_capture)
+        rocprof_capture sqlite_capture table_stream)
 fi
 export RUSTC_BOOTSTRAP=1
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-/work/target-fuzz}"

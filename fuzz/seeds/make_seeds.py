@@ -464,3 +464,35 @@ if os.path.exists(mock):
     # Cut at a page boundary and in the middle of a page.
     write("sqlite_capture", "nsys_mock_cut_first_half.sqlite", export[: (len(export) // 1024) * 512])
     write("sqlite_capture", "nsys_mock_cut_mid_page.sqlite", export[: len(export) - 300])
+
+# table_stream: byte 0 the table (device, host, launches, metadata, a name
+# that is none; for two streams the second at / 5), byte 1 batch_rows (0xFF:
+# not given), byte 2 the consumer plan (bit 0 schema, bit 1 keep a batch past
+# the release, bits 2-5 batches to read, 15 all, bit 6 two streams, bit 7
+# count one too many); the rest a committed producer trace as it is (gzip).
+def plan(schema=False, keep=False, k=15, two=False, extra=False):
+    return schema | keep << 1 | k << 2 | two << 6 | extra << 7
+
+prod = os.path.join(ROOT, "fixtures", "producers", "traces")
+STREAMS = [
+    ("torch_ddp_rank0.json.gz", 0, 4, plan(schema=True, keep=True)),
+    ("torch_ddp_rank0.json.gz", 1, 1, plan(k=2, keep=True)),
+    ("torch_ddp_rank0.json.gz", 0 + 5 * 1, 3, plan(schema=True, keep=True, two=True)),
+    ("torch_inductor.json.gz", 2, 0xFF, plan(k=0)),
+    ("torch_inductor.json.gz", 0 + 5 * 2, 2, plan(k=1, keep=True, two=True)),
+    ("torch_cpu_noshapes.json.gz", 1, 7, plan(schema=True)),
+    ("jax_perfetto_trace.json.gz", 3, 0xFF, plan(schema=True, keep=True)),
+    ("jax_tensorboard.trace.json.gz", 0, 5, plan(k=1)),
+    ("chrome_user_timing.json.gz", 1 + 5 * 3, 16, plan(two=True)),
+    ("viztracer.json.gz", 1, 0, plan()),
+    ("torch_ddp_rank1.json.gz", 4, 8, plan()),
+    ("torch_ddp_rank2.json.gz", 0 + 5 * 1, 8, plan(two=True, extra=True)),
+]
+for name, pick, rows, p in STREAMS:
+    with open(os.path.join(prod, name), "rb") as f:
+        data = f.read()
+    assert len(data) + 3 <= 65536, name
+    stem = name.split(".")[0]
+    write("table_stream", f"{stem}_{pick}_{rows}_{p:02x}", bytes([pick, rows, p]) + data)
+write("table_stream", "kineto_plain", bytes([0, 1, plan(schema=True, keep=True)]) + TRACES["kineto.json"].encode())
+write("table_stream", "not_a_trace", bytes([0, 1, plan()]) + b"\x00\x01 not a capture")

@@ -40,6 +40,8 @@ mod rocprof;
 mod sqlite;
 // What the native-format harnesses ask of the door.
 mod door;
+// The C ABI's Arrow C streams and a consumer that stops early.
+mod table;
 
 pub use align::{align_map, align_view, resolve_map_placeholders, AlignView};
 pub use capi::{capi_json, CAPI_ENTRIES};
@@ -52,6 +54,7 @@ pub use sandbox::fixtures_dir;
 pub use scaling::{scaling_correlation, scaling_trials};
 pub use select::seam_request;
 pub use sqlite::sqlite_capture;
+pub use table::table_stream;
 pub use trace::{
     read_outcome, read_outcome_threaded, trace_gzip, trace_reader, trace_tolerant, OneByte, Outcome,
 };

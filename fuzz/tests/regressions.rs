@@ -9,7 +9,7 @@ type Harness = fn(&[u8]);
 
 /// Every fuzz target, by the name of its folders (`fuzz_targets/<name>.rs`
 /// calls the same function).
-pub const TARGETS: [(&str, Harness); 16] = [
+pub const TARGETS: [(&str, Harness); 17] = [
     ("trace_reader", opguard_fuzz::trace_reader),
     ("trace_gzip", opguard_fuzz::trace_gzip),
     ("trace_tolerant", opguard_fuzz::trace_tolerant),
@@ -26,6 +26,7 @@ pub const TARGETS: [(&str, Harness); 16] = [
     ("xspace_reader", opguard_fuzz::xspace_reader),
     ("rocprof_capture", opguard_fuzz::rocprof_capture),
     ("sqlite_capture", opguard_fuzz::sqlite_capture),
+    ("table_stream", opguard_fuzz::table_stream),
 ];
 
 fn files(dir: &Path) -> Vec<PathBuf> {
