@@ -362,7 +362,7 @@ impl std::error::Error for Error {
 
 opguard_document::error_codes! {
     /// Every code [`Error::code`] returns, with its one-line meaning (the C ABI
-    /// lists them under the `nsys.` prefix).
+    /// lists them under the `trace.` prefix, beside the other readers').
     pub const ERROR_CODES;
     impl ErrorKind {
         /// The stable code of this kind of error (see [`ERROR_CODES`]).

@@ -59,8 +59,8 @@ impl Error {
 }
 
 opguard_document::error_codes! {
-    /// Every code [`Error::code`] returns, with its one-line meaning (the C ABI
-    /// lists them under the `report.` prefix).
+    /// Every code [`Error::code`] returns, with its one-line meaning (`opguard report`
+    /// prints them; the C ABI does not draw reports).
     pub const ERROR_CODES;
     impl ErrorKind {
         /// The stable code of this kind of error (see [`ERROR_CODES`]).

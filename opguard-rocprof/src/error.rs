@@ -414,7 +414,7 @@ impl From<rusqlite::Error> for Error {
 
 opguard_document::error_codes! {
     /// Every code [`Error::code`] returns, with its one-line meaning (the C ABI
-    /// lists them under the `rocprof.` prefix). Errors of the byte pipeline
+    /// lists them under the `trace.` prefix, beside the other readers'). Errors of the byte pipeline
     /// (gzip, limits while decoding) keep opguard-trace's codes.
     pub const ERROR_CODES;
     impl ErrorKind {
