@@ -56,8 +56,23 @@ pub fn read_side(
 ) -> Result<Vec<RunSamples>, Error> {
     let read_options = read_options(options);
     let mut storage = ModelStorage::new();
-    let mut runs = Vec::with_capacity(traces.len());
+    let mut runs: Vec<RunSamples> = Vec::with_capacity(traces.len());
+    // A file named twice is refused before it is read a second time (the
+    // comparison refuses any artifact given twice, by its SHA-256; this
+    // spares a large trace a whole second read to learn it).
+    let mut read_at: std::collections::HashMap<PathBuf, usize> = std::collections::HashMap::new();
     for path in traces {
+        if let Ok(canonical) = std::fs::canonicalize(path) {
+            if let Some(&earlier) = read_at.get(&canonical) {
+                return Err(ErrorKind::ArtifactReused {
+                    side,
+                    file: path.display().to_string(),
+                    artifact: runs[earlier].run.artifact.clone(),
+                }
+                .into());
+            }
+            read_at.insert(canonical, runs.len());
+        }
         let model = opguard_formats::read_reusing(
             path,
             ArtifactSpec::new().role(side),

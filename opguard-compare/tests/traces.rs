@@ -232,7 +232,18 @@ fn directories_and_a_trace_given_twice() {
     .unwrap();
     assert_eq!(c.baseline.runs.len(), 2);
     assert_eq!(c.baseline.samples.len(), 16);
-    let e = compare_paths(&[one.clone(), one], &[t], &CompareOptions::new()).unwrap_err();
+    let e = compare_paths(
+        &[one.clone(), one.clone()],
+        &[t.clone()],
+        &CompareOptions::new(),
+    )
+    .unwrap_err();
+    assert_eq!(e.code(), "artifact_reused");
+    // A copy under another name is the same artifact too: refused by its
+    // SHA-256 once read, where the same path is refused before a second read.
+    let copy = b.join("copy-of-run1.json.gz");
+    std::fs::copy(&one, &copy).unwrap();
+    let e = compare_paths(&[one, copy], &[t], &CompareOptions::new()).unwrap_err();
     assert_eq!(e.code(), "artifact_reused");
 }
 
