@@ -234,7 +234,7 @@ fn directories_and_a_trace_given_twice() {
     assert_eq!(c.baseline.samples.len(), 16);
     let e = compare_paths(
         &[one.clone(), one.clone()],
-        &[t.clone()],
+        std::slice::from_ref(&t),
         &CompareOptions::new(),
     )
     .unwrap_err();
